@@ -1,0 +1,570 @@
+"""xr_agreement.mla against the independent oracle (tests/oracle.py) on complete
+data, plus property tests of the paper's identities and the API contract."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import xr_agreement  # noqa: E402
+from oracle import (  # noqa: E402
+    ALL_KEYS,
+    BASELINE_DEPENDENT,
+    BASELINES,
+    CORPUS_KEYS,
+    ITEM_KEYS,
+    LABEL_KEYS,
+    min_label_agreement_bruteforce,
+    min_label_agreement_eq7,
+    oracle_mla,
+    oracle_observed_minimum_bruteforce,
+)
+
+TOL = dict(rtol=1e-12, atol=1e-12, equal_nan=True)
+DIMS = ("item", "annotator", "label")
+PREVALENCES = [0.0, 0.02, 0.1, 0.3, 0.5, 0.9, 1.0, "mixed"]
+DTYPES = [bool, np.int8, np.int64, np.uint8, np.float32, np.float64]
+
+SETTINGS = settings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def random_values(rng, N, n, k, prevalence):
+    if prevalence == "mixed":
+        p = rng.choice([0.0, 0.02, 0.1, 0.3, 0.5, 0.8, 1.0], size=k)
+    else:
+        p = np.full(k, prevalence)
+    return (rng.random((N, n, k)) < p).astype(np.int64)
+
+
+def coords_for(N, n, k):
+    return {
+        "item": [f"s{i}" for i in range(N)],
+        "annotator": [f"ann{c}" for c in range(n)],
+        "label": [100 + j for j in range(k)],
+    }
+
+
+def to_da(values, order=DIMS, dtype=np.int64, coords=True, names=DIMS, attrs=None):
+    """values[item, annotator, label] -> DataArray with dims in `order`."""
+    N, n, k = values.shape
+    c = coords_for(N, n, k)
+    da = xr.DataArray(
+        np.asarray(values).astype(dtype),
+        dims=names,
+        coords={nm: c[d] for nm, d in zip(names, DIMS)} if coords else None,
+        attrs=attrs or {},
+    )
+    rename = dict(zip(DIMS, names))
+    return da.transpose(*[rename[d] for d in order])
+
+
+def vec(da, dim, coords):
+    """1-D values of `da` along `dim`, checking the coordinate is kept."""
+    assert da.dims == (dim,), (da.name, da.dims)
+    if coords is not None:
+        assert list(da[dim].values) == list(coords), da.name
+    return np.asarray(da.values, dtype=float)
+
+
+def assert_matches(ds, ref, *, coords=None, item="item", label="label", msg=""):
+    for key in CORPUS_KEYS:
+        assert ds[key].dims == (), (key, ds[key].dims)
+        np.testing.assert_allclose(float(ds[key]), ref[key], **TOL, err_msg=f"{key} {msg}")
+    for key in ITEM_KEYS:
+        got = vec(ds[key], item, None if coords is None else coords["item"])
+        np.testing.assert_allclose(got, ref[key], **TOL, err_msg=f"{key} {msg}")
+    for key in LABEL_KEYS:
+        got = vec(ds[key], label, None if coords is None else coords["label"])
+        np.testing.assert_allclose(got, ref[key], **TOL, err_msg=f"{key} {msg}")
+
+
+def assert_matches_all(ds, values, **kw):
+    assert list(ds["baseline"].values) == list(BASELINES)
+    for b in BASELINES:
+        assert_matches(ds.sel(baseline=b), oracle_mla(values, b), msg=b, **kw)
+
+
+# ---------------------------------------------------------------------------
+# oracle self-checks (no implementation involved)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("N", [1, 2, 3, 4])
+def test_oracle_eq7_equals_bruteforce(N, n):
+    for T in range(N * n + 1):
+        assert min_label_agreement_eq7(T, N, n) == pytest.approx(
+            min_label_agreement_bruteforce(T, N, n), abs=1e-15
+        )
+
+
+def test_oracle_unconditional_minimum():
+    # 3.5: min_x f(x)/C(n,2) = (n-2)/(2(n-1)) for n even, (n-1)/(2n) for n odd.
+    for n in range(2, 9):
+        want = (n - 2) / (2 * (n - 1)) if n % 2 == 0 else (n - 1) / (2 * n)
+        got = min(min_label_agreement_eq7(T, 1, n) for T in range(n + 1))
+        assert got == pytest.approx(want, abs=1e-15)
+
+
+def test_oracle_identities_random():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        N, n, k = rng.integers(1, 8), rng.integers(2, 6), rng.integers(1, 7)
+        v = random_values(rng, N, n, k, "mixed")
+        r = oracle_mla(v, "F")
+        # additivity of Hamming agreement: A_o = mean_j A_o,j
+        assert r["observed"] == pytest.approx(np.mean(r["label_observed"]), abs=1e-13)
+        # brute-force minimum equals eq. 7
+        if N <= 3 and n <= 4:
+            assert oracle_observed_minimum_bruteforce(v)[0] == pytest.approx(
+                r["observed_minimum"], abs=1e-13
+            )
+
+
+def test_fleiss_kappa_statsmodels_single_label():
+    """For one label the F coefficient is Fleiss' kappa (independent check)."""
+    sm = pytest.importorskip("statsmodels.stats.inter_rater")
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        N, n = rng.integers(2, 15), rng.integers(2, 7)
+        v = random_values(rng, N, n, 1, 0.4)
+        if v.min() == v.max():
+            continue
+        x = v[:, :, 0].sum(axis=1)
+        table = np.stack([n - x, x], axis=1)
+        kappa = sm.fleiss_kappa(table, method="fleiss")
+        assert oracle_mla(v, "F")["label_agreement"][0] == pytest.approx(kappa, abs=1e-12)
+        ds = xr_agreement.mla(to_da(v))
+        assert float(ds["label_agreement"][0]) == pytest.approx(kappa, abs=1e-12)
+        assert float(ds["agreement"]) == pytest.approx(kappa, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# implementation vs oracle, random data
+# ---------------------------------------------------------------------------
+
+
+def _case(seed):
+    rng = np.random.default_rng(1000 + seed)
+    N = int(rng.integers(1, 31))
+    n = int(rng.integers(2, 8))
+    k = int(rng.integers(1, 13))
+    prevalence = PREVALENCES[seed % len(PREVALENCES)]
+    dtype = DTYPES[seed % len(DTYPES)]
+    order = tuple(rng.permutation(DIMS))
+    return rng, N, n, k, prevalence, dtype, order
+
+
+@pytest.mark.parametrize("seed", range(36))
+def test_random_vs_oracle(seed):
+    rng, N, n, k, prevalence, dtype, order = _case(seed)
+    v = random_values(rng, N, n, k, prevalence)
+    da = to_da(v, order=order, dtype=dtype)
+    ds = xr_agreement.mla(da, baseline="all")
+    assert_matches_all(ds, v, coords=coords_for(N, n, k))
+
+
+@pytest.mark.parametrize(
+    "shape", [(1, 2, 1), (1, 2, 5), (5, 2, 1), (1, 7, 12), (30, 7, 12), (30, 2, 1), (2, 3, 1)]
+)
+@pytest.mark.parametrize("prevalence", [0.0, 0.5, 1.0, "mixed"])
+def test_edge_shapes_vs_oracle(shape, prevalence):
+    rng = np.random.default_rng(hash((shape, str(prevalence))) % 2**32)
+    v = random_values(rng, *shape, prevalence)
+    ds = xr_agreement.mla(to_da(v), baseline="all")
+    assert_matches_all(ds, v, coords=coords_for(*shape))
+
+
+@pytest.mark.parametrize("alias,canonical", [
+    ("F", "F"), ("f", "F"), ("kappa", "F"), ("Fleiss", "F"), ("SCOTT", "F"),
+    ("AC1", "AC1"), ("ac1", "AC1"), ("gwet", "AC1"), ("Gwet", "AC1"),
+    ("PB", "PB"), ("pabak", "PB"), ("PABAK", "PB"), ("bp", "PB"),
+])
+def test_single_baseline_vs_oracle(alias, canonical):
+    rng = np.random.default_rng(7)
+    v = random_values(rng, 9, 4, 6, "mixed")
+    ds = xr_agreement.mla(to_da(v), baseline=alias)
+    assert "baseline" not in ds.dims
+    assert_matches(ds, oracle_mla(v, canonical), coords=coords_for(9, 4, 6))
+
+
+def test_default_baseline_is_F():
+    rng = np.random.default_rng(8)
+    v = random_values(rng, 6, 3, 4, 0.3)
+    ds = xr_agreement.mla(to_da(v))
+    assert "baseline" not in ds.dims
+    assert_matches(ds, oracle_mla(v, "F"))
+
+
+def test_no_coordinates():
+    rng = np.random.default_rng(9)
+    v = random_values(rng, 7, 3, 5, "mixed")
+    ds = xr_agreement.mla(to_da(v, coords=False), baseline="all")
+    assert_matches_all(ds, v, coords=None)
+
+
+def test_custom_dim_names():
+    rng = np.random.default_rng(10)
+    v = random_values(rng, 8, 4, 5, "mixed")
+    names = ("sentence", "coder", "category")
+    da = to_da(v, order=("category", "sentence", "coder"), names=names)
+    ds = xr_agreement.mla(da, "all", item="sentence", annotator="coder", label="category")
+    c = coords_for(8, 4, 5)
+    assert_matches_all(ds, v, coords={"item": c["item"], "label": c["label"]},
+                       item="sentence", label="category")
+
+
+def test_accessor_equals_function():
+    rng = np.random.default_rng(11)
+    da = to_da(random_values(rng, 6, 3, 4, "mixed"))
+    for b in ("F", ["AC1", "PB"], "all"):
+        xr.testing.assert_identical(da.agreement.mla(b), xr_agreement.mla(da, b))
+    xr.testing.assert_identical(da.agreement.mla(), xr_agreement.mla(da))
+
+
+def test_dtype_paths_agree():
+    rng = np.random.default_rng(12)
+    v = random_values(rng, 12, 5, 7, "mixed")
+    ref = xr_agreement.mla(to_da(v, dtype=np.int64), "all")
+    for dtype in DTYPES:
+        ds = xr_agreement.mla(to_da(v, dtype=dtype), "all")
+        for key in ALL_KEYS:
+            np.testing.assert_allclose(ds[key].values, ref[key].values, **TOL, err_msg=str(dtype))
+
+
+# ---------------------------------------------------------------------------
+# extra dims
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("baseline", ["AC1", "all"])
+def test_extra_round_dim(baseline):
+    rng = np.random.default_rng(13)
+    R, N, n, k = 3, 6, 4, 5
+    vs = np.stack([random_values(rng, N, n, k, p) for p in (0.0, 0.2, "mixed")])
+    c = coords_for(N, n, k)
+    da = xr.DataArray(vs, dims=("round",) + DIMS, coords={"round": [10, 20, 30], **c})
+    da = da.transpose("label", "round", "item", "annotator")
+    ds = xr_agreement.mla(da, baseline)
+    for key in ALL_KEYS:
+        assert "round" in ds[key].dims, key
+    assert list(ds["round"].values) == [10, 20, 30]
+    for r, rv in enumerate([10, 20, 30]):
+        single = xr_agreement.mla(da.sel(round=rv), baseline)
+        part = ds.sel(round=rv)
+        for key in ALL_KEYS:
+            a = part[key].transpose(*single[key].dims)
+            np.testing.assert_allclose(a.values, single[key].values, **TOL, err_msg=key)
+        if baseline == "all":
+            assert_matches_all(part, vs[r], coords=c)
+        else:
+            assert_matches(part, oracle_mla(vs[r], "AC1"), coords=c)
+
+
+def test_two_extra_dims():
+    rng = np.random.default_rng(14)
+    vs = (rng.random((2, 3, 5, 3, 4)) < 0.3).astype(int)
+    da = xr.DataArray(vs, dims=("round", "batch") + DIMS)
+    ds = xr_agreement.mla(da, "all")
+    for key in ALL_KEYS:
+        assert "round" in ds[key].dims and "batch" in ds[key].dims, key
+    for a in range(2):
+        for b in range(3):
+            assert_matches_all(ds.isel(round=a, batch=b), vs[a, b])
+
+
+# ---------------------------------------------------------------------------
+# baselines
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_da():
+    rng = np.random.default_rng(15)
+    return to_da(random_values(rng, 6, 3, 5, "mixed"))
+
+
+@pytest.mark.parametrize("request_,coord", [
+    ("all", ["F", "AC1", "PB"]),
+    (["F", "AC1", "PB"], ["F", "AC1", "PB"]),
+    (["pb", "kappa"], ["PB", "F"]),
+    (["Gwet"], ["AC1"]),
+    (["pabak", "scott", "ac1"], ["PB", "F", "AC1"]),
+    (["BP", "fleiss"], ["PB", "F"]),
+])
+def test_baseline_coordinate(small_da, request_, coord):
+    ds = xr_agreement.mla(small_da, request_)
+    assert list(ds["baseline"].values) == coord
+    for key in ALL_KEYS:
+        assert ("baseline" in ds[key].dims) == (key in BASELINE_DEPENDENT), key
+    for b in coord:
+        single = xr_agreement.mla(small_da, b)
+        for key in ALL_KEYS:
+            np.testing.assert_allclose(ds[key].sel(baseline=b).values, single[key].values, **TOL)
+
+
+def test_single_name_has_no_baseline_dim(small_da):
+    for b in ("F", "kappa", "AC1", "gwet", "PB", "pabak"):
+        ds = xr_agreement.mla(small_da, b)
+        for key in ALL_KEYS:
+            assert "baseline" not in ds[key].dims, (b, key)
+
+
+# ---------------------------------------------------------------------------
+# undefined values
+# ---------------------------------------------------------------------------
+
+
+def test_constant_labels():
+    v = np.zeros((4, 3, 3), dtype=int)
+    v[:, :, 1] = 1                   # label 101: all positive
+    v[0, 0, 2] = v[1, 1, 2] = 1      # label 102: varied
+    ds = xr_agreement.mla(to_da(v), "all")
+    la, lw = ds["label_agreement"], ds["label_weight"]
+    for lab in (100, 101):
+        assert np.isnan(float(la.sel(baseline="F", label=lab)))
+        assert float(lw.sel(baseline="F", label=lab)) == 0.0
+        assert float(la.sel(baseline="AC1", label=lab)) == pytest.approx(1.0, abs=1e-12)
+        assert float(lw.sel(baseline="AC1", label=lab)) == pytest.approx(1.0, abs=1e-12)
+        assert float(la.sel(baseline="PB", label=lab)) == pytest.approx(1.0, abs=1e-12)
+        assert float(lw.sel(baseline="PB", label=lab)) == 0.5
+    assert np.isfinite(float(la.sel(baseline="F", label=102)))
+    # specific agreement: label 100 has no positives, label 101 no negatives
+    assert np.isnan(float(ds["positive_agreement"].sel(label=100)))
+    assert float(ds["negative_agreement"].sel(label=100)) == 1.0
+    assert float(ds["positive_agreement"].sel(label=101)) == 1.0
+    assert np.isnan(float(ds["negative_agreement"].sel(label=101)))
+    # eq. 6: the corpus F coefficient is the coefficient of the only varied label
+    assert float(ds["agreement"].sel(baseline="F")) == pytest.approx(
+        float(la.sel(baseline="F", label=102)), abs=1e-12
+    )
+    assert_matches_all(ds, v, coords=coords_for(4, 3, 3))
+
+
+@pytest.mark.parametrize("fill", [0, 1, "mixed"])
+def test_all_constant_corpus(fill):
+    v = np.zeros((3, 4, 5), dtype=int)
+    if fill == 1:
+        v[:] = 1
+    elif fill == "mixed":
+        v[:, :, ::2] = 1
+    ds = xr_agreement.mla(to_da(v), "all")
+    F = ds.sel(baseline="F")
+    assert float(ds["observed"]) == 1.0
+    assert float(ds["observed_minimum"]) == 1.0
+    assert np.isnan(float(F["agreement"]))
+    assert np.isnan(float(F["minimum"]))
+    assert np.isnan(F["item_agreement"].values).all()
+    assert np.isnan(F["label_agreement"].values).all()
+    assert (F["label_weight"].values == 0).all()
+    assert np.isnan(float(ds["alpha_hamming"]))  # D_e = 0: alpha undefined
+    for b in ("AC1", "PB"):
+        assert float(ds["agreement"].sel(baseline=b)) == pytest.approx(1.0, abs=1e-12)
+    assert_matches_all(ds, v)
+
+
+# ---------------------------------------------------------------------------
+# metadata
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("baseline", ["F", "all"])
+def test_attrs(small_da, baseline):
+    ds = xr_agreement.mla(small_da, baseline)
+    assert isinstance(ds, xr.Dataset)
+    assert set(ALL_KEYS) <= set(ds.data_vars)
+    for name, var in ds.data_vars.items():
+        for attr in ("long_name", "description", "symbol"):
+            assert isinstance(var.attrs.get(attr), str) and var.attrs[attr], (name, attr)
+    assert ds.attrs["n_items"] == 6
+    assert ds.attrs["n_annotators"] == 3
+    assert ds.attrs["n_labels"] == 5
+
+
+# ---------------------------------------------------------------------------
+# errors and input immutability
+# ---------------------------------------------------------------------------
+
+
+def test_missing_dim_error():
+    da = xr.DataArray(np.zeros((3, 2, 4), dtype=int), dims=("item", "rater", "label"))
+    with pytest.raises(ValueError) as e:
+        xr_agreement.mla(da)
+    assert "annotator" in str(e.value) and "rater" in str(e.value)
+    da = xr.DataArray(np.zeros((3, 2, 4), dtype=int), dims=("sentence", "annotator", "label"))
+    with pytest.raises(ValueError) as e:
+        xr_agreement.mla(da)
+    assert "'item'" in str(e.value) or "item " in str(e.value) or str(e.value).count("item") >= 1
+    assert "sentence" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        xr_agreement.mla(da, label="category", item="sentence")
+    assert "category" in str(e.value)
+
+
+@pytest.mark.parametrize("dtype,bad,text", [
+    (np.int64, 7, "7"), (np.int64, -3, "-3"), (np.float64, 0.375, "0.375"),
+    (np.float32, 2.5, "2.5"), (np.int8, 4, "4"),
+])
+def test_invalid_value_error(dtype, bad, text):
+    v = np.zeros((5, 3, 4))
+    v[1, 0, 2] = 1
+    v[3, 2, 1] = bad
+    da = to_da(v, dtype=dtype, order=("label", "annotator", "item"))
+    da = da.assign_coords(item=["a", "b", "c", "ITEMQX", "e"])
+    with pytest.raises(ValueError) as e:
+        xr_agreement.mla(da)
+    msg = str(e.value)
+    assert text in msg, msg
+    assert "ITEMQX" in msg, msg
+
+
+def test_fewer_than_two_annotators():
+    da = to_da(np.zeros((4, 1, 3), dtype=int))
+    with pytest.raises(ValueError):
+        xr_agreement.mla(da)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 4), (4, 3, 0), (4, 0, 3)])
+def test_empty_dim(shape):
+    da = xr.DataArray(np.zeros(shape, dtype=int), dims=DIMS)
+    with pytest.raises(ValueError):
+        xr_agreement.mla(da)
+
+
+@pytest.mark.parametrize("kind", ["str", "object"])
+def test_non_numeric_dtype(kind):
+    v = np.zeros((3, 2, 2), dtype=int)
+    v[0, 0, 0] = 1
+    arr = v.astype(str) if kind == "str" else v.astype(object)
+    da = xr.DataArray(arr, dims=DIMS)
+    with pytest.raises(TypeError):
+        xr_agreement.mla(da)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int64, np.float64])
+def test_input_not_modified(dtype):
+    rng = np.random.default_rng(16)
+    v = random_values(rng, 5, 3, 4, "mixed")
+    da = to_da(v, dtype=dtype, order=("annotator", "label", "item"), attrs={"origin": "test", "units": "1"})
+    before = da.copy(deep=True)
+    xr_agreement.mla(da, "all")
+    da.agreement.mla("gwet")
+    xr.testing.assert_identical(da, before)
+    assert da.attrs == {"origin": "test", "units": "1"}
+    assert da.dtype == before.dtype
+
+
+# ---------------------------------------------------------------------------
+# hypothesis property tests
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def binary_arrays(draw, max_N=8, max_n=5, max_k=6):
+    N = draw(st.integers(1, max_N))
+    n = draw(st.integers(2, max_n))
+    k = draw(st.integers(1, max_k))
+    return draw(hnp.arrays(np.int8, (N, n, k), elements=st.integers(0, 1)))
+
+
+@SETTINGS
+@given(v=binary_arrays(), data=st.data())
+def test_permutation_invariance(v, data):
+    N, n, k = v.shape
+    pi = data.draw(st.permutations(range(N)))
+    pa = data.draw(st.permutations(range(n)))
+    pl = data.draw(st.permutations(range(k)))
+    da = to_da(v)
+    ds = xr_agreement.mla(da, "all")
+    dp = xr_agreement.mla(da.isel(item=list(pi), annotator=list(pa), label=list(pl)), "all")
+    for key in ALL_KEYS:
+        a = ds[key]
+        b = dp[key]
+        if "item" in a.dims:
+            b = b.sel(item=a["item"].values)
+        if "label" in a.dims:
+            b = b.sel(label=a["label"].values)
+        np.testing.assert_allclose(a.values, b.transpose(*a.dims).values, **TOL, err_msg=key)
+
+
+@SETTINGS
+@given(v=binary_arrays())
+def test_eq6_weighted_mean_of_label_coefficients(v):
+    ds = xr_agreement.mla(to_da(v), "all")
+    # additivity: A_o = mean_j A_o,j
+    assert float(ds["observed"]) == pytest.approx(float(ds["label_observed"].mean()), abs=1e-12)
+    for b in BASELINES:
+        part = ds.sel(baseline=b)
+        w = part["label_weight"].values
+        aj = part["label_agreement"].values
+        assert float(part["expected"]) == pytest.approx(float(part["label_expected"].mean()), abs=1e-12)
+        used = w > 0
+        if used.any():
+            want = np.sum(w[used] * aj[used]) / np.sum(w[used])
+            assert float(part["agreement"]) == pytest.approx(want, rel=1e-10, abs=1e-12), b
+            assert np.isfinite(aj[used]).all()
+        else:
+            assert b == "F" and np.isnan(float(part["agreement"]))
+
+
+@SETTINGS
+@given(v=binary_arrays())
+def test_minimum_bounds(v):
+    n = v.shape[1]
+    ds = xr_agreement.mla(to_da(v), "all")
+    assert float(ds["observed_minimum"]) <= float(ds["observed"]) + 1e-12
+    assert (ds["label_observed_minimum"].values <= ds["label_observed"].values + 1e-12).all()
+    floor = (n - 2) / (2 * (n - 1)) if n % 2 == 0 else (n - 1) / (2 * n)
+    assert (ds["label_observed_minimum"].values >= floor - 1e-12).all()
+    for b in BASELINES:
+        part = ds.sel(baseline=b)
+        if np.isfinite(float(part["agreement"])):
+            assert float(part["minimum"]) <= float(part["agreement"]) + 1e-12
+
+
+@SETTINGS
+@given(v=binary_arrays(max_N=10, max_n=6, max_k=8))
+def test_alpha_hamming_relation(v):
+    N, n, k = v.shape
+    M = n * N
+    ds = xr_agreement.mla(to_da(v), "F")
+    a_o, a_e = float(ds["observed"]), float(ds["expected"])
+    if a_e == 1.0:
+        assert np.isnan(float(ds["alpha_hamming"]))
+    else:
+        want = 1 - (1 - a_o) / (M / (M - 1) * (1 - a_e))
+        assert float(ds["alpha_hamming"]) == pytest.approx(want, rel=1e-10, abs=1e-12)
+
+
+@SETTINGS
+@given(v=binary_arrays(max_N=6, max_n=4, max_k=4))
+def test_property_vs_oracle(v):
+    ds = xr_agreement.mla(to_da(v), "all")
+    assert_matches_all(ds, v, coords=coords_for(*v.shape))
+
+
+@pytest.mark.parametrize("N,n,k", [(1, 2, 1), (2, 3, 2), (3, 4, 2), (3, 3, 3), (2, 4, 1)])
+def test_minimum_vs_bruteforce(N, n, k):
+    rng = np.random.default_rng(N * 100 + n * 10 + k)
+    for _ in range(5):
+        v = random_values(rng, N, n, k, "mixed")
+        ds = xr_agreement.mla(to_da(v))
+        bf, per_label = oracle_observed_minimum_bruteforce(v)
+        assert float(ds["observed_minimum"]) == pytest.approx(bf, abs=1e-12)
+        np.testing.assert_allclose(ds["label_observed_minimum"].values, per_label, **TOL)

@@ -1,0 +1,156 @@
+"""DataArray -> small Dataset of additive counts, on numpy and dask alike.
+
+The one pass over the decisions happens here (through :mod:`xr_agreement._kernels`). What it
+returns is all any Hamming-type statistic needs: per label, for each number ``m`` of
+annotators who decided, the number of (item, label) cells, the sum of positives ``x`` and the
+sum of ``x**2``; per item, the agreeing and the total (annotator pair, label) comparisons.
+All counts are int64, so they add up exactly and results do not depend on chunking.
+
+On dask input each block (all annotators and labels, a run of items, a run of extra-dim
+values) is counted in its own task; label counts are then summed with dask's tree reduction
+and item counts stay chunked like the input.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from functools import partial
+
+import numpy as np
+import xarray as xr
+
+from . import _kernels
+from ._validate import describe_position
+
+COUNT_STATS = ["cells", "positives", "positives_squared"]
+
+# numba's default "workqueue" threading layer must not be entered from two threads at once.
+_PARALLEL_LOCK = threading.Lock()
+
+
+def _as_kernel_input(block: np.ndarray) -> np.ndarray:
+    """A view the kernels accept, without copying to float."""
+    if block.dtype == np.bool_:
+        return block.view(np.uint8)
+    return block
+
+
+def _count_block(block, coords, *, parallel):
+    """Count one block of shape (*extra, item, annotator, label).
+
+    ``coords`` holds this block's (dim, coordinate values) pairs, used to name the first invalid
+    value. Returns (label_counts (*extra, 1, k, n + 1, 3), item_counts (*extra, item, 2)).
+    """
+    extra_shape = block.shape[:-3]
+    N, n, k = block.shape[-3:]
+    values = _as_kernel_input(np.asarray(block)).reshape((-1, N, n, k))
+    G = values.shape[0]
+    label_counts = np.zeros((G, k, n + 1, 3), np.int64)
+    item_counts = np.zeros((G, N, 2), np.int64)
+    missing = values.dtype.kind == "f"
+    if values.size:
+        if missing:
+            serial, threaded = _kernels.count_missing, _kernels.count_missing_parallel
+        else:
+            serial, threaded = _kernels.count_exact, _kernels.count_exact_parallel
+        if parallel and threading.current_thread() is threading.main_thread():
+            with _PARALLEL_LOCK:
+                flag = threaded(values, label_counts, item_counts)
+        else:
+            flag = serial(values, label_counts, item_counts)
+        invalid = flag != 0 if missing else (flag & ~1) != 0
+        if invalid:
+            raise ValueError(describe_position(np.asarray(block), coords))
+    return (
+        label_counts.reshape(extra_shape + (1, k, n + 1, 3)),
+        item_counts.reshape(extra_shape + (N, 2)),
+    )
+
+
+def _block_coords(coords, chunks, index):
+    """(dim, coordinate values) of the block at ``index``, one entry per dim."""
+    out = []
+    for (dim, values), dim_chunks, i in zip(coords, chunks, index):
+        start = sum(dim_chunks[:i])
+        out.append((dim, values[start : start + dim_chunks[i]]))
+    return out
+
+
+def _dask_counts(data, coords):
+    from dask.array import Array
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    nd = data.ndim
+    data = data.rechunk({nd - 2: -1, nd - 1: -1})
+    n, k = data.shape[-2:]
+    token = tokenize(data, "hamming-counts")
+    block_name = "hamming-counts-" + token
+    label_name = "label-counts-" + token
+    item_name = "item-counts-" + token
+    blocks, label_layer, item_layer = {}, {}, {}
+    for index in np.ndindex(*data.numblocks[:-2]):
+        block_coords = _block_coords(coords, data.chunks, index + (0, 0))
+        blocks[(block_name, *index)] = (
+            partial(_count_block, coords=block_coords, parallel=False),
+            (data.name, *index, 0, 0),
+        )
+        label_layer[(label_name, *index, 0, 0, 0)] = (operator.getitem, (block_name, *index), 0)
+        item_layer[(item_name, *index, 0)] = (operator.getitem, (block_name, *index), 1)
+    graph = HighLevelGraph.from_collections(block_name, blocks, dependencies=[data])
+    layers = dict(graph.layers)
+    dependencies = dict(graph.dependencies)
+    layers[label_name] = label_layer
+    layers[item_name] = item_layer
+    dependencies[label_name] = {block_name}
+    dependencies[item_name] = {block_name}
+    graph = HighLevelGraph(layers, dependencies)
+    extra_chunks = data.chunks[:-3]
+    item_chunks = data.chunks[-3]
+    label_counts = Array(
+        graph,
+        label_name,
+        chunks=extra_chunks + ((1,) * len(item_chunks), (k,), (n + 1,), (3,)),
+        dtype=np.int64,
+    )
+    item_counts = Array(graph, item_name, chunks=extra_chunks + (item_chunks, (2,)), dtype=np.int64)
+    return label_counts.sum(axis=nd - 3, split_every=8), item_counts
+
+
+def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> xr.Dataset:
+    """Additive counts of a validated decision array (see the module docstring).
+
+    Returns a Dataset with ``label_counts`` (*extra, label, deciders, stat),
+    ``item_agreeing_pairs`` and ``item_pairs`` (*extra, item), coordinates kept.
+    """
+    extra = [d for d in da.dims if d not in (item, annotator, label)]
+    ordered = da.transpose(*extra, item, annotator, label)
+    dims = list(ordered.dims)
+    coords = [(d, np.asarray(ordered[d].values)) for d in dims]
+    n = ordered.sizes[annotator]
+    if _is_dask(ordered.data):
+        label_counts, item_counts = _dask_counts(ordered.data, coords)
+    else:
+        label_counts, item_counts = _count_block(ordered.values, coords, parallel=True)
+        label_counts = label_counts[..., 0, :, :, :]
+    keep = {d: da[d] for d in (*extra, item, label) if d in da.coords}
+    counts = xr.Dataset(
+        {
+            "label_counts": ((*extra, label, "deciders", "stat"), label_counts),
+            "item_agreeing_pairs": ((*extra, item), item_counts[..., 0]),
+            "item_pairs": ((*extra, item), item_counts[..., 1]),
+        },
+        coords={"deciders": np.arange(n + 1), "stat": COUNT_STATS},
+    )
+    for name, coord in keep.items():
+        counts = counts.assign_coords({name: coord})
+    # non-index coordinates along the kept dims (e.g. label_name)
+    for name, coord in da.coords.items():
+        if name not in counts.coords and set(coord.dims) <= set(counts.dims):
+            counts = counts.assign_coords({name: coord})
+    return counts
+
+
+def _is_dask(data) -> bool:
+    return type(data).__module__.startswith("dask")

@@ -1,0 +1,71 @@
+"""Input checks shared by every public function. They run before any counting and never
+modify their input; each message names what is wrong and where."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+
+def check_dataarray(da, what: str = "decisions") -> None:
+    if not isinstance(da, xr.DataArray):
+        raise TypeError(
+            f"{what} must be an xarray.DataArray, got {type(da).__name__}; "
+            "see xr_agreement.from_sets / from_long to build one"
+        )
+
+
+def check_dims(da: xr.DataArray, **roles: str) -> None:
+    """Each role (item=..., annotator=..., label=...) must name a distinct dim of ``da``."""
+    names = list(roles.values())
+    if len(set(names)) != len(names):
+        raise ValueError(f"dims must be distinct, got {roles}")
+    for role, dim in roles.items():
+        if dim not in da.dims:
+            raise ValueError(
+                f"{role} dim {dim!r} not found; the array has dims {list(da.dims)} "
+                f"(pass {role}='<name>' to use another dim)"
+            )
+    for dim, size in da.sizes.items():
+        if size == 0:
+            raise ValueError(f"dim {dim!r} is empty (size 0)")
+
+
+def check_annotators(da: xr.DataArray, annotator: str) -> None:
+    if da.sizes[annotator] < 2:
+        raise ValueError(
+            f"agreement needs at least 2 annotators; dim {annotator!r} has "
+            f"{da.sizes[annotator]}"
+        )
+
+
+def check_binary_dtype(da: xr.DataArray) -> None:
+    kind = da.dtype.kind
+    if kind not in "biuf":
+        raise TypeError(
+            f"decisions must be bool, integer or float (0/1, NaN for missing); got dtype "
+            f"{da.dtype}. Convert labels to 0/1 first (e.g. xr_agreement.from_sets)."
+        )
+
+
+def describe_position(block: np.ndarray, coords) -> str:
+    """Message naming the first value of ``block`` that is not 0, 1 (or NaN for floats).
+
+    ``coords`` holds (dim, coordinate values) for each axis of ``block``.
+    """
+    values = np.asarray(block)
+    bad = (values != 0) & (values != 1)
+    if values.dtype.kind == "f":
+        bad &= ~np.isnan(values)
+    position = np.unravel_index(int(np.argmax(bad)), values.shape)
+    where = ", ".join(f"{dim}={_plain(vals[p])!r}" for (dim, vals), p in zip(coords, position))
+    allowed = "0, 1 or NaN (missing)" if values.dtype.kind == "f" else "0 or 1"
+    return (
+        f"decisions must be {allowed}; found {_plain(values[position])!r} at {where} "
+        f"({int(bad.sum())} such value(s) in this block)"
+    )
+
+
+def _plain(value):
+    """numpy scalars as plain Python values, for readable messages."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -3,6 +3,7 @@ data, plus property tests of the paper's identities and the API contract."""
 
 import os
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -185,7 +186,7 @@ def test_random_vs_oracle(seed):
 )
 @pytest.mark.parametrize("prevalence", [0.0, 0.5, 1.0, "mixed"])
 def test_edge_shapes_vs_oracle(shape, prevalence):
-    rng = np.random.default_rng(hash((shape, str(prevalence))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((shape, prevalence)).encode()))
     v = random_values(rng, *shape, prevalence)
     ds = xr_agreement.mla(to_da(v), baseline="all")
     assert_matches_all(ds, v, coords=coords_for(*shape))
@@ -410,7 +411,7 @@ def test_missing_dim_error():
     da = xr.DataArray(np.zeros((3, 2, 4), dtype=int), dims=("sentence", "annotator", "label"))
     with pytest.raises(ValueError) as e:
         xr_agreement.mla(da)
-    assert "'item'" in str(e.value) or "item " in str(e.value) or str(e.value).count("item") >= 1
+    assert "item" in str(e.value)
     assert "sentence" in str(e.value)
     with pytest.raises(ValueError) as e:
         xr_agreement.mla(da, label="category", item="sentence")

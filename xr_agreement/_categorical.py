@@ -1,0 +1,71 @@
+"""Single-label ratings (dims item x annotator; numbers, category codes or strings) as
+integer codes, the shared input step of the nominal/ordinal coefficients."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+MISSING_CODE = -1
+
+
+def encode_ratings(da: xr.DataArray, categories=None) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of every rating (``MISSING_CODE`` where missing) and the category values.
+
+    Missing ratings are NaN, None or pandas NA. Categories are the sorted distinct ratings
+    unless ``categories`` declares them (then a rating outside them is an error naming its
+    position). The input is not modified.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int64, same shape as ``da``
+    categories : numpy.ndarray, the category value of each code
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> da = xr.DataArray([["a", "b"], [None, "b"]], dims=("item", "annotator"))
+    >>> codes, cats = encode_ratings(da)
+    >>> codes
+    array([[ 0,  1],
+           [-1,  1]])
+    >>> cats
+    array(['a', 'b'], dtype=object)
+    """
+    values = np.asarray(da.values)
+    if values.dtype.kind == "c":
+        raise TypeError(f"ratings must be numbers, codes or strings, got dtype {values.dtype}")
+    flat = values.ravel()
+    missing = pd.isna(flat)
+    present = flat[~missing]
+    if categories is None:
+        try:
+            cats = np.asarray(sorted(set(present.tolist())), dtype=object)
+        except TypeError as error:
+            raise TypeError(f"ratings of mixed types cannot be ordered: {error}") from None
+        if values.dtype.kind in "biuf" and cats.size:
+            cats = cats.astype(values.dtype if values.dtype.kind != "b" else np.int64)
+    else:
+        cats = np.asarray(list(categories), dtype=object)
+        if len(set(cats.tolist())) != len(cats):
+            raise ValueError("declared categories have duplicates")
+    lookup = {value: code for code, value in enumerate(cats.tolist())}
+    codes = np.full(flat.shape, MISSING_CODE, np.int64)
+    for position in np.flatnonzero(~missing):
+        value = flat[position].item() if isinstance(flat[position], np.generic) else flat[position]
+        code = lookup.get(value)
+        if code is None:
+            where = np.unravel_index(position, values.shape)
+            named = ", ".join(f"{d}={_coord(da, d, p)!r}" for d, p in zip(da.dims, where))
+            raise ValueError(f"rating {value!r} at {named} is not one of the declared "
+                             f"categories {cats.tolist()}")
+        codes[position] = code
+    return codes.reshape(values.shape), cats
+
+
+def _coord(da: xr.DataArray, dim: str, position: int):
+    if dim in da.coords:
+        value = da[dim].values[position]
+        return value.item() if isinstance(value, np.generic) else value
+    return position

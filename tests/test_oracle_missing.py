@@ -37,10 +37,11 @@ CONTRACT_LABEL = (
     "label_observed",
     "label_expected",
     "label_agreement",
-    "label_weight",
     "label_observed_minimum",
     "prevalence",
 )
+# label_weight (contract: 1 - A_e,j from the pairable p_j) is checked on its own
+# in test_label_weight_missing, so that a disagreement about it stays isolated.
 
 
 # ---------------------------------------------------------------------------
@@ -320,6 +321,37 @@ def test_input_with_nan_not_modified():
     before = da.copy(deep=True)
     xr_agreement.mla(da, "all")
     xr.testing.assert_identical(da, before)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_label_weight_missing(seed):
+    """Contract: label_weight = 1 - A_e,j with A_e,j from the pairable p_j
+    (the same definition as on complete data, paper eq. 6)."""
+    rng = np.random.default_rng(1200 + seed)
+    v = random_missing(rng, 9, 4, 5, 0.4, 0.3, ("cell", "vector", "both", "cell")[seed])
+    ds = xr_agreement.mla(to_da(v), "all")
+    for b in BASELINES:
+        ref = oracle_mla_missing(v, b)
+        np.testing.assert_allclose(ds["label_weight"].sel(baseline=b).values, ref["label_weight"],
+                                   **TOL, err_msg=b)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_eq6_with_missing(seed):
+    """With missing data the corpus coefficient is the (n_j * (1 - A_e,j))-
+    weighted mean of the label coefficients (follows from the n_j-weighted
+    A_o and A_e); n_j from the oracle, everything else from the result."""
+    rng = np.random.default_rng(1300 + seed)
+    v = random_missing(rng, 9, 4, 5, 0.3, 0.3, ("cell", "vector", "both", "cell")[seed])
+    ds = xr_agreement.mla(to_da(v), "all")
+    n_j = oracle_mla_missing(v)["n_j"]
+    for b in BASELINES:
+        part = ds.sel(baseline=b)
+        w = n_j * (1 - part["label_expected"].values)
+        aj = part["label_agreement"].values
+        used = w > 0
+        want = np.sum(w[used] * aj[used]) / np.sum(w[used])
+        assert float(part["agreement"]) == pytest.approx(want, rel=1e-10, abs=1e-12), b
 
 
 def test_specific_agreement_missing_extension():

@@ -7,9 +7,10 @@ framework to Krippendorff's alpha, with labeled results.
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
 from . import datasets
 from .io import from_long, from_sets
+from .judge import versus
 from .mla import mla
 
-__all__ = ["datasets", "from_long", "from_sets", "mla"]
+__all__ = ["datasets", "from_long", "from_sets", "mla", "versus"]
 
 try:
     from importlib.metadata import version as _version

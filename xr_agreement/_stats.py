@@ -78,6 +78,15 @@ def _block_coords(coords, chunks, index):
 
 
 def _dask_counts(data, coords):
+    """:func:`_count_block` on every block of a dask array, as a lazy graph.
+
+    Annotator and label axes are merged into single chunks (a count needs every decision of
+    an item); item and extra axes keep the input's chunks. Task names: ``hamming-counts``
+    (one per block, the only tasks that read decisions), ``label-counts`` and
+    ``item-counts`` (their two outputs), ``label-counts-sum`` (the tree reduction over item
+    blocks). Returns (label_counts (*extra, k, n + 1, 3), item_counts (*extra, item, 2)).
+    """
+    import dask.array
     from dask.array import Array
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
@@ -85,13 +94,19 @@ def _dask_counts(data, coords):
     nd = data.ndim
     data = data.rechunk({nd - 2: -1, nd - 1: -1})
     n, k = data.shape[-2:]
-    token = tokenize(data, "hamming-counts")
+    # coords only change the error message, but a key must name one task everywhere
+    token = tokenize(data, [(dim, values) for dim, values in coords], "hamming-counts")
     block_name = "hamming-counts-" + token
     label_name = "label-counts-" + token
     item_name = "item-counts-" + token
+    # start of every chunk along every axis, so naming a block's coords is O(1)
+    offsets = [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in data.chunks]
     blocks, label_layer, item_layer = {}, {}, {}
     for index in np.ndindex(*data.numblocks[:-2]):
-        block_coords = _block_coords(coords, data.chunks, index + (0, 0))
+        block_coords = [
+            (dim, values[offsets[axis][i] : offsets[axis][i + 1]])
+            for axis, ((dim, values), i) in enumerate(zip(coords, index + (0, 0)))
+        ]
         blocks[(block_name, *index)] = (
             partial(_count_block, coords=block_coords, parallel=False),
             (data.name, *index, 0, 0),
@@ -115,7 +130,37 @@ def _dask_counts(data, coords):
         dtype=np.int64,
     )
     item_counts = Array(graph, item_name, chunks=extra_chunks + (item_chunks, (2,)), dtype=np.int64)
-    return label_counts.sum(axis=nd - 3, split_every=8), item_counts
+    # int64 sums are exact, so the tree's shape (split_every) cannot change the result
+    label_totals = dask.array.reduction(
+        label_counts,
+        chunk=np.sum,
+        aggregate=np.sum,
+        axis=nd - 3,
+        dtype=np.int64,
+        split_every=8,
+        name="label-counts-sum",
+    )
+    return label_totals, item_counts
+
+
+def count_arrays(da: xr.DataArray, item: str, annotator: str, label: str):
+    """The one pass: (label_counts (*extra, k, n + 1, 3), item_counts (*extra, N, 2), extra
+    dims), numpy or dask arrays of int64."""
+    extra = [d for d in da.dims if d not in (item, annotator, label)]
+    ordered = da.transpose(*extra, item, annotator, label)
+    coords = [(d, ordered[d].values) for d in ordered.dims]
+    if _is_dask(ordered.data):
+        label_counts, item_counts = _dask_counts(ordered.data, coords)
+    else:
+        label_counts, item_counts = _count_block(ordered.values, coords, parallel=True)
+        label_counts = label_counts[..., 0, :, :, :]
+    return label_counts, item_counts, extra
+
+
+def kept_coords(da: xr.DataArray, dims) -> dict:
+    """Coordinates of ``da`` that live on ``dims`` only (index and non-index alike)."""
+    dims = set(dims)
+    return {name: coord.variable for name, coord in da.coords.items() if set(coord.dims) <= dims}
 
 
 def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> xr.Dataset:
@@ -124,32 +169,18 @@ def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> x
     Returns a Dataset with ``label_counts`` (*extra, label, deciders, stat),
     ``item_agreeing_pairs`` and ``item_pairs`` (*extra, item), coordinates kept.
     """
-    extra = [d for d in da.dims if d not in (item, annotator, label)]
-    ordered = da.transpose(*extra, item, annotator, label)
-    dims = list(ordered.dims)
-    coords = [(d, np.asarray(ordered[d].values)) for d in dims]
-    n = ordered.sizes[annotator]
-    if _is_dask(ordered.data):
-        label_counts, item_counts = _dask_counts(ordered.data, coords)
-    else:
-        label_counts, item_counts = _count_block(ordered.values, coords, parallel=True)
-        label_counts = label_counts[..., 0, :, :, :]
-    keep = {d: da[d] for d in (*extra, item, label) if d in da.coords}
-    counts = xr.Dataset(
+    label_counts, item_counts, extra = count_arrays(da, item, annotator, label)
+    n = da.sizes[annotator]
+    coords = kept_coords(da, (*extra, item, label))
+    coords.update({"deciders": np.arange(n + 1), "stat": COUNT_STATS})
+    return xr.Dataset(
         {
             "label_counts": ((*extra, label, "deciders", "stat"), label_counts),
             "item_agreeing_pairs": ((*extra, item), item_counts[..., 0]),
             "item_pairs": ((*extra, item), item_counts[..., 1]),
         },
-        coords={"deciders": np.arange(n + 1), "stat": COUNT_STATS},
+        coords=coords,
     )
-    for name, coord in keep.items():
-        counts = counts.assign_coords({name: coord})
-    # non-index coordinates along the kept dims (e.g. label_name)
-    for name, coord in da.coords.items():
-        if name not in counts.coords and set(coord.dims) <= set(counts.dims):
-            counts = counts.assign_coords({name: coord})
-    return counts
 
 
 def _is_dask(data) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xarray as xr
 
+from . import judge as _judge
 from . import mla as _mla
 
 
@@ -18,3 +19,7 @@ class AgreementAccessor:
     def mla(self, *args, **kwargs) -> xr.Dataset:
         """Call :func:`xr_agreement.mla` on this DataArray."""
         return _mla.mla(self._obj, *args, **kwargs)
+
+    def versus(self, *args, **kwargs) -> xr.Dataset:
+        """Call :func:`xr_agreement.versus` on this DataArray."""
+        return _judge.versus(self._obj, *args, **kwargs)

@@ -18,7 +18,7 @@ import numpy as np
 import xarray as xr
 
 from . import _kernels
-from ._stats import hamming_counts
+from ._stats import count_arrays, kept_coords
 from ._validate import (
     check_annotators,
     check_binary_dtype,
@@ -123,9 +123,9 @@ VARIABLES = {
     "label_weight": (
         "label weight",
         "w_j",
-        "weight of the label in the corpus coefficient (paper eq. 6): (n_j / mean n_j) * "
-        "(1 - A_e,j), which is 1 - A_e,j on complete data; 0 for a label without pairable "
-        "decisions",
+        "1 - A_e,j, the label's weight in the corpus coefficient (paper eq. 6); with missing "
+        "decisions eq. 6 holds with weights label_pairable_values * label_weight; 0 for a "
+        "label without pairable decisions",
     ),
     "label_observed_minimum": (
         "label minimum feasible observed agreement",
@@ -264,71 +264,18 @@ def mla(
     check_binary_dtype(da)
     check_annotators(da, annotator)
     names, single = parse_baselines(baseline)
-    counts = hamming_counts(da, item, annotator, label)
-    return mla_from_counts(
-        counts, names, single, item=item, label=label, n_annotators=da.sizes[annotator]
+    label_counts, item_counts, extra = count_arrays(da, item, annotator, label)
+    values = finish_counts(label_counts, item_counts[..., 0], item_counts[..., 1], names)
+    return assemble(
+        values,
+        names,
+        single,
+        extra=extra,
+        item=item,
+        label=label,
+        coords=kept_coords(da, (*extra, item, label)),
+        n_annotators=da.sizes[annotator],
     )
-
-
-def _label_sums(counts: xr.Dataset, label: str) -> dict[str, xr.DataArray]:
-    """Per-label sums over pairable cells (m >= 2) of the quantities every statistic uses."""
-    table = counts.label_counts
-    m = table["deciders"]
-    pairable = m >= 2
-    cells = table.sel(stat="cells", drop=True)
-    positives = table.sel(stat="positives", drop=True)
-    squares = table.sel(stat="positives_squared", drop=True)
-    inverse = xr.where(pairable, 1.0 / np.maximum(m - 1, 1), 0.0)
-
-    def over_m(term):
-        return term.where(pairable, 0).sum("deciders")
-
-    return {
-        "values": over_m(m * cells),
-        "positives": over_m(positives),
-        # sum_i 2 x (m - x) / (m - 1): n_j D_o,j
-        "disagreement": (2 * (m * positives - squares) * inverse).sum("deciders"),
-        "pos_num": over_m(squares - positives),
-        "pos_den": over_m((m - 1) * positives),
-        "neg_num": over_m(m * m * cells - 2 * m * positives + squares - m * cells + positives),
-        "neg_den": over_m((m - 1) * (m * cells - positives)),
-        "cells": cells.where(pairable, 0),
-        "all_decisions": (m * cells).sum("deciders"),
-    }
-
-
-def _max_disagreement(cells: xr.DataArray, positives: xr.DataArray, label: str):
-    def kernel(cells_block, positives_block):
-        lead = positives_block.shape
-        out = _kernels.max_disagreement(
-            np.ascontiguousarray(cells_block.reshape(-1, cells_block.shape[-1]), np.int64),
-            np.ascontiguousarray(positives_block.reshape(-1), np.int64),
-        )
-        return out.reshape(lead)
-
-    return xr.apply_ufunc(
-        kernel,
-        cells,
-        positives,
-        input_core_dims=[["deciders"], []],
-        dask="parallelized",
-        output_dtypes=[np.float64],
-    )
-
-
-def _safe_divide(numerator, denominator):
-    return (numerator / denominator.where(denominator != 0)).astype(np.float64)
-
-
-def _baseline_terms(name: str, p: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
-    """(A_e,j, 1 - A_e,j), the latter computed directly so that it is exactly 0 when it
-    should be."""
-    if name == "F":
-        return p**2 + (1 - p) ** 2, 2 * p * (1 - p)
-    if name == "AC1":
-        return 2 * p * (1 - p), p**2 + (1 - p) ** 2
-    half = xr.full_like(p, 0.5).where(p.notnull())
-    return half, half
 
 
 def mla_from_counts(
@@ -340,92 +287,184 @@ def mla_from_counts(
     label: str,
     n_annotators: int,
 ) -> xr.Dataset:
-    """Finish :func:`mla` from the additive counts of :func:`_stats.hamming_counts`."""
-    sums = _label_sums(counts, label)
-    n_j = sums["values"]
-    total_values = n_j.sum(label)
-    p_j = _safe_divide(sums["positives"], n_j)
-    label_observed = 1 - _safe_divide(sums["disagreement"], n_j)
-    observed = 1 - _safe_divide(sums["disagreement"].sum(label), total_values)
-    max_disagreement = _max_disagreement(sums["cells"], sums["positives"], label)
-    label_observed_minimum = 1 - _safe_divide(2 * max_disagreement, n_j)
-    observed_minimum = 1 - _safe_divide(2 * max_disagreement.sum(label), total_values)
-    item_observed = _safe_divide(counts.item_agreeing_pairs, counts.item_pairs)
-
-    # Krippendorff: D_e,j from pairable values without replacement
-    expected_disagreement = _safe_divide(
-        2 * sums["positives"] * (n_j - sums["positives"]), n_j - 1
-    ).fillna(0)
-    alpha_hamming = 1 - _safe_divide(
-        sums["disagreement"].sum(label), expected_disagreement.sum(label)
+    """Finish :func:`mla` from the additive counts of :func:`_stats.hamming_counts` (for
+    callers that build or resample the counts themselves)."""
+    table = counts.label_counts
+    extra = [d for d in table.dims if d not in (label, "deciders", "stat")]
+    table = table.transpose(*extra, label, "deciders", "stat")
+    agreeing = counts.item_agreeing_pairs.transpose(*extra, item)
+    pairs = counts.item_pairs.transpose(*extra, item)
+    values = finish_counts(table.data, agreeing.data, pairs.data, baselines)
+    coords = {
+        name: coord.variable
+        for name, coord in counts.coords.items()
+        if name not in ("deciders", "stat")
+    }
+    return assemble(
+        values,
+        baselines,
+        single,
+        extra=extra,
+        item=item,
+        label=label,
+        coords=coords,
+        n_annotators=n_annotators,
     )
 
-    per_baseline = []
+
+def _divide(numerator, denominator):
+    """numerator / denominator, NaN where the denominator is 0 (quietly, numpy or dask)."""
+    return numerator / np.where(denominator == 0, np.nan, denominator)
+
+
+def _max_disagreement(cells, positives):
+    """:func:`_kernels.max_disagreement` over any leading axes, numpy or dask."""
+
+    def kernel(cells_block, positives_block):
+        out = _kernels.max_disagreement(
+            np.ascontiguousarray(cells_block.reshape(-1, cells_block.shape[-1]), np.int64),
+            np.ascontiguousarray(positives_block.reshape(-1), np.int64),
+        )
+        return out.reshape(positives_block.shape)
+
+    if isinstance(cells, np.ndarray):
+        return kernel(cells, positives)
+    import dask.array
+
+    return dask.array.map_blocks(
+        kernel, cells, positives, drop_axis=cells.ndim - 1, dtype=np.float64,
+        name="max-disagreement",
+    )
+
+
+def _baseline_terms(name: str, p):
+    """(A_e,j, 1 - A_e,j), the latter computed directly so that it is exactly 0 when it
+    should be."""
+    if name == "F":
+        return p**2 + (1 - p) ** 2, 2 * p * (1 - p)
+    if name == "AC1":
+        return 2 * p * (1 - p), p**2 + (1 - p) ** 2
+    half = np.where(np.isnan(p), np.nan, 0.5)
+    return half, half
+
+
+def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
+    """Every MLA value from the additive counts, as numpy or dask arrays.
+
+    ``label_counts`` has axes (*extra, label, deciders, stat), the item arrays (*extra,
+    item). Returns {name: array}; baseline-dependent values get a leading baseline axis.
+    """
+    m = np.arange(label_counts.shape[-2])
+    pairable = m >= 2
+    inverse = np.where(pairable, 1.0 / np.maximum(m - 1, 1), 0.0)
+    cells = label_counts[..., 0] * pairable
+    positives = label_counts[..., 1] * pairable
+    squares = label_counts[..., 2] * pairable
+    n_j = (m * cells).sum(-1)
+    total_values = n_j.sum(-1)
+    positives_j = positives.sum(-1)
+    # sum_i 2 x (m - x) / (m - 1) = n_j D_o,j
+    disagreement = (2 * (m * positives - squares) * inverse).sum(-1)
+    p_j = _divide(positives_j, n_j)
+    label_observed = 1 - _divide(disagreement, n_j)
+    max_disagreement = _max_disagreement(cells, positives_j)
+    item_observed = _divide(item_agreeing, item_pairs)
+    observed = 1 - _divide(disagreement.sum(-1), total_values)
+    observed_minimum = 1 - _divide(2 * max_disagreement.sum(-1), total_values)
+    # Krippendorff: D_e,j from pairable values drawn without replacement
+    expected_disagreement = np.nan_to_num(
+        _divide(2 * positives_j * (n_j - positives_j), n_j - 1), nan=0.0
+    )
+
+    dependent = {key: [] for key in ("agreement", "expected", "minimum", "item_agreement",
+                                     "label_expected", "label_agreement", "label_weight")}
     for name in baselines:
         label_expected, label_gap = _baseline_terms(name, p_j)
-        expected = _safe_divide((n_j * label_expected).fillna(0).sum(label), total_values)
-        gap = _safe_divide((n_j * label_gap).fillna(0).sum(label), total_values)
-        mean_values = total_values / counts.sizes[label]
-        per_baseline.append(
-            {
-                "agreement": _safe_divide(observed - expected, gap),
-                "expected": expected,
-                "minimum": _safe_divide(observed_minimum - expected, gap),
-                "item_agreement": _safe_divide(item_observed - expected, gap),
-                "label_expected": label_expected,
-                "label_agreement": _safe_divide(label_observed - label_expected, label_gap),
-                "label_weight": (_safe_divide(n_j, mean_values) * label_gap).fillna(0),
-            }
+        expected = _divide(np.nan_to_num(n_j * label_expected).sum(-1), total_values)
+        gap = _divide(np.nan_to_num(n_j * label_gap).sum(-1), total_values)
+        dependent["agreement"].append(_divide(observed - expected, gap))
+        dependent["expected"].append(expected)
+        dependent["minimum"].append(_divide(observed_minimum - expected, gap))
+        dependent["item_agreement"].append(
+            _divide(item_observed - expected[..., None], gap[..., None])
         )
-    if single:
-        dependent = per_baseline[0]
-    else:
-        dependent = {
-            key: xr.concat([b[key] for b in per_baseline], dim="baseline", coords="minimal")
-            .assign_coords(baseline=baselines)
-            for key in per_baseline[0]
-        }
+        dependent["label_expected"].append(label_expected)
+        dependent["label_agreement"].append(_divide(label_observed - label_expected, label_gap))
+        dependent["label_weight"].append(np.nan_to_num(label_gap, nan=0.0))
+    stack = np.stack if isinstance(p_j, np.ndarray) else _dask_stack
+    n_items = item_pairs.shape[-1]
+    n_annotators = label_counts.shape[-2] - 1
+    values = {key: stack(arrays) for key, arrays in dependent.items()}
+    values.update(
+        observed=observed,
+        observed_minimum=observed_minimum,
+        raw_prevalence=_divide(positives_j.sum(-1), total_values),
+        alpha_hamming=1 - _divide(disagreement.sum(-1), expected_disagreement.sum(-1)),
+        n_pairable_items=(item_pairs > 0).sum(-1),
+        n_missing_decisions=n_items * n_annotators * n_j.shape[-1]
+        - (m * label_counts[..., 0]).sum(-1).sum(-1),
+        item_observed=item_observed,
+        label_observed=label_observed,
+        label_observed_minimum=1 - _divide(2 * max_disagreement, n_j),
+        prevalence=p_j,
+        positive_agreement=_divide((squares - positives).sum(-1), ((m - 1) * positives).sum(-1)),
+        negative_agreement=_divide(
+            (m * m * cells - 2 * m * positives + squares - m * cells + positives).sum(-1),
+            ((m - 1) * (m * cells - positives)).sum(-1),
+        ),
+        label_pairable_values=n_j,
+    )
+    return values
 
-    n_items = counts.sizes[item]
-    n_labels = counts.sizes[label]
-    data = {
-        "agreement": dependent["agreement"],
-        "observed": observed,
-        "expected": dependent["expected"],
-        "minimum": dependent["minimum"],
-        "observed_minimum": observed_minimum,
-        "raw_prevalence": _safe_divide(sums["positives"].sum(label), total_values),
-        "alpha_hamming": alpha_hamming,
-        "n_pairable_items": (counts.item_pairs > 0).sum(item),
-        "n_missing_decisions": n_items * n_annotators * n_labels
-        - sums["all_decisions"].sum(label),
-        "item_observed": item_observed,
-        "item_agreement": dependent["item_agreement"],
-        "label_observed": label_observed,
-        "label_expected": dependent["label_expected"],
-        "label_agreement": dependent["label_agreement"],
-        "label_weight": dependent["label_weight"],
-        "label_observed_minimum": label_observed_minimum,
-        "prevalence": p_j,
-        "positive_agreement": _safe_divide(sums["pos_num"], sums["pos_den"]),
-        "negative_agreement": _safe_divide(sums["neg_num"], sums["neg_den"]),
-        "label_pairable_values": n_j,
-    }
-    result = xr.Dataset(data)
+
+def _dask_stack(arrays):
+    import dask.array
+
+    return dask.array.stack(arrays)
+
+
+LEVEL = {"item_observed": "item", "item_agreement": "item"}
+
+
+def assemble(values, baselines, single, *, extra, item, label, coords, n_annotators):
+    """Labeled Dataset from :func:`finish_counts` arrays, with attrs on every variable."""
+    variables = {}
     for name, (long_name, symbol, description) in VARIABLES.items():
-        result[name].attrs = {"long_name": long_name, "symbol": symbol, "description": description}
-        if name in BASELINE_DEPENDENT and single:
-            result[name].attrs["baseline"] = baselines[0]
-    result.attrs = {
-        "n_items": n_items,
-        "n_annotators": n_annotators,
-        "n_labels": n_labels,
-        "baseline": baselines[0] if single else list(baselines),
-        "baseline_definition": BASELINES[baselines[0]]
-        if single
-        else [BASELINES[b] for b in baselines],
-        "missing_data": "NaN decisions excluded; pairable-values weighting (cells with at "
-        "least 2 decisions, corpus values weighted by label_pairable_values)",
-        "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
-    }
-    return result
+        array = values[name]
+        if name.startswith("item_"):
+            dims = (*extra, item)
+        elif name.startswith("label_") or name in LABEL_LEVEL:
+            dims = (*extra, label)
+        else:
+            dims = tuple(extra)
+        attrs = {"long_name": long_name, "symbol": symbol, "description": description}
+        if name in BASELINE_DEPENDENT:
+            if single:
+                array = array[0]
+                attrs["baseline"] = baselines[0]
+            else:
+                dims = ("baseline", *dims)
+        variables[name] = xr.Variable(dims, array, attrs)
+    if not single:
+        coords = dict(coords, baseline=list(baselines))
+    item_size = values["item_observed"].shape[-1]
+    label_size = values["prevalence"].shape[-1]
+    return xr.Dataset(
+        variables,
+        coords=coords,
+        attrs={
+            "n_items": item_size,
+            "n_annotators": n_annotators,
+            "n_labels": label_size,
+            "baseline": baselines[0] if single else list(baselines),
+            "baseline_definition": BASELINES[baselines[0]]
+            if single
+            else [BASELINES[b] for b in baselines],
+            "missing_data": "NaN decisions excluded; pairable-values weighting (cells with at "
+            "least 2 decisions, corpus values weighted by label_pairable_values)",
+            "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
+        },
+    )
+
+
+LABEL_LEVEL = {"prevalence", "positive_agreement", "negative_agreement"}

@@ -1,0 +1,501 @@
+"""Annotation files -> decisions: CSV, TSV, parquet and JSON-lines in two layouts.
+
+``"sets"``: one row per (item, annotator) with a column of selected labels, separated by
+``sep`` in text files or a list in parquet / JSON-lines. An empty cell is an annotation with no
+label selected (the empty set); an (item, annotator) pair without a row is a missing annotation
+(NaN). ``"long"``: one row per (item, annotator, label) with a 0/1 column; an absent row is a
+missing decision. ``"single"``: one row per (item, annotator) with one rating (single-label
+data), returned as an (item, annotator) array of ratings.
+
+Every problem in a file is raised as :class:`AnnotationFileError`, whose one-line message names
+the file, the row and the column at fault. Rows are counted from 1 over the data rows; in CSV
+and TSV files the line number (header = line 1) is given too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .io import from_long, from_sets
+
+# Column names recognised without being told (compared case-insensitively).
+ITEM_COLUMNS = ("item", "item_id", "unit", "unit_id", "document", "doc_id", "sentence",
+                "sentence_id", "text_id", "example", "example_id", "id")
+ANNOTATOR_COLUMNS = ("annotator", "annotator_id", "rater", "rater_id", "coder", "coder_id",
+                     "judge", "worker", "worker_id", "user", "user_id")
+LABELS_COLUMNS = ("labels", "label_set", "label_list", "tags", "categories", "codes")
+LABEL_COLUMNS = ("label", "label_id", "category", "tag", "class", "code")
+VALUE_COLUMNS = ("value", "selected", "decision", "present", "positive", "is_selected")
+RATING_COLUMNS = ("rating", "label", "category", "class", "answer", "response", "value", "code")
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
+           ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip", ".zst")
+TRUE_WORDS = {"1", "1.0", "true", "yes"}
+FALSE_WORDS = {"0", "0.0", "false", "no"}
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+class AnnotationFileError(ValueError):
+    """A problem in an annotation or label file, located by row and column.
+
+    Attributes ``path``, ``row`` (1-based data row, None for the header or the whole file),
+    ``column`` and ``line`` (line of a text file, header = 1) locate it; ``str()`` is one line.
+    """
+
+    def __init__(self, message: str, *, path=None, row: int | None = None,
+                 column: str | None = None, line: int | None = None):
+        self.path = None if path is None else str(path)
+        self.row, self.column, self.line, self.reason = row, column, line, message
+        where = []
+        if row is not None:
+            where.append(f"row {row}" + (f" (line {line})" if line is not None else ""))
+        elif line is not None:
+            where.append(f"line {line}")
+        if column is not None:
+            where.append(f"column {column!r}")
+        text = ", ".join(where)
+        prefix = f"{self.path}: " if self.path else ""
+        full = f"{prefix}{text}: {message}" if text else f"{prefix}{message}"
+        super().__init__(" ".join(full.split()))  # one line, whatever the message held
+
+
+def file_format(path, format: str | None = None) -> str:
+    """The table format of ``path``: "csv", "tsv", "parquet" or "jsonl".
+
+    >>> file_format("votes.tsv.gz")
+    'tsv'
+    """
+    if format is not None:
+        if format not in set(FORMATS.values()):
+            raise ValueError(f"format must be one of {sorted(set(FORMATS.values()))}, got "
+                             f"{format!r}")
+        return format
+    name = os.fspath(path).lower()
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    extension = os.path.splitext(name)[1]
+    if extension not in FORMATS:
+        raise AnnotationFileError(
+            f"cannot tell the format from the extension {extension!r}; use one of "
+            f"{sorted(FORMATS)} or pass format=", path=path)
+    return FORMATS[extension]
+
+
+def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
+    """The file as a DataFrame and the line offset of data row 1 (None for parquet)."""
+    if not os.path.exists(path):
+        raise AnnotationFileError("file not found", path=path)
+    if format in ("csv", "tsv"):
+        try:
+            table = pd.read_csv(path, sep="," if format == "csv" else "\t", dtype=str,
+                                keep_default_na=False, skip_blank_lines=True)
+        except pd.errors.EmptyDataError:
+            raise AnnotationFileError("the file is empty (no header, no rows)",
+                                      path=path) from None
+        except (pd.errors.ParserError, UnicodeDecodeError) as error:
+            raise AnnotationFileError(f"cannot parse the file: {error}", path=path) from None
+        return table, 2
+    if format == "jsonl":
+        records = []
+        with open(path, encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError as error:
+                    raise AnnotationFileError(f"invalid JSON: {error.msg}", path=path,
+                                              line=number) from None
+                if not isinstance(record, dict):
+                    raise AnnotationFileError(
+                        f"each line must be a JSON object, got {type(record).__name__}",
+                        path=path, line=number)
+                records.append(record)
+        if not records:
+            raise AnnotationFileError("the file is empty (no records)", path=path)
+        return pd.DataFrame.from_records(records), None
+    try:
+        return pd.read_parquet(path), None
+    except Exception as error:  # pyarrow raises several unrelated types
+        raise AnnotationFileError(f"cannot read parquet: {error}", path=path) from None
+
+
+def _is_blank(value) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _as_integers_if_all(values: list) -> list:
+    """Text that is every time an integer becomes int (so labels 2 and 10 sort as numbers)."""
+    if values and all(isinstance(v, str) and _INTEGER.match(v.strip()) for v in values):
+        return [int(v) for v in values]
+    return values
+
+
+class _Locator:
+    """Builds AnnotationFileError for a data row of one file."""
+
+    def __init__(self, path, first_line):
+        self.path, self.first_line = path, first_line
+
+    def __call__(self, message, position=None, column=None):
+        row = None if position is None else position + 1
+        line = None if position is None or self.first_line is None else position + self.first_line
+        return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)
+
+
+def _pick_column(table, given, candidates, role, locate, required=True):
+    if given is not None:
+        if given not in table.columns:
+            raise locate(f"{role} column {given!r} not found; the file has columns "
+                         f"{list(map(str, table.columns))}", column=given)
+        return given
+    lower = {str(c).lower(): c for c in table.columns}
+    found = [lower[name] for name in candidates if name in lower]
+    if len(found) > 1:
+        raise locate(f"several columns could be the {role} column: {found}; name one "
+                     f"({role}_column=...)")
+    if not found:
+        if required:
+            raise locate(f"no {role} column: expected one named like {list(candidates[:4])} "
+                         f"(or pass {role}_column=...); the file has columns "
+                         f"{list(map(str, table.columns))}")
+        return None
+    return found[0]
+
+
+def read_label_universe(path) -> tuple[list, list | None]:
+    """The declared label universe from a text file: one label per line.
+
+    A line may add a display name after a tab (``2<TAB>Ambiguous Attribution Bias``). Blank
+    lines and lines starting with ``#`` are skipped. Labels that are all integers become int.
+
+    Returns
+    -------
+    labels : list
+    names : list of str, or None when no line gives a name
+
+    Raises
+    ------
+    AnnotationFileError
+        Missing or empty file, a duplicate label (its line is named).
+    """
+    if not os.path.exists(path):
+        raise AnnotationFileError("label universe file not found", path=path)
+    labels, names, seen = [], [], {}
+    with open(path, encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            text = text.rstrip("\r\n")
+            if not text.strip() or text.lstrip().startswith("#"):
+                continue
+            value, _, name = text.partition("\t")
+            value = value.strip()
+            if value in seen:
+                raise AnnotationFileError(f"label {value!r} already declared on line "
+                                          f"{seen[value]}", path=path, line=number)
+            seen[value] = number
+            labels.append(value)
+            names.append(name.strip() or None)
+    if not labels:
+        raise AnnotationFileError("the label universe file declares no labels", path=path)
+    return labels, (names if any(n is not None for n in names) else None)
+
+
+def read_annotations(
+    path,
+    layout: str = "auto",
+    *,
+    format: str | None = None,
+    labels: Sequence | str | os.PathLike | None = None,
+    sep: str = ";",
+    item_column: str | None = None,
+    annotator_column: str | None = None,
+    labels_column: str | None = None,
+    label_column: str | None = None,
+    value_column: str | None = None,
+    rating_column: str | None = None,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+) -> xr.DataArray:
+    """Read annotations from a CSV, TSV, parquet or JSON-lines file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; its extension gives the format (``.csv``, ``.tsv``/``.tab``, ``.parquet``/
+        ``.pq``, ``.jsonl``/``.ndjson``/``.json``, optionally compressed, e.g. ``.csv.gz``).
+    layout : {"auto", "sets", "long", "single"}
+        ``"sets"``: one row per (item, annotator) with a label-list column (``sep``-separated
+        text, or a list in parquet / JSON-lines); an empty cell is an empty set and an absent
+        row a missing annotation. ``"long"``: one row per (item, annotator, label) with a 0/1
+        column (``0``/``1``/``true``/``false``); without a value column every row is a
+        positive decision and the design is taken to be complete. ``"single"``: one rating
+        per (item, annotator). ``"auto"`` picks "long" when label and 0/1 columns are found,
+        else "sets" when a label-list column is found.
+    format : {"csv", "tsv", "parquet", "jsonl"}, optional
+        Overrides the extension.
+    labels : sequence or path, optional
+        The declared label universe: a list, or a text file with one label per line (see
+        :func:`read_label_universe`; names given there become the ``label_name`` coordinate).
+        A label in the annotations outside it is an error. Without it, the labels used.
+    sep : str
+        Separator inside a label-list cell of a text file.
+    item_column, annotator_column, labels_column, label_column, value_column, rating_column : str
+        Column names; by default recognised from common names (``item``, ``annotator``,
+        ``labels``, ``label``, ``value``, ``rating`` and synonyms) when exactly one column fits.
+    item, annotator, label : str
+        Names of the output dims.
+
+    Returns
+    -------
+    xarray.DataArray
+        Layouts "sets" and "long": 0/1 decisions (item, annotator, label), float with NaN
+        where missing. Layout "single": ratings (item, annotator), NaN/None where missing.
+        Text that is an integer in every row (item ids, labels) becomes int.
+
+    Raises
+    ------
+    AnnotationFileError
+        Naming row and column: a missing column, an empty file, a blank item or annotator,
+        a duplicate (item, annotator) row (or (item, annotator, label) in "long"), a label
+        outside the declared universe, a value other than 0/1.
+
+    Examples
+    --------
+    >>> import os, tempfile, xr_agreement
+    >>> path = os.path.join(tempfile.mkdtemp(), "votes.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("item,annotator,labels\\ns1,ann,a\\ns1,bob,a;b\\ns2,ann,\\ns2,bob,b\\n")
+    >>> da = xr_agreement.read_annotations(path)
+    >>> da.sel(item="s1").values
+    array([[1, 0],
+           [1, 1]], dtype=uint8)
+    >>> xr_agreement.read_annotations(path, labels=["a", "b", "c"]).sizes["label"]
+    3
+    """
+    if layout not in ("auto", "sets", "long", "single"):
+        raise ValueError(f"layout must be 'auto', 'sets', 'long' or 'single', got {layout!r}")
+    format = file_format(path, format)
+    table, first_line = _read_table(path, format)
+    locate = _Locator(path, first_line)
+    if table.empty:
+        raise locate("the file has a header but no data rows")
+    table.columns = [str(c) for c in table.columns]
+
+    universe, names = None, None
+    if labels is not None:
+        if isinstance(labels, (str, os.PathLike)):
+            universe, names = read_label_universe(labels)
+        else:
+            universe = list(labels)
+
+    item_col = _pick_column(table, item_column, ITEM_COLUMNS, "item", locate)
+    annotator_col = _pick_column(table, annotator_column, ANNOTATOR_COLUMNS, "annotator",
+                                 locate)
+    if layout == "auto":
+        value_col = _pick_column(table, value_column, VALUE_COLUMNS, "value", locate, False)
+        label_col = _pick_column(table, label_column, LABEL_COLUMNS, "label", locate, False)
+        if value_col is not None and label_col is not None:
+            layout = "long"
+        elif _pick_column(table, labels_column, LABELS_COLUMNS, "labels", locate, False):
+            layout = "sets"
+        elif label_col is not None and value_col is None:
+            layout = "sets"  # a single "label" column: one label (or a list) per annotation
+        else:
+            raise locate("cannot tell the layout: pass layout='sets' (label-list column), "
+                         "'long' (label and 0/1 columns) or 'single' (rating column)")
+
+    ids = _ids(table, [item_col, annotator_col], locate)
+    if layout == "single":
+        rating_col = _pick_column(table, rating_column, RATING_COLUMNS, "rating", locate)
+        return _single(table, ids, rating_col, universe, locate, item, annotator)
+    if layout == "sets":
+        column = _pick_column(table, labels_column, LABELS_COLUMNS, "labels", locate, False)
+        if column is None:  # a "label" column holding one label (or a list) per annotation
+            column = _pick_column(table, label_column, LABEL_COLUMNS, "labels", locate)
+        da = _sets(table, ids, column, universe, sep, locate, item, annotator, label)
+    else:
+        label_col = _pick_column(table, label_column, LABEL_COLUMNS, "label", locate)
+        value_col = _pick_column(table, value_column, VALUE_COLUMNS, "value", locate, False)
+        da = _long(table, ids, label_col, value_col, universe, locate, item, annotator, label)
+    if names is not None:
+        da = da.assign_coords(label_name=(label, [n or str(v) for n, v in
+                                                  zip(names, da[label].values.tolist())]))
+    return da
+
+
+def _ids(table, columns, locate) -> dict[str, list]:
+    """Item and annotator ids per row, checked for blanks; integer text becomes int."""
+    out = {}
+    for column in columns:
+        values = [_plain(v) for v in table[column].tolist()]
+        for position, value in enumerate(values):
+            if _is_blank(value):
+                raise locate("empty cell: every row needs an item and an annotator",
+                             position, column)
+        values = [v.strip() if isinstance(v, str) else v for v in values]
+        out[column] = _as_integers_if_all(values)
+    return out
+
+
+def _check_duplicates(keys: list[tuple], columns: list[str], locate, hint=""):
+    first = {}
+    for position, key in enumerate(keys):
+        if key in first:
+            shown = ", ".join(f"{c}={k!r}" for c, k in zip(columns, key))
+            raise locate(f"duplicate row: {shown} already on row {first[key] + 1}{hint}",
+                         position, columns[-1])
+        first[key] = position
+
+
+def _label_value(value):
+    value = _plain(value)
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _labels_of_cell(value, sep, position, column, locate) -> list:
+    value = _plain(value)
+    if _is_blank(value):
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(sep) if part.strip()]
+    if isinstance(value, (list, tuple, np.ndarray, set, frozenset)):
+        return [_label_value(v) for v in value if not _is_blank(v)]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [_label_value(value)]
+    raise locate(f"a label list must be text or a list, got {type(value).__name__} "
+                 f"{value!r}", position, column)
+
+
+def _integer_like(value) -> bool:
+    if isinstance(value, str):
+        return bool(_INTEGER.match(value))
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _unify_labels(used_per_row: list[list], universe: list | None):
+    """Labels as int when every label, used and declared, is an integer or integer text
+    (a universe file is text while parquet labels may be numbers)."""
+    pool = [v for row in used_per_row for v in row] + list(universe or [])
+    if pool and all(_integer_like(v) for v in pool):
+        used_per_row = [[int(v) for v in row] for row in used_per_row]
+        universe = None if universe is None else [int(v) for v in universe]
+    return used_per_row, universe
+
+
+def _check_universe(per_row, universe, column, locate):
+    if universe is None:
+        return
+    declared = set(universe)
+    for position, row in enumerate(per_row):
+        for value in row:
+            if value not in declared:
+                raise locate(f"label {value!r} is not in the declared label universe "
+                             f"({len(universe)} labels)", position, column)
+
+
+def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
+    item_col, annotator_col = list(ids)
+    keys = list(zip(ids[item_col], ids[annotator_col]))
+    _check_duplicates(keys, [item_col, annotator_col], locate,
+                      hint=" (one row per positive label? use layout='long')")
+    per_row = [_labels_of_cell(v, sep, p, column, locate)
+               for p, v in enumerate(table[column].tolist())]
+    per_row, universe = _unify_labels(per_row, universe)
+    _check_universe(per_row, universe, column, locate)
+    for position, row in enumerate(per_row):
+        if len(set(row)) != len(row):
+            raise locate(f"a label is listed twice in {row!r}", position, column)
+    records = [(i, a, chosen) for (i, a), chosen in zip(keys, per_row)]
+    if universe is None and not any(per_row):
+        raise locate("no label is selected anywhere and no label universe is declared; "
+                     "pass labels=... (--labels FILE)", column=column)
+    return from_sets(records, labels=universe, item=item, annotator=annotator, label=label)
+
+
+def _binary(value, position, column, locate) -> float:
+    value = _plain(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in TRUE_WORDS:
+            return 1.0
+        if word in FALSE_WORDS:
+            return 0.0
+    elif isinstance(value, (bool, np.bool_)):
+        return float(value)
+    elif isinstance(value, (int, float)) and value in (0, 1):
+        return float(value)
+    raise locate(f"value must be 0 or 1, got {value!r}", position, column)
+
+
+def _long(table, ids, label_col, value_col, universe, locate, item, annotator, label):
+    item_col, annotator_col = list(ids)
+    per_row = []
+    for position, value in enumerate(table[label_col].tolist()):
+        if _is_blank(value):
+            raise locate("empty label", position, label_col)
+        per_row.append([_label_value(value)])
+    per_row, universe = _unify_labels(per_row, universe)
+    _check_universe(per_row, universe, label_col, locate)
+    keys = list(zip(ids[item_col], ids[annotator_col], (r[0] for r in per_row)))
+    _check_duplicates(keys, [item_col, annotator_col, label_col], locate)
+    frame = pd.DataFrame(keys, columns=["item", "annotator", "label"])
+    if value_col is not None:
+        frame["value"] = [_binary(v, p, value_col, locate)
+                          for p, v in enumerate(table[value_col].tolist())]
+    return from_long(frame, value="value" if value_col is not None else None, labels=universe,
+                     item=item, annotator=annotator, label=label)
+
+
+def _single(table, ids, rating_col, categories, locate, item, annotator):
+    item_col, annotator_col = list(ids)
+    keys = list(zip(ids[item_col], ids[annotator_col]))
+    _check_duplicates(keys, [item_col, annotator_col], locate)
+    ratings = [None if _is_blank(v) else _label_value(v) for v in table[rating_col].tolist()]
+    (present,), categories = _unify_labels([[r for r in ratings if r is not None]], categories)
+    present = iter(present)
+    ratings = [None if r is None else next(present) for r in ratings]
+    present = [r for r in ratings if r is not None]
+    if categories is not None:
+        declared = set(categories)
+        for position, rating in enumerate(ratings):
+            if rating is not None and rating not in declared:
+                raise locate(f"rating {rating!r} is not among the declared categories "
+                             f"({len(categories)})", position, rating_col)
+    items = list(dict.fromkeys(k[0] for k in keys))
+    annotators = list(dict.fromkeys(k[1] for k in keys))
+    numeric = all(isinstance(r, (int, float)) for r in present)
+    values = np.full((len(items), len(annotators)), np.nan if numeric else None,
+                     dtype=float if numeric else object)
+    item_index = {v: i for i, v in enumerate(items)}
+    annotator_index = {v: i for i, v in enumerate(annotators)}
+    for (i, a), rating in zip(keys, ratings):
+        if rating is not None:
+            values[item_index[i], annotator_index[a]] = rating
+    da = xr.DataArray(values, dims=(item, annotator),
+                      coords={item: items, annotator: annotators}, name="rating")
+    if categories is not None:
+        da.attrs["categories"] = list(categories)
+    return da

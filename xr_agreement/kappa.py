@@ -1,0 +1,884 @@
+"""The classic chance-corrected agreement coefficients: Cohen's kappa (pairwise, with the Byrt
+prevalence and bias indices), Fleiss' kappa, Conger's kappa, Gwet's AC1/AC2, Brennan-Prediger
+and percent agreement, with Gwet's analytic standard errors.
+
+Two kinds of input are accepted:
+
+- single-label ratings, dims ``item`` x ``annotator``; values are category codes, strings or
+  numbers, NaN/None missing. The overall coefficient uses every category (with ``weights=``);
+  ``category_*`` variables give the category-vs-rest (binary) coefficient of each category.
+- multi-label binary decisions, dims ``item`` x ``annotator`` x ``label`` (0/1, NaN missing).
+  Each label is a binary rating problem; its coefficient is reported over the ``label`` dim in
+  place of ``category``, and the overall coefficient pools the labels:
+  ``(mean_j P_o,j - mean_j P_e,j) / (1 - mean_j P_e,j)`` over labels with a pairable item (on
+  complete data Fleiss, AC1 and Brennan-Prediger pooled this way equal
+  :func:`xr_agreement.mla` with baselines F, AC1 and PB).
+
+Missing ratings follow Gwet's generalized formulas (Gwet 2014, *Handbook of Inter-Rater
+Reliability*, 4th ed., ch. 2-5): items with no rating are dropped, observed agreement averages
+the items with at least two ratings, category propensities average the items with at least one.
+The standard errors are Gwet's variances conditional on the raters (his linearized per-item
+terms, with ``n - 1`` degrees of freedom for the t-based confidence interval); Cohen's uses the
+asymptotic standard error of Fleiss, Cohen & Everitt (1969) with normal limits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+from scipy import stats
+
+from ._categorical import MISSING_CODE, encode_ratings
+from ._validate import check_annotators, check_dataarray, check_dims, describe_position
+
+# internal dim names; user dims cannot collide with them (checked)
+_CAT = "_category"
+_CAT2 = "_category_other"
+_OUTCOME = "_outcome"
+_ROW = "_row"
+_COL = "_col"
+_POOL = "_pool"
+
+# |1 - P_e| below this is treated as 0: P_e = 1 arises from sums of products of proportions that
+# are 0 or 1, so a genuine 1 - P_e is at least of the order 1 / (number of ratings)**2.
+_ZERO_GAP = 1e-12
+
+METHOD_NAMES = {
+    "fleiss": "Fleiss' kappa (Scott's pi for two annotators), Gwet's generalized form",
+    "conger": "Conger's kappa (Cohen's kappa generalized to several annotators)",
+    "gwet": "Gwet's AC1 (AC2 with weights)",
+    "brennan_prediger": "Brennan-Prediger coefficient (PABAK for two categories)",
+    "percent": "percent agreement (no chance correction)",
+}
+
+REASONS = {
+    "no_pairs": "no item has ratings from two annotators: observed agreement is 0/0",
+    "gap": "chance agreement P_e is 1 (a single category in use): the coefficient is 0/0",
+    "q": "fewer than 2 categories: Gwet's chance agreement T_w / (q (q - 1)) is undefined",
+    "se": "standard error undefined: fewer than 2 rated items",
+    "no_common": "no item rated by both annotators",
+    "se_cohen": "standard error undefined (chance agreement is 1)",
+}
+
+# long_name, symbol, description
+VARIABLES = {
+    "coefficient": (
+        "agreement coefficient",
+        "kappa",
+        "(P_o - P_e) / (1 - P_e); NaN with the reason in undefined_reason",
+    ),
+    "observed": (
+        "observed agreement",
+        "P_o",
+        "weighted share of agreeing annotator pairs, averaged over items with at least two "
+        "ratings (Gwet's p_a); on multi-label input the mean over labels",
+    ),
+    "expected": (
+        "chance agreement",
+        "P_e",
+        "agreement expected by chance under the coefficient's model; on multi-label input the "
+        "mean over labels",
+    ),
+    "se": (
+        "standard error",
+        "se",
+        "Gwet's (2014) analytic standard error conditional on the annotators, from linearized "
+        "per-item terms; times sqrt(1 - n / population_size) when a population size is given",
+    ),
+    "ci_lower": (
+        "lower confidence limit",
+        "CI_lo",
+        "coefficient - t(n - 1) quantile * se (Gwet's t-based interval)",
+    ),
+    "ci_upper": (
+        "upper confidence limit",
+        "CI_hi",
+        "coefficient + t(n - 1) quantile * se, capped at 1",
+    ),
+    "category_coefficient": (
+        "category-vs-rest coefficient",
+        "kappa_k",
+        "the coefficient of the binary problem 'category k or not' (identity weights); on "
+        "multi-label input the coefficient of each label",
+    ),
+    "category_observed": ("category-vs-rest observed agreement", "P_o,k", "P_o of that problem"),
+    "category_expected": ("category-vs-rest chance agreement", "P_e,k", "P_e of that problem"),
+    "category_se": (
+        "category-vs-rest standard error",
+        "se_k",
+        "Gwet's standard error of the category-vs-rest coefficient",
+    ),
+    "n_rated_items": ("rated items", "n", "items with at least one rating"),
+    "n_pairable_items": ("pairable items", "n''", "items with at least two ratings"),
+    "undefined_reason": (
+        "why a value is undefined",
+        "",
+        "empty where coefficient and se are defined, else why they are NaN",
+    ),
+}
+
+COHEN_VARIABLES = {
+    "coefficient": (
+        "Cohen's kappa",
+        "kappa",
+        "(P_o - P_e) / (1 - P_e) for each annotator pair on the items both rated; the diagonal "
+        "is an annotator against itself (1 unless P_e = 1)",
+    ),
+    "observed": ("observed agreement", "P_o", "weighted share of agreeing items of the pair"),
+    "expected": (
+        "chance agreement",
+        "P_e",
+        "sum_kl w_kl p_k+ p_+l from the two annotators' own marginals",
+    ),
+    "se": (
+        "asymptotic standard error",
+        "ASE",
+        "Fleiss, Cohen & Everitt (1969) standard error (statsmodels std_kappa, SAS ASE); on "
+        "multi-label input the delta-method equivalent for the pooled coefficient",
+    ),
+    "ci_lower": ("lower confidence limit", "CI_lo", "coefficient - z * se (normal limits)"),
+    "ci_upper": ("upper confidence limit", "CI_hi", "coefficient + z * se, capped at 1"),
+    "n_common_items": ("items rated by both", "n_ab", "the pairwise-complete items of the pair"),
+    "pabak": (
+        "prevalence- and bias-adjusted kappa",
+        "PABAK",
+        "(P_o - T_w / q**2) / (1 - T_w / q**2): Brennan-Prediger for the pair, 2 P_o - 1 for "
+        "two categories (Byrt, Bishop & Carlin 1993)",
+    ),
+    "bias_adjusted_kappa": (
+        "bias-adjusted kappa",
+        "BAK",
+        "kappa with the pair's pooled marginals, i.e. Scott's pi (Byrt et al. 1993)",
+    ),
+    "category_coefficient": (
+        "category-vs-rest Cohen's kappa",
+        "kappa_k",
+        "Cohen's kappa of the 2x2 table 'category k or not'; on multi-label input the kappa "
+        "of each label",
+    ),
+    "category_se": ("category-vs-rest ASE", "ASE_k", "ASE of category_coefficient"),
+    "prevalence_index": (
+        "prevalence index",
+        "PI_k",
+        "(a - d) / n of the category-vs-rest 2x2 table: share where both chose the category "
+        "minus share where neither did (Byrt et al. 1993)",
+    ),
+    "bias_index": (
+        "bias index",
+        "BI_k",
+        "(b - c) / n: annotator_1's share of the category minus annotator_2's (Byrt et al. "
+        "1993); for two categories kappa = (PABAK - PI**2 + BI**2) / (1 - PI**2 + BI**2)",
+    ),
+    "mean_coefficient": (
+        "mean pairwise Cohen's kappa",
+        "kappa_Light",
+        "Light's kappa: mean of coefficient over the distinct annotator pairs where it is "
+        "defined",
+    ),
+    "n_pairs": ("annotator pairs averaged", "n_pairs", "pairs in mean_coefficient"),
+    "undefined_reason": (
+        "why a value is undefined",
+        "",
+        "empty where coefficient and se are defined, else why they are NaN",
+    ),
+}
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def fleiss(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
+           item="item", annotator="annotator", label="label") -> xr.Dataset:
+    """Fleiss' kappa in Gwet's generalized form (Scott's pi for two annotators).
+
+    Chance agreement ``P_e = sum_kl w_kl pi_k pi_l`` with ``pi_k`` the mean over rated items of
+    the share of the item's ratings in category ``k``.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Single-label ratings (dims ``item``, ``annotator``) or multi-label 0/1 decisions (dims
+        ``item``, ``annotator``, ``label``); NaN/None missing. Other dims are carried through.
+    weights : None, "identity", "linear", "quadratic" or (q, q) array
+        Agreement weights (1 on the diagonal, in [0, 1]). Linear and quadratic weights use the
+        category values when they are numbers and their ranks otherwise (as irrCAC does).
+    categories : sequence, optional
+        All possible categories in order (single-label only); unused ones then still count
+        (they matter for weights, Brennan-Prediger and AC1).
+    confidence : float in (0, 1)
+        Level of ``ci_lower``/``ci_upper``.
+    population_size : int, optional
+        Number of items in the population, for the finite-population correction of ``se``.
+    item, annotator, label : str
+        Names of the dims playing these roles; ``label`` marks multi-label input when present.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``coefficient``, ``observed``, ``expected``, ``se``, ``ci_lower``, ``ci_upper``,
+        ``n_rated_items``, ``n_pairable_items``, ``undefined_reason``; over ``category`` (or
+        ``label``): ``category_coefficient``, ``category_observed``, ``category_expected``,
+        ``category_se``.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]],
+    ...     dims=("item", "annotator"), coords={"annotator": ["A", "B", "C"]})
+    >>> result = xr_agreement.fleiss(ratings)
+    >>> round(float(result.coefficient), 6)
+    0.563636
+    >>> result.category_coefficient.round(3).to_series().to_dict()
+    {'G': 0.76, 'N': 0.55, 'P': 0.467}
+    """
+    return _coefficient(da, "fleiss", weights, categories, confidence, population_size,
+                        item, annotator, label)
+
+
+def conger(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
+           item="item", annotator="annotator", label="label") -> xr.Dataset:
+    """Conger's kappa: chance agreement from each annotator's own marginals, averaged over
+    annotator pairs (Cohen's kappa for two annotators on complete data).
+
+    ``P_e = sum_kl w_kl (mean_g p_gk * mean_g p_gl - s2_kl / r)`` with ``p_gk`` the share of
+    annotator ``g``'s ratings in category ``k`` and ``s2_kl`` their covariance over the ``r``
+    annotators (Gwet 2014). Annotators without any rating are left out of ``r``. Parameters
+    and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.conger(ratings).coefficient), 6)
+    0.567568
+    """
+    return _coefficient(da, "conger", weights, categories, confidence, population_size,
+                        item, annotator, label)
+
+
+def gwet(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
+         item="item", annotator="annotator", label="label") -> xr.Dataset:
+    """Gwet's AC1 (AC2 with weights).
+
+    ``P_e = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)``, ``T_w`` the sum of the weights and
+    ``q`` the number of categories. Parameters and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.gwet(ratings).coefficient), 6)
+    0.616
+    """
+    return _coefficient(da, "gwet", weights, categories, confidence, population_size,
+                        item, annotator, label)
+
+
+def brennan_prediger(da, weights=None, *, categories=None, confidence=0.95,
+                     population_size=None, item="item", annotator="annotator",
+                     label="label") -> xr.Dataset:
+    """Brennan-Prediger coefficient: chance agreement ``T_w / q**2`` (``1 / q`` unweighted),
+    PABAK for two categories. Parameters and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.brennan_prediger(ratings).coefficient), 6)
+    0.6
+    """
+    return _coefficient(da, "brennan_prediger", weights, categories, confidence,
+                        population_size, item, annotator, label)
+
+
+def percent(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
+            item="item", annotator="annotator", label="label") -> xr.Dataset:
+    """Percent (raw) agreement: Gwet's ``p_a`` with no chance correction (``expected`` = 0).
+    Parameters and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.percent(ratings).coefficient), 6)
+    0.733333
+    """
+    return _coefficient(da, "percent", weights, categories, confidence, population_size,
+                        item, annotator, label)
+
+
+def one_hot(da, categories=None, *, label="label") -> xr.DataArray:
+    """Single-label ratings as multi-label binary decisions (one label per category).
+
+    A missing rating (NaN/None) becomes NaN across the whole vector, so it stays missing.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Ratings: category codes, strings or numbers; NaN/None missing.
+    categories : sequence, optional
+        All categories, in order (default: the sorted distinct ratings).
+    label : str
+        Name of the new dim, whose coordinate holds the categories.
+
+    Returns
+    -------
+    xarray.DataArray
+        float 0/1/NaN with the dims of ``da`` plus ``label``.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> da = xr.DataArray([["a", "b"], ["b", None]], dims=("item", "annotator"))
+    >>> xr_agreement.one_hot(da).sel(item=1).values
+    array([[ 0.,  1.],
+           [nan, nan]])
+    """
+    check_dataarray(da, "ratings")
+    if label in da.dims:
+        raise ValueError(f"dim {label!r} already exists in {list(da.dims)}; pass label=...")
+    codes, cats = encode_ratings(da, categories)
+    onehot = (codes[..., None] == np.arange(len(cats))).astype(np.float64)
+    onehot[codes == MISSING_CODE] = np.nan
+    out = xr.DataArray(onehot, dims=(*da.dims, label), coords=da.coords)
+    out = out.assign_coords({label: cats})
+    out.name = da.name
+    out.attrs = {"long_name": "one-hot decisions",
+                 "description": "1 where the rating is the label's category, NaN where missing"}
+    return out
+
+
+def cohen(da, weights=None, *, categories=None, confidence=0.95, item="item",
+          annotator="annotator", label="label") -> xr.Dataset:
+    """Cohen's kappa of every annotator pair, with the Byrt prevalence and bias indices.
+
+    Each pair uses the items both annotators rated (pairwise-complete). The standard error is
+    the asymptotic one of Fleiss, Cohen & Everitt (1969), the ``ASE`` used for confidence
+    limits (statsmodels ``std_kappa``), with normal limits.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Single-label ratings (dims ``item``, ``annotator``) or multi-label 0/1 decisions (with
+        a ``label`` dim; each label a 2x2 problem, pooled as in :func:`fleiss`).
+    weights : None, "identity", "linear", "quadratic" or (q, q) array
+        Agreement weights, as in :func:`fleiss`.
+    categories : sequence, optional
+        All possible categories in order (single-label only).
+    confidence : float in (0, 1)
+        Level of ``ci_lower``/``ci_upper``.
+    item, annotator, label : str
+        Names of the dims playing these roles.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``annotator_1`` x ``annotator_2``: ``coefficient``, ``observed``, ``expected``,
+        ``se``, ``ci_lower``, ``ci_upper``, ``n_common_items``, ``pabak``,
+        ``bias_adjusted_kappa``, ``undefined_reason``; over pairs and ``category`` (or
+        ``label``): ``category_coefficient``, ``category_se``, ``prevalence_index``,
+        ``bias_index``; ``mean_coefficient`` (Light's kappa) and ``n_pairs``.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]],
+    ...     dims=("item", "annotator"), coords={"annotator": ["A", "B", "C"]})
+    >>> result = xr_agreement.cohen(ratings)
+    >>> round(float(result.coefficient.sel(annotator_1="A", annotator_2="B")), 6)
+    0.491525
+    >>> result.bias_index.sel(annotator_1="A", annotator_2="B").values
+    array([ 0.1,  0. , -0.1])
+    """
+    data = _prepare(da, weights, categories, item, annotator, label)
+    _check_confidence(confidence)
+    ind, w = data["indicator"], data["weights"]
+    x1 = ind.rename({annotator: "annotator_1"})
+    x2 = ind.rename({annotator: "annotator_2"})
+    # contingency table of every pair: T[a1, a2, row, col] = items rated row by a1, col by a2
+    table = xr.dot(x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}), dim=item)
+    w_rc = w.rename({_CAT: _ROW, _CAT2: _COL})
+    q = w.sizes[_CAT]
+    bp_expected = float(w.sum()) / q**2
+    if data["multi_label"]:
+        m1 = data["rated"].rename({annotator: "annotator_1"}).astype(np.float64)
+        m2 = data["rated"].rename({annotator: "annotator_2"}).astype(np.float64)
+        overall = _cohen_pooled(x1, m1, x2, m2, w, item=item, label=label)
+        used = overall["used"]
+        per_label = _cohen_table(table, w_rc)
+        pi = (per_label["row"] + per_label["col"].rename({_COL: _ROW})) / 2
+        scott_expected = _mean_over(
+            xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL]), used, label)
+        # per label: the 2x2 table itself, category "1" in the first row/column
+        binary = table.isel({_ROW: [1, 0], _COL: [1, 0]}).drop_vars([_ROW, _COL],
+                                                                     errors="ignore")
+        category_dim = label
+    else:
+        overall = _cohen_table(table, w_rc)
+        pi = (overall["row"] + overall["col"].rename({_COL: _ROW})) / 2
+        scott_expected = xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL])
+        binary = _binary_tables(table)
+        category_dim = "category"
+    coefficient, observed, expected, se = (overall[k] for k in ("coefficient", "observed",
+                                                                "expected", "se"))
+    n_common = overall["n"]
+    identity = xr.DataArray(np.eye(2), dims=(_ROW, _COL))
+    per_cat = _cohen_table(binary, identity)
+    n_cat = per_cat["n"].where(per_cat["n"] > 0)
+    prevalence_index = (binary.isel({_ROW: 0, _COL: 0}) - binary.isel({_ROW: 1, _COL: 1})) / n_cat
+    bias_index = (binary.isel({_ROW: 0, _COL: 1}) - binary.isel({_ROW: 1, _COL: 0})) / n_cat
+    pabak = _safe_ratio(observed - bp_expected, xr.full_like(observed, 1 - bp_expected))
+    bias_adjusted = _safe_ratio(observed - scott_expected, 1 - scott_expected)
+
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    reason = xr.where(n_common == 0, REASONS["no_common"],
+                      xr.where(coefficient.isnull(), REASONS["gap"],
+                               xr.where(se.isnull(), REASONS["se_cohen"], "")))
+    pair_dims = ("annotator_1", "annotator_2")
+    n_annotators = da.sizes[annotator]
+    distinct = xr.DataArray(np.triu(np.ones((n_annotators, n_annotators), bool), 1),
+                            dims=pair_dims)
+    defined = coefficient.notnull() & distinct
+    n_pairs = defined.sum(pair_dims)
+    out = {
+        "coefficient": coefficient,
+        "observed": observed,
+        "expected": expected,
+        "se": se,
+        "ci_lower": coefficient - z * se,
+        "ci_upper": np.minimum(coefficient + z * se, 1.0),
+        "n_common_items": n_common,
+        "pabak": pabak,
+        "bias_adjusted_kappa": bias_adjusted,
+        "category_coefficient": per_cat["coefficient"],
+        "category_se": per_cat["se"],
+        "prevalence_index": prevalence_index,
+        "bias_index": bias_index,
+        "mean_coefficient": coefficient.where(defined).sum(pair_dims)
+        / n_pairs.where(n_pairs > 0),
+        "n_pairs": n_pairs,
+        "undefined_reason": reason,
+    }
+    result = xr.Dataset(out)
+    result = _name_categories(result, data, category_dim)
+    _attach_attrs(result, COHEN_VARIABLES)
+    result.attrs = _dataset_attrs(data, "Cohen's kappa (pairwise)", confidence)
+    result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"
+    return result
+
+
+# --------------------------------------------------------------------------- preparation
+
+
+def _check_confidence(confidence):
+    if not (isinstance(confidence, (int, float, np.floating)) and 0 < confidence < 1):
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+
+
+def _prepare(da, weights, categories, item, annotator, label):
+    """Validated indicator array (dims *extra, [label], item, annotator, _category), the rated
+    mask and the weight matrix (dims _category, _category_other)."""
+    check_dataarray(da, "ratings")
+    reserved = {_CAT, _CAT2, _OUTCOME, _ROW, _COL, _POOL, "annotator_1", "annotator_2"}
+    clash = reserved & set(da.dims)
+    if clash:
+        raise ValueError(f"dims {sorted(clash)} are reserved for outputs; rename them")
+    multi_label = label in da.dims
+    if multi_label:
+        check_dims(da, item=item, annotator=annotator, label=label)
+        if "category" in da.dims:
+            raise ValueError("dim 'category' is reserved for outputs; rename it")
+        if categories is not None:
+            raise ValueError("categories= applies to single-label ratings; multi-label input "
+                             f"(dim {label!r}) has the categories 0 and 1")
+        if da.dtype.kind not in "biuf":
+            raise TypeError(f"multi-label decisions must be 0/1 (bool, int or float, NaN "
+                            f"missing); got dtype {da.dtype}")
+        values = np.asarray(da.values)
+        bad = (values != 0) & (values != 1)
+        if values.dtype.kind == "f":
+            bad &= ~np.isnan(values)
+        if bad.any():
+            coords = [(d, da[d].values if d in da.coords else np.arange(da.sizes[d]))
+                      for d in da.dims]
+            raise ValueError(describe_position(values, coords))
+        cats = np.array([0, 1])
+        rated = da.notnull()
+        ind = xr.concat([(da == 0) & rated, (da == 1) & rated], dim=_CAT).astype(np.float64)
+    else:
+        check_dims(da, item=item, annotator=annotator)
+        if "category" in da.dims:
+            raise ValueError("dim 'category' is reserved for outputs; rename it")
+        codes, cats = encode_ratings(da, categories)
+        if len(cats) == 0:
+            raise ValueError("every rating is missing: there is nothing to compare")
+        codes_da = xr.DataArray(codes, dims=da.dims, coords=da.coords)
+        rated = codes_da != MISSING_CODE
+        ind = (codes_da == xr.DataArray(np.arange(len(cats)), dims=_CAT)).astype(np.float64)
+    check_annotators(da, annotator)
+    w, weights_name = _weight_matrix(weights, cats)
+    extra = [d for d in ind.dims if d not in (item, annotator, _CAT)]
+    ind = ind.transpose(*extra, item, annotator, _CAT)
+    return {
+        "indicator": ind,
+        "rated": rated.transpose(*extra, item, annotator),
+        "weights": xr.DataArray(w, dims=(_CAT, _CAT2)),
+        "weights_name": weights_name,
+        "categories": cats,
+        "multi_label": multi_label,
+        "item": item,
+        "annotator": annotator,
+        "label": label,
+        "da": da,
+    }
+
+
+def _weight_matrix(weights, cats):
+    """Agreement weights (q, q) for the categories: identity, linear, quadratic or given."""
+    q = len(cats)
+    if weights is None or (isinstance(weights, str) and weights == "identity"):
+        return np.eye(q), "identity"
+    if isinstance(weights, str):
+        if weights not in ("linear", "quadratic"):
+            raise ValueError(f"unknown weights {weights!r}; use None, 'identity', 'linear', "
+                             "'quadratic' or a (q, q) matrix")
+        if q < 2:
+            return np.eye(q), weights
+        numeric = np.asarray(cats).dtype.kind in "biuf"
+        scores = np.asarray(cats, np.float64) if numeric else np.arange(1.0, q + 1)
+        distance = np.abs(scores[:, None] - scores[None, :]) / (scores.max() - scores.min())
+        return (1 - distance if weights == "linear" else 1 - distance**2), weights
+    matrix = np.asarray(weights, dtype=np.float64)
+    if matrix.shape != (q, q):
+        raise ValueError(f"weights matrix must be ({q}, {q}) for the categories "
+                         f"{list(cats)}; got shape {matrix.shape}")
+    if not np.all(np.isfinite(matrix)) or matrix.min() < 0 or matrix.max() > 1:
+        raise ValueError("weights must be finite numbers in [0, 1]")
+    if not np.all(np.diag(matrix) == 1):
+        raise ValueError(f"weights must be 1 on the diagonal (full agreement); got "
+                         f"{np.diag(matrix).tolist()}")
+    return matrix, "custom"
+
+
+# --------------------------------------------------------------------------- Gwet family
+
+
+def _problem_terms(ind, w, method, item, annotator):
+    """Per-problem quantities of Gwet's formulas for indicator ``ind`` (dims ..., item,
+    annotator, _category). Every leading dim is a separate problem."""
+    q = ind.sizes[_CAT]
+    counts = ind.sum(annotator)  # r_ik
+    raters = counts.sum(_CAT)  # r_i
+    rated_item = raters >= 1
+    pairable = raters >= 2
+    n = rated_item.sum(item)
+    n_pairable = pairable.sum(item)
+    weighted_counts = xr.dot(w, counts.rename({_CAT: _CAT2}), dim=_CAT2)  # r*_ik
+    pair_den = (raters * (raters - 1)).where(pairable)
+    item_observed = ((counts * (weighted_counts - 1)).sum(_CAT) / pair_den).fillna(0.0)
+    observed = item_observed.sum(item) / n_pairable.where(n_pairable > 0)
+    share = (counts / raters.where(rated_item)).fillna(0.0)  # r_ik / r_i
+    pi = share.sum(item) / n.where(n > 0)
+    total_weight = float(w.sum())
+    if method == "fleiss":
+        pi_other = pi.rename({_CAT: _CAT2})
+        expected = xr.dot(w, pi, pi_other, dim=[_CAT, _CAT2])
+        pi_w = (xr.dot(w, pi_other, dim=_CAT2) + xr.dot(w, pi, dim=_CAT).rename({_CAT2: _CAT}))
+        item_expected = xr.dot(share, pi_w / 2, dim=_CAT)
+    elif method == "gwet":
+        scale = total_weight / (q * (q - 1)) if q >= 2 else np.nan
+        expected = scale * (pi * (1 - pi)).sum(_CAT)
+        item_expected = scale * xr.dot(share, 1 - pi, dim=_CAT)
+    elif method == "brennan_prediger":
+        expected = xr.full_like(observed, total_weight / q**2)
+        item_expected = expected
+    elif method == "percent":
+        expected = xr.zeros_like(observed)
+        item_expected = expected
+    elif method == "conger":
+        expected, item_expected = _conger_terms(ind, w, rated_item, n, item, annotator)
+    else:  # pragma: no cover - internal
+        raise ValueError(method)
+    return {
+        "observed": observed,
+        "expected": expected,
+        "item_observed": item_observed,
+        "item_expected": item_expected,
+        "rated_item": rated_item,
+        "pairable": pairable,
+        "n": n,
+        "n_pairable": n_pairable,
+        "q": q,
+    }
+
+
+def _conger_terms(ind, w, rated_item, n, item, annotator):
+    """Conger's chance agreement and Gwet's per-item chance terms (Gwet 2014, ch. 5)."""
+    # delta_igk, epsilon_ig on rated items only (items nobody rated are dropped)
+    delta = ind.where(rated_item, 0.0)
+    epsilon = delta.sum(_CAT)
+    n_g = epsilon.sum(item)
+    active = n_g > 0  # annotators who rated something
+    r = active.sum(annotator)
+    p_gk = (delta.sum(item) / n_g.where(active)).fillna(0.0)
+    p_mean = p_gk.sum(annotator) / r
+    p_other = p_gk.rename({_CAT: _CAT2})
+    mean_other = p_mean.rename({_CAT: _CAT2})
+    cross = xr.dot(p_gk, p_other, dim=annotator)
+    s2 = (cross - r * p_mean * mean_other) / (r - 1).where(r > 1)
+    expected = (w * (p_mean * mean_other - s2 / r)).sum([_CAT, _CAT2])
+    # lambda_igk = (n / n_g) sum_l w_kl (delta_igl - (eps_ig - n_g / n) p_gl)
+    inner = delta.rename({_CAT: _CAT2}) - (epsilon - n_g / n) * p_other
+    lam_k = xr.dot(w, inner, dim=_CAT2) * (n / n_g.where(active))
+    lam = xr.dot(lam_k.fillna(0.0), r * p_mean - p_gk, dim=_CAT)
+    item_expected = lam.where(active, 0.0).sum(annotator) / (r * (r - 1)).where(r > 1)
+    return expected, item_expected
+
+
+def _pool_mean(values, used):
+    """Mean over the pooled problems (dim _POOL) that have a pairable item."""
+    if used is None or _POOL not in values.dims:
+        return values
+    return _mean_over(values, used, _POOL)
+
+
+def _gwet_finish(terms, method, item, confidence, population_size, pooled):
+    """Coefficient, its standard error and limits from :func:`_problem_terms`, pooling the
+    problems along _POOL when ``pooled``."""
+    observed_j, expected_j = terms["observed"], terms["expected"]
+    n_j, n2_j = terms["n"], terms["n_pairable"]
+    rated_j, pairable_j = terms["rated_item"], terms["pairable"]
+    if pooled:
+        used = n2_j > 0
+        rated_any = rated_j.any(_POOL)
+    else:
+        used = None
+        rated_any = rated_j
+    n = rated_any.sum(item)
+    observed = _pool_mean(observed_j, used)
+    expected = _pool_mean(expected_j, used)
+    gap = 1 - expected
+    gap = gap.where(np.abs(gap) > _ZERO_GAP)
+    coefficient = (observed - expected) / gap
+    # Gwet's linearized per-item terms, rescaled from each problem's n'' (or n) to the pooled n
+    obs_term = ((n / n2_j.where(n2_j > 0)) * (terms["item_observed"] - expected_j)
+                ).where(pairable_j, 0.0)
+    if method in ("fleiss", "gwet", "conger"):
+        exp_term = ((n / n_j.where(n_j > 0)) * (terms["item_expected"] - expected_j)
+                    ).where(rated_j, 0.0)
+    else:  # fixed chance agreement: no sampling variation
+        exp_term = xr.zeros_like(obs_term)
+    obs_term = _pool_mean(obs_term, used)
+    exp_term = _pool_mean(exp_term, used)
+    item_coefficient = obs_term / gap - 2 * (1 - coefficient) * exp_term / gap
+    spread = ((item_coefficient - coefficient) ** 2).where(rated_any, 0.0).sum(item)
+    finite = 1.0 if population_size is None else 1 - n / population_size
+    variance = finite * spread / (n * (n - 1)).where(n > 1)
+    se = np.sqrt(variance)
+    t = xr.apply_ufunc(lambda dof: stats.t.ppf(0.5 + confidence / 2, dof),
+                       (n - 1).where(n > 1).astype(np.float64))
+    n2 = pairable_j.any(_POOL).sum(item) if pooled else n2_j
+    reason = xr.where(observed.isnull(), REASONS["no_pairs"], "")
+    if method == "gwet" and terms["q"] < 2:
+        reason = xr.where(reason == "", REASONS["q"], reason)
+    reason = xr.where((reason == "") & coefficient.isnull(), REASONS["gap"], reason)
+    reason = xr.where((reason == "") & se.isnull(), REASONS["se"], reason)
+    return {
+        "coefficient": coefficient,
+        "observed": observed,
+        "expected": expected,
+        "se": se,
+        "ci_lower": coefficient - t * se,
+        "ci_upper": np.minimum(coefficient + t * se, 1.0),
+        "n_rated_items": n,
+        "n_pairable_items": n2,
+        "undefined_reason": reason,
+    }
+
+
+def _check_population(population_size):
+    if population_size is not None and not (
+        isinstance(population_size, (int, float, np.integer, np.floating)) and population_size > 0
+    ):
+        raise ValueError(f"population_size must be a positive number, got {population_size!r}")
+
+
+def _coefficient(da, method, weights, categories, confidence, population_size, item,
+                 annotator, label):
+    data = _prepare(da, weights, categories, item, annotator, label)
+    _check_confidence(confidence)
+    _check_population(population_size)
+    ind, w = data["indicator"], data["weights"]
+    binary_identity = xr.DataArray(np.eye(2), dims=(_CAT, _CAT2))
+    if data["multi_label"]:
+        # each label is a binary problem; pooled over labels for the overall coefficient
+        terms = _problem_terms(ind, w, method, item, annotator)
+        terms = {k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray)
+                     and label in v.dims else v) for k, v in terms.items()}
+        overall = _gwet_finish(terms, method, item, confidence, population_size, pooled=True)
+        if data["weights_name"] in ("identity", "linear", "quadratic"):
+            per_label_terms = terms  # named weights are the identity on {0, 1}
+        else:
+            per_label_terms = {k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray)
+                                   and label in v.dims else v) for k, v in
+                               _problem_terms(ind, binary_identity.copy(), method, item,
+                                              annotator).items()}
+        per_cat = _gwet_finish(per_label_terms, method, item, confidence, population_size,
+                               pooled=False)
+        per_cat = {k: v.rename({_POOL: label}) if _POOL in v.dims else v
+                   for k, v in per_cat.items()}
+        category_dim = label
+    else:
+        terms = _problem_terms(ind, w, method, item, annotator)
+        overall = _gwet_finish(terms, method, item, confidence, population_size, pooled=False)
+        # category-vs-rest: the category's own indicator against all other ratings
+        vs_rest = xr.concat([ind, data["rated"].astype(np.float64) - ind], dim=_OUTCOME)
+        vs_rest = vs_rest.rename({_CAT: "category", _OUTCOME: _CAT})
+        per_cat_terms = _problem_terms(vs_rest, binary_identity, method, item, annotator)
+        per_cat = _gwet_finish(per_cat_terms, method, item, confidence, population_size,
+                               pooled=False)
+        category_dim = "category"
+    out = dict(overall)
+    for key in ("coefficient", "observed", "expected", "se"):
+        out[f"category_{key}"] = per_cat[key]
+    result = xr.Dataset(out)
+    result = _name_categories(result, data, category_dim)
+    _attach_attrs(result, VARIABLES)
+    result.attrs = _dataset_attrs(data, METHOD_NAMES[method], confidence)
+    if method == "gwet":
+        result.attrs["coefficient_name"] = ("AC1" if data["weights_name"] == "identity"
+                                            else "AC2")
+    return result
+
+
+# --------------------------------------------------------------------------- Cohen
+
+
+def _cohen_table(table, w):
+    """Cohen's kappa and the Fleiss-Cohen-Everitt ASE of contingency tables (dims ..., _row,
+    _col) with agreement weights ``w`` (dims _row, _col)."""
+    n = table.sum([_ROW, _COL])
+    p = table / n.where(n > 0)
+    row = p.sum(_COL)
+    col = p.sum(_ROW)
+    observed = (w * p).sum([_ROW, _COL])
+    expected = xr.dot(w, row, col, dim=[_ROW, _COL])
+    gap = (1 - expected).where(np.abs(1 - expected) > _ZERO_GAP)
+    kappa = (observed - expected) / gap
+    w_row = xr.dot(w, col, dim=_COL)  # wbar_k. = sum_l w_kl p_+l
+    w_col = xr.dot(w, row, dim=_ROW)  # wbar_.l = sum_k w_kl p_k+
+    spread = (p * (w - (w_row + w_col) * (1 - kappa)) ** 2).sum([_ROW, _COL])
+    variance = (spread - (kappa - expected * (1 - kappa)) ** 2) / (gap**2 * n)
+    return {"coefficient": kappa, "observed": observed, "expected": expected,
+            "se": np.sqrt(variance.clip(min=0)), "n": n, "row": row, "col": col}
+
+
+def _binary_tables(table):
+    """Category-vs-rest 2x2 tables (dims ..., category, _row, _col) from q x q tables."""
+    q = table.sizes[_ROW]
+    diag = xr.DataArray(np.eye(q), dims=(_ROW, _COL))
+    both = (table * diag).sum(_COL).rename({_ROW: "category"})
+    first = table.sum(_COL).rename({_ROW: "category"})
+    second = table.sum(_ROW).rename({_COL: "category"})
+    n = table.sum([_ROW, _COL])
+    cells = [[both, first - both], [second - both, n - first - second + both]]
+    rows = [xr.concat(r, dim=_COL) for r in cells]
+    return xr.concat(rows, dim=_ROW).drop_vars([_ROW, _COL], errors="ignore")
+
+
+def _mean_over(values, used, dim):
+    """Mean over ``dim`` of the entries where ``used``; NaN when none is."""
+    return values.where(used).sum(dim) / used.sum(dim).where(used.any(dim))
+
+
+def _cohen_pooled(x1, m1, x2, m2, w, item, label):
+    """Cohen's kappa pooled over labels, ``(mean P_o,j - mean P_e,j) / (1 - mean P_e,j)``
+    over the labels the pair shares an item on, and its delta-method standard error from
+    per-item influence terms (for a single label: the Fleiss-Cohen-Everitt ASE)."""
+    both = m1 * m2  # item rated by both annotators on the label
+    n_j = both.sum(item)
+    used = n_j > 0
+    per_item_agreement = xr.dot(x1, w, x2.rename({_CAT: _CAT2}), dim=[_CAT, _CAT2])
+    marg1 = xr.dot(x1, m2, dim=item) / n_j.where(used)
+    marg2 = xr.dot(m1, x2, dim=item) / n_j.where(used)
+    observed_j = per_item_agreement.sum(item) / n_j.where(used)
+    expected_j = xr.dot(w, marg1, marg2.rename({_CAT: _CAT2}), dim=[_CAT, _CAT2])
+    # derivative of P_e,j with respect to the item: sum_kl w_kl (x1_ik p2_l + p1_k x2_il)
+    w_marg2 = xr.dot(w, marg2.rename({_CAT: _CAT2}), dim=_CAT2).fillna(0.0)
+    w_marg1 = xr.dot(w, marg1, dim=_CAT).rename({_CAT2: _CAT}).fillna(0.0)
+    item_expected = xr.dot(x1, w_marg2, dim=_CAT) * m2 + xr.dot(x2, w_marg1, dim=_CAT) * m1
+    n = (both.max(label) > 0).sum(item)
+    observed = _mean_over(observed_j, used, label)
+    expected = _mean_over(expected_j, used, label)
+    gap = (1 - expected).where(np.abs(1 - expected) > _ZERO_GAP)
+    kappa = (observed - expected) / gap
+    scale = n / n_j.where(used)
+    obs_term = _mean_over(scale * (per_item_agreement - observed_j * both), used, label)
+    exp_term = _mean_over(scale * (item_expected - 2 * expected_j * both), used, label)
+    influence = (obs_term - (1 - kappa) * exp_term) / gap
+    variance = (influence**2).sum(item) / (n.where(n > 0) ** 2)
+    return {"coefficient": kappa, "observed": observed, "expected": expected,
+            "se": np.sqrt(variance), "n": n, "used": used}
+
+
+def _safe_ratio(numerator, denominator):
+    return numerator / denominator.where(np.abs(denominator) > _ZERO_GAP)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _name_categories(result, data, category_dim):
+    if category_dim == "category" and "category" in result.dims:
+        result = result.assign_coords(category=np.asarray(data["categories"]))
+    elif category_dim != "category" and data["label"] in data["da"].coords:
+        da = data["da"]
+        label = data["label"]
+        result = result.assign_coords({label: da[label]})
+        for name, coord in da.coords.items():
+            if name not in result.coords and coord.dims == (label,):
+                result = result.assign_coords({name: coord})
+    annotator = data["annotator"]
+    da = data["da"]
+    if "annotator_1" in result.dims and annotator in da.coords:
+        values = da[annotator].values
+        result = result.assign_coords(annotator_1=values, annotator_2=values)
+    return result
+
+
+def _attach_attrs(result, variables):
+    for name, (long_name, symbol, description) in variables.items():
+        if name in result:
+            result[name].attrs = {"long_name": long_name, "symbol": symbol,
+                                  "description": description}
+
+
+def _dataset_attrs(data, method_name, confidence):
+    da = data["da"]
+    return {
+        "coefficient_name": method_name,
+        "input": "multi-label binary (label by label, pooled)" if data["multi_label"]
+        else "single-label ratings",
+        "categories": [c.item() if isinstance(c, np.generic) else c
+                       for c in np.asarray(data["categories"]).tolist()],
+        "weights": data["weights_name"],
+        "confidence": confidence,
+        "n_items": da.sizes[data["item"]],
+        "n_annotators": da.sizes[data["annotator"]],
+        "missing_data": "Gwet's generalized formulas: items without ratings dropped, observed "
+        "agreement over items with at least two ratings",
+        "reference": "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; Byrt, Bishop & "
+        "Carlin (1993)",
+    }

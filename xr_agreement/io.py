@@ -229,7 +229,7 @@ def from_long(
         if bad.any():
             position = int(bad.argmax())
             raise ValueError(f"column {value!r} must be 0 or 1; row {position} has "
-                             f"{table[value].iloc[position]!r}")
+                             f"{table[value].tolist()[position]!r}")
         values = np.full((len(items), len(annotators), len(universe)), np.nan)
         values[i, a, j] = column
     return _grid(values, items, annotators, universe, item, annotator, label,

@@ -6,11 +6,43 @@ framework to Krippendorff's alpha, with labeled results.
 
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
 from . import datasets
+from .alpha import alpha
+from .compare import am, augmented_kappa, boot_f1, masi
+from .files import AnnotationFileError, read_annotations
 from .io import from_long, from_sets
 from .judge import versus
+from .kappa import brennan_prediger, cohen, conger, fleiss, gwet, one_hot, percent
 from .mla import mla
+from .report import Report, report
+from .simulate import analytic_flip, prevalence_sensitivity, simulate, table4
 
-__all__ = ["datasets", "from_long", "from_sets", "mla", "versus"]
+__all__ = [
+    "alpha",
+    "am",
+    "analytic_flip",
+    "augmented_kappa",
+    "boot_f1",
+    "AnnotationFileError",
+    "Report",
+    "brennan_prediger",
+    "cohen",
+    "conger",
+    "datasets",
+    "fleiss",
+    "from_long",
+    "from_sets",
+    "gwet",
+    "masi",
+    "mla",
+    "one_hot",
+    "percent",
+    "prevalence_sensitivity",
+    "read_annotations",
+    "report",
+    "simulate",
+    "table4",
+    "versus",
+]
 
 try:
     from importlib.metadata import version as _version

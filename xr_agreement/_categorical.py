@@ -50,17 +50,27 @@ def encode_ratings(da: xr.DataArray, categories=None) -> tuple[np.ndarray, np.nd
         cats = np.asarray(list(categories), dtype=object)
         if len(set(cats.tolist())) != len(cats):
             raise ValueError("declared categories have duplicates")
-    lookup = {value: code for code, value in enumerate(cats.tolist())}
+    # vectorized lookup: factorize the present ratings, then map factor codes to categories
     codes = np.full(flat.shape, MISSING_CODE, np.int64)
-    for position in np.flatnonzero(~missing):
-        value = flat[position].item() if isinstance(flat[position], np.generic) else flat[position]
-        code = lookup.get(value)
-        if code is None:
-            where = np.unravel_index(position, values.shape)
-            named = ", ".join(f"{d}={_coord(da, d, p)!r}" for d, p in zip(da.dims, where))
-            raise ValueError(f"rating {value!r} at {named} is not one of the declared "
-                             f"categories {cats.tolist()}")
-        codes[position] = code
+    factor, uniques = pd.factorize(pd.Series(present, dtype=object if present.dtype == object
+                                             else present.dtype))
+    lookup = {value: code for code, value in enumerate(cats.tolist())}
+    unique_codes = np.array(
+        [lookup.get(u.item() if isinstance(u, np.generic) else u, MISSING_CODE)
+         for u in uniques.tolist()],
+        dtype=np.int64,
+    )
+    present_codes = unique_codes[factor] if len(uniques) else np.zeros(0, np.int64)
+    unknown = present_codes == MISSING_CODE
+    if unknown.any():
+        position = np.flatnonzero(~missing)[int(np.argmax(unknown))]
+        value = flat[position]
+        value = value.item() if isinstance(value, np.generic) else value
+        where = np.unravel_index(position, values.shape)
+        named = ", ".join(f"{d}={_coord(da, d, p)!r}" for d, p in zip(da.dims, where))
+        raise ValueError(f"rating {value!r} at {named} is not one of the declared "
+                         f"categories {cats.tolist()}")
+    codes[~missing] = present_codes
     return codes.reshape(values.shape), cats
 
 

@@ -14,6 +14,10 @@ Two kinds of input are accepted:
   complete data Fleiss, AC1 and Brennan-Prediger pooled this way equal
   :func:`xr_agreement.mla` with baselines F, AC1 and PB).
 
+A ``label`` dim (name given by ``label=``) marks multi-label input; without it the array is
+read as single-label ratings and any further dim (a ``round``) is carried through. Dask input
+is computed once when the ratings are encoded: the results are in memory.
+
 Missing ratings follow Gwet's generalized formulas (Gwet 2014, *Handbook of Inter-Rater
 Reliability*, 4th ed., ch. 2-5): items with no rating are dropped, observed agreement averages
 the items with at least two ratings, category propensities average the items with at least one.
@@ -24,9 +28,10 @@ asymptotic standard error of Fleiss, Cohen & Everitt (1969) with normal limits.
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 import xarray as xr
-from scipy import stats
 
 from ._categorical import MISSING_CODE, encode_ratings
 from ._validate import check_annotators, check_dataarray, check_dims, describe_position
@@ -57,7 +62,6 @@ REASONS = {
     "q": "fewer than 2 categories: Gwet's chance agreement T_w / (q (q - 1)) is undefined",
     "se": "standard error undefined: fewer than 2 rated items",
     "no_common": "no item rated by both annotators",
-    "se_cohen": "standard error undefined (chance agreement is 1)",
 }
 
 # long_name, symbol, description
@@ -98,8 +102,9 @@ VARIABLES = {
     "category_coefficient": (
         "category-vs-rest coefficient",
         "kappa_k",
-        "the coefficient of the binary problem 'category k or not' (identity weights); on "
-        "multi-label input the coefficient of each label",
+        "the coefficient of the binary problem 'category k or not' (identity weights: a "
+        "binary split has no order); on multi-label input the coefficient of each label "
+        "(its 0/1 problem, with the given weights)",
     ),
     "category_observed": ("category-vs-rest observed agreement", "P_o,k", "P_o of that problem"),
     "category_expected": ("category-vs-rest chance agreement", "P_e,k", "P_e of that problem"),
@@ -172,8 +177,7 @@ COHEN_VARIABLES = {
     "mean_coefficient": (
         "mean pairwise Cohen's kappa",
         "kappa_Light",
-        "Light's kappa: mean of coefficient over the distinct annotator pairs where it is "
-        "defined",
+        "Light's kappa: mean of coefficient over the distinct annotator pairs where it is defined",
     ),
     "n_pairs": ("annotator pairs averaged", "n_pairs", "pairs in mean_coefficient"),
     "undefined_reason": (
@@ -187,8 +191,17 @@ COHEN_VARIABLES = {
 # --------------------------------------------------------------------------- public API
 
 
-def fleiss(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
-           item="item", annotator="annotator", label="label") -> xr.Dataset:
+def fleiss(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+) -> xr.Dataset:
     """Fleiss' kappa in Gwet's generalized form (Scott's pi for two annotators).
 
     Chance agreement ``P_e = sum_kl w_kl pi_k pi_l`` with ``pi_k`` the mean over rated items of
@@ -220,6 +233,21 @@ def fleiss(da, weights=None, *, categories=None, confidence=0.95, population_siz
         ``label``): ``category_coefficient``, ``category_observed``, ``category_expected``,
         ``category_se``.
 
+    Raises
+    ------
+    ValueError
+        A dim is missing, fewer than 2 annotators, a rating outside declared ``categories``
+        or a multi-label value other than 0/1/NaN (each named with its coordinates), bad
+        weights, ``confidence`` outside (0, 1), ``population_size`` below the sample size.
+
+    Notes
+    -----
+    Undefined values are NaN and ``undefined_reason`` says why: no item with two ratings
+    (0/0 observed agreement), chance agreement 1 (every rating in one category: 0/0), fewer
+    than two categories for AC1, fewer than two rated items for ``se``. irrCAC instead
+    returns a value near 1 for AC1 and Brennan-Prediger with one category and replaces a zero
+    standard error by 1e-15; otherwise the numbers agree with irrCAC to rounding.
+
     Examples
     --------
     >>> import xarray as xr, xr_agreement
@@ -233,12 +261,22 @@ def fleiss(da, weights=None, *, categories=None, confidence=0.95, population_siz
     >>> result.category_coefficient.round(3).to_series().to_dict()
     {'G': 0.76, 'N': 0.55, 'P': 0.467}
     """
-    return _coefficient(da, "fleiss", weights, categories, confidence, population_size,
-                        item, annotator, label)
+    return _coefficient(
+        da, "fleiss", weights, categories, confidence, population_size, item, annotator, label
+    )
 
 
-def conger(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
-           item="item", annotator="annotator", label="label") -> xr.Dataset:
+def conger(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+) -> xr.Dataset:
     """Conger's kappa: chance agreement from each annotator's own marginals, averaged over
     annotator pairs (Cohen's kappa for two annotators on complete data).
 
@@ -256,12 +294,22 @@ def conger(da, weights=None, *, categories=None, confidence=0.95, population_siz
     >>> round(float(xr_agreement.conger(ratings).coefficient), 6)
     0.567568
     """
-    return _coefficient(da, "conger", weights, categories, confidence, population_size,
-                        item, annotator, label)
+    return _coefficient(
+        da, "conger", weights, categories, confidence, population_size, item, annotator, label
+    )
 
 
-def gwet(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
-         item="item", annotator="annotator", label="label") -> xr.Dataset:
+def gwet(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+) -> xr.Dataset:
     """Gwet's AC1 (AC2 with weights).
 
     ``P_e = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)``, ``T_w`` the sum of the weights and
@@ -276,13 +324,22 @@ def gwet(da, weights=None, *, categories=None, confidence=0.95, population_size=
     >>> round(float(xr_agreement.gwet(ratings).coefficient), 6)
     0.616
     """
-    return _coefficient(da, "gwet", weights, categories, confidence, population_size,
-                        item, annotator, label)
+    return _coefficient(
+        da, "gwet", weights, categories, confidence, population_size, item, annotator, label
+    )
 
 
-def brennan_prediger(da, weights=None, *, categories=None, confidence=0.95,
-                     population_size=None, item="item", annotator="annotator",
-                     label="label") -> xr.Dataset:
+def brennan_prediger(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+) -> xr.Dataset:
     """Brennan-Prediger coefficient: chance agreement ``T_w / q**2`` (``1 / q`` unweighted),
     PABAK for two categories. Parameters and returns as in :func:`fleiss`.
 
@@ -295,12 +352,30 @@ def brennan_prediger(da, weights=None, *, categories=None, confidence=0.95,
     >>> round(float(xr_agreement.brennan_prediger(ratings).coefficient), 6)
     0.6
     """
-    return _coefficient(da, "brennan_prediger", weights, categories, confidence,
-                        population_size, item, annotator, label)
+    return _coefficient(
+        da,
+        "brennan_prediger",
+        weights,
+        categories,
+        confidence,
+        population_size,
+        item,
+        annotator,
+        label,
+    )
 
 
-def percent(da, weights=None, *, categories=None, confidence=0.95, population_size=None,
-            item="item", annotator="annotator", label="label") -> xr.Dataset:
+def percent(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+) -> xr.Dataset:
     """Percent (raw) agreement: Gwet's ``p_a`` with no chance correction (``expected`` = 0).
     Parameters and returns as in :func:`fleiss`.
 
@@ -313,8 +388,9 @@ def percent(da, weights=None, *, categories=None, confidence=0.95, population_si
     >>> round(float(xr_agreement.percent(ratings).coefficient), 6)
     0.733333
     """
-    return _coefficient(da, "percent", weights, categories, confidence, population_size,
-                        item, annotator, label)
+    return _coefficient(
+        da, "percent", weights, categories, confidence, population_size, item, annotator, label
+    )
 
 
 def one_hot(da, categories=None, *, label="label") -> xr.DataArray:
@@ -353,13 +429,23 @@ def one_hot(da, categories=None, *, label="label") -> xr.DataArray:
     out = xr.DataArray(onehot, dims=(*da.dims, label), coords=da.coords)
     out = out.assign_coords({label: cats})
     out.name = da.name
-    out.attrs = {"long_name": "one-hot decisions",
-                 "description": "1 where the rating is the label's category, NaN where missing"}
+    out.attrs = {
+        "long_name": "one-hot decisions",
+        "description": "1 where the rating is the label's category, NaN where missing",
+    }
     return out
 
 
-def cohen(da, weights=None, *, categories=None, confidence=0.95, item="item",
-          annotator="annotator", label="label") -> xr.Dataset:
+def cohen(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    item="item",
+    annotator="annotator",
+    label="label",
+) -> xr.Dataset:
     """Cohen's kappa of every annotator pair, with the Byrt prevalence and bias indices.
 
     Each pair uses the items both annotators rated (pairwise-complete). The standard error is
@@ -402,8 +488,8 @@ def cohen(da, weights=None, *, categories=None, confidence=0.95, item="item",
     >>> result.bias_index.sel(annotator_1="A", annotator_2="B").values
     array([ 0.1,  0. , -0.1])
     """
-    data = _prepare(da, weights, categories, item, annotator, label)
     _check_confidence(confidence)
+    data = _prepare(da, weights, categories, item, annotator, label)
     ind, w = data["indicator"], data["weights"]
     x1 = ind.rename({annotator: "annotator_1"})
     x2 = ind.rename({annotator: "annotator_2"})
@@ -420,10 +506,10 @@ def cohen(da, weights=None, *, categories=None, confidence=0.95, item="item",
         per_label = _cohen_table(table, w_rc)
         pi = (per_label["row"] + per_label["col"].rename({_COL: _ROW})) / 2
         scott_expected = _mean_over(
-            xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL]), used, label)
+            xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL]), used, label
+        )
         # per label: the 2x2 table itself, category "1" in the first row/column
-        binary = table.isel({_ROW: [1, 0], _COL: [1, 0]}).drop_vars([_ROW, _COL],
-                                                                     errors="ignore")
+        binary = table.isel({_ROW: [1, 0], _COL: [1, 0]}).drop_vars([_ROW, _COL], errors="ignore")
         category_dim = label
     else:
         overall = _cohen_table(table, w_rc)
@@ -431,25 +517,27 @@ def cohen(da, weights=None, *, categories=None, confidence=0.95, item="item",
         scott_expected = xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL])
         binary = _binary_tables(table)
         category_dim = "category"
-    coefficient, observed, expected, se = (overall[k] for k in ("coefficient", "observed",
-                                                                "expected", "se"))
+    coefficient, observed, expected, se = (
+        overall[k] for k in ("coefficient", "observed", "expected", "se")
+    )
     n_common = overall["n"]
-    identity = xr.DataArray(np.eye(2), dims=(_ROW, _COL))
-    per_cat = _cohen_table(binary, identity)
+    if data["multi_label"]:
+        per_cat = per_label  # each label's own 2x2 problem, with the given weights
+    else:  # category-vs-rest: a binary split has no order, so identity weights
+        per_cat = _cohen_table(binary, xr.DataArray(np.eye(2), dims=(_ROW, _COL)))
     n_cat = per_cat["n"].where(per_cat["n"] > 0)
     prevalence_index = (binary.isel({_ROW: 0, _COL: 0}) - binary.isel({_ROW: 1, _COL: 1})) / n_cat
     bias_index = (binary.isel({_ROW: 0, _COL: 1}) - binary.isel({_ROW: 1, _COL: 0})) / n_cat
     pabak = _safe_ratio(observed - bp_expected, xr.full_like(observed, 1 - bp_expected))
     bias_adjusted = _safe_ratio(observed - scott_expected, 1 - scott_expected)
 
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    reason = xr.where(n_common == 0, REASONS["no_common"],
-                      xr.where(coefficient.isnull(), REASONS["gap"],
-                               xr.where(se.isnull(), REASONS["se_cohen"], "")))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    reason = xr.where(
+        n_common == 0, REASONS["no_common"], xr.where(coefficient.isnull(), REASONS["gap"], "")
+    )
     pair_dims = ("annotator_1", "annotator_2")
     n_annotators = da.sizes[annotator]
-    distinct = xr.DataArray(np.triu(np.ones((n_annotators, n_annotators), bool), 1),
-                            dims=pair_dims)
+    distinct = xr.DataArray(np.triu(np.ones((n_annotators, n_annotators), bool), 1), dims=pair_dims)
     defined = coefficient.notnull() & distinct
     n_pairs = defined.sum(pair_dims)
     out = {
@@ -466,8 +554,7 @@ def cohen(da, weights=None, *, categories=None, confidence=0.95, item="item",
         "category_se": per_cat["se"],
         "prevalence_index": prevalence_index,
         "bias_index": bias_index,
-        "mean_coefficient": coefficient.where(defined).sum(pair_dims)
-        / n_pairs.where(n_pairs > 0),
+        "mean_coefficient": coefficient.where(defined).sum(pair_dims) / n_pairs.where(n_pairs > 0),
         "n_pairs": n_pairs,
         "undefined_reason": reason,
     }
@@ -498,27 +585,36 @@ def _prepare(da, weights, categories, item, annotator, label):
     multi_label = label in da.dims
     if multi_label:
         check_dims(da, item=item, annotator=annotator, label=label)
+        check_annotators(da, annotator)
         if "category" in da.dims:
             raise ValueError("dim 'category' is reserved for outputs; rename it")
         if categories is not None:
-            raise ValueError("categories= applies to single-label ratings; multi-label input "
-                             f"(dim {label!r}) has the categories 0 and 1")
+            raise ValueError(
+                "categories= applies to single-label ratings; multi-label input "
+                f"(dim {label!r}) has the categories 0 and 1"
+            )
         if da.dtype.kind not in "biuf":
-            raise TypeError(f"multi-label decisions must be 0/1 (bool, int or float, NaN "
-                            f"missing); got dtype {da.dtype}")
+            raise TypeError(
+                f"multi-label decisions must be 0/1 (bool, int or float, NaN "
+                f"missing); got dtype {da.dtype}"
+            )
         values = np.asarray(da.values)
         bad = (values != 0) & (values != 1)
         if values.dtype.kind == "f":
             bad &= ~np.isnan(values)
         if bad.any():
-            coords = [(d, da[d].values if d in da.coords else np.arange(da.sizes[d]))
-                      for d in da.dims]
+            coords = [
+                (d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in da.dims
+            ]
             raise ValueError(describe_position(values, coords))
         cats = np.array([0, 1])
-        rated = da.notnull()
-        ind = xr.concat([(da == 0) & rated, (da == 1) & rated], dim=_CAT).astype(np.float64)
+        # from here on in memory (dask input is computed once, like single-label ratings)
+        decisions = da.copy(data=values)
+        rated = decisions.notnull()
+        ind = xr.concat([decisions == 0, decisions == 1], dim=_CAT).astype(np.float64)
     else:
         check_dims(da, item=item, annotator=annotator)
+        check_annotators(da, annotator)
         if "category" in da.dims:
             raise ValueError("dim 'category' is reserved for outputs; rename it")
         codes, cats = encode_ratings(da, categories)
@@ -527,7 +623,6 @@ def _prepare(da, weights, categories, item, annotator, label):
         codes_da = xr.DataArray(codes, dims=da.dims, coords=da.coords)
         rated = codes_da != MISSING_CODE
         ind = (codes_da == xr.DataArray(np.arange(len(cats)), dims=_CAT)).astype(np.float64)
-    check_annotators(da, annotator)
     w, weights_name = _weight_matrix(weights, cats)
     extra = [d for d in ind.dims if d not in (item, annotator, _CAT)]
     ind = ind.transpose(*extra, item, annotator, _CAT)
@@ -552,8 +647,10 @@ def _weight_matrix(weights, cats):
         return np.eye(q), "identity"
     if isinstance(weights, str):
         if weights not in ("linear", "quadratic"):
-            raise ValueError(f"unknown weights {weights!r}; use None, 'identity', 'linear', "
-                             "'quadratic' or a (q, q) matrix")
+            raise ValueError(
+                f"unknown weights {weights!r}; use None, 'identity', 'linear', "
+                "'quadratic' or a (q, q) matrix"
+            )
         if q < 2:
             return np.eye(q), weights
         numeric = np.asarray(cats).dtype.kind in "biuf"
@@ -562,13 +659,16 @@ def _weight_matrix(weights, cats):
         return (1 - distance if weights == "linear" else 1 - distance**2), weights
     matrix = np.asarray(weights, dtype=np.float64)
     if matrix.shape != (q, q):
-        raise ValueError(f"weights matrix must be ({q}, {q}) for the categories "
-                         f"{list(cats)}; got shape {matrix.shape}")
+        raise ValueError(
+            f"weights matrix must be ({q}, {q}) for the categories "
+            f"{list(cats)}; got shape {matrix.shape}"
+        )
     if not np.all(np.isfinite(matrix)) or matrix.min() < 0 or matrix.max() > 1:
         raise ValueError("weights must be finite numbers in [0, 1]")
     if not np.all(np.diag(matrix) == 1):
-        raise ValueError(f"weights must be 1 on the diagonal (full agreement); got "
-                         f"{np.diag(matrix).tolist()}")
+        raise ValueError(
+            f"weights must be 1 on the diagonal (full agreement); got {np.diag(matrix).tolist()}"
+        )
     return matrix, "custom"
 
 
@@ -577,29 +677,31 @@ def _weight_matrix(weights, cats):
 
 def _problem_terms(ind, w, method, item, annotator):
     """Per-problem quantities of Gwet's formulas for indicator ``ind`` (dims ..., item,
-    annotator, _category). Every leading dim is a separate problem."""
+    annotator, _category; 0/1, no NaN). Every leading dim is a separate problem."""
     q = ind.sizes[_CAT]
-    counts = ind.sum(annotator)  # r_ik
-    raters = counts.sum(_CAT)  # r_i
+    # the indicator has no NaN: skipna=False avoids NaN-aware (slow) reductions
+    counts = ind.sum(annotator, skipna=False)  # r_ik
+    raters = counts.sum(_CAT, skipna=False)  # r_i
     rated_item = raters >= 1
     pairable = raters >= 2
     n = rated_item.sum(item)
     n_pairable = pairable.sum(item)
     weighted_counts = xr.dot(w, counts.rename({_CAT: _CAT2}), dim=_CAT2)  # r*_ik
-    pair_den = (raters * (raters - 1)).where(pairable)
-    item_observed = ((counts * (weighted_counts - 1)).sum(_CAT) / pair_den).fillna(0.0)
-    observed = item_observed.sum(item) / n_pairable.where(n_pairable > 0)
-    share = (counts / raters.where(rated_item)).fillna(0.0)  # r_ik / r_i
-    pi = share.sum(item) / n.where(n > 0)
+    pair_den = np.maximum(raters * (raters - 1), 1)
+    item_observed = (xr.dot(counts, weighted_counts - 1, dim=_CAT) / pair_den).where(pairable, 0.0)
+    observed = item_observed.sum(item, skipna=False) / n_pairable.where(n_pairable > 0)
+    share = counts / np.maximum(raters, 1)  # r_ik / r_i (0 on unrated items)
+    pi = share.sum(item, skipna=False) / n.where(n > 0)
     total_weight = float(w.sum())
     if method == "fleiss":
         pi_other = pi.rename({_CAT: _CAT2})
         expected = xr.dot(w, pi, pi_other, dim=[_CAT, _CAT2])
-        pi_w = (xr.dot(w, pi_other, dim=_CAT2) + xr.dot(w, pi, dim=_CAT).rename({_CAT2: _CAT}))
+        # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
+        pi_w = xr.dot(w, pi_other, dim=_CAT2) + xr.dot(w, pi, dim=_CAT).rename({_CAT2: _CAT})
         item_expected = xr.dot(share, pi_w / 2, dim=_CAT)
     elif method == "gwet":
         scale = total_weight / (q * (q - 1)) if q >= 2 else np.nan
-        expected = scale * (pi * (1 - pi)).sum(_CAT)
+        expected = scale * xr.dot(pi, 1 - pi, dim=_CAT)
         item_expected = scale * xr.dot(share, 1 - pi, dim=_CAT)
     elif method == "brennan_prediger":
         expected = xr.full_like(observed, total_weight / q**2)
@@ -608,7 +710,7 @@ def _problem_terms(ind, w, method, item, annotator):
         expected = xr.zeros_like(observed)
         item_expected = expected
     elif method == "conger":
-        expected, item_expected = _conger_terms(ind, w, rated_item, n, item, annotator)
+        expected, item_expected = _conger_terms(ind, w, n, item, annotator)
     else:  # pragma: no cover - internal
         raise ValueError(method)
     return {
@@ -624,26 +726,35 @@ def _problem_terms(ind, w, method, item, annotator):
     }
 
 
-def _conger_terms(ind, w, rated_item, n, item, annotator):
-    """Conger's chance agreement and Gwet's per-item chance terms (Gwet 2014, ch. 5)."""
-    # delta_igk, epsilon_ig on rated items only (items nobody rated are dropped)
-    delta = ind.where(rated_item, 0.0)
-    epsilon = delta.sum(_CAT)
-    n_g = epsilon.sum(item)
-    active = n_g > 0  # annotators who rated something
+def _conger_terms(ind, w, n, item, annotator):
+    """Conger's chance agreement and Gwet's per-item chance terms (Gwet 2014, ch. 5).
+
+    Gwet's ``lambda_ig = (n / n_g) sum_kl (r pbar_k - p_gk) w_kl (delta_igl - (eps_ig - n_g /
+    n) p_gl)`` summed over annotators is ``sum_g B_g,code(i,g) - sum_g eps_ig C_g + sum_g D_g``
+    with small (annotator x category) factors, so no (item x annotator x category x category)
+    array is formed.
+    """
+    rated = ind.sum(_CAT, skipna=False)  # epsilon_ig
+    n_g = rated.sum(item, skipna=False)
+    active = n_g > 0  # annotators without any rating are left out
     r = active.sum(annotator)
-    p_gk = (delta.sum(item) / n_g.where(active)).fillna(0.0)
+    p_gk = ind.sum(item, skipna=False) / n_g.where(active)
     p_mean = p_gk.sum(annotator) / r
     p_other = p_gk.rename({_CAT: _CAT2})
     mean_other = p_mean.rename({_CAT: _CAT2})
-    cross = xr.dot(p_gk, p_other, dim=annotator)
+    cross = xr.dot(p_gk.fillna(0.0), p_other.fillna(0.0), dim=annotator)
     s2 = (cross - r * p_mean * mean_other) / (r - 1).where(r > 1)
-    expected = (w * (p_mean * mean_other - s2 / r)).sum([_CAT, _CAT2])
-    # lambda_igk = (n / n_g) sum_l w_kl (delta_igl - (eps_ig - n_g / n) p_gl)
-    inner = delta.rename({_CAT: _CAT2}) - (epsilon - n_g / n) * p_other
-    lam_k = xr.dot(w, inner, dim=_CAT2) * (n / n_g.where(active))
-    lam = xr.dot(lam_k.fillna(0.0), r * p_mean - p_gk, dim=_CAT)
-    item_expected = lam.where(active, 0.0).sum(annotator) / (r * (r - 1)).where(r > 1)
+    expected = (w * (p_mean * mean_other - s2 / r)).sum([_CAT, _CAT2], skipna=False)
+    factor = (n / n_g.where(active)) * xr.dot(r * p_mean - p_gk, w, dim=_CAT)
+    factor = factor.rename({_CAT2: _CAT}).where(active, 0.0)  # B_gl
+    c_g = xr.dot(factor, p_gk.fillna(0.0), dim=_CAT)
+    d_g = (n_g / n) * c_g
+    lam = (
+        xr.dot(ind, factor, dim=[annotator, _CAT])
+        - xr.dot(rated, c_g, dim=annotator)
+        + d_g.sum(annotator)
+    )
+    item_expected = lam / (r * (r - 1)).where(r > 1)
     return expected, item_expected
 
 
@@ -657,6 +768,8 @@ def _pool_mean(values, used):
 def _gwet_finish(terms, method, item, confidence, population_size, pooled):
     """Coefficient, its standard error and limits from :func:`_problem_terms`, pooling the
     problems along _POOL when ``pooled``."""
+    from scipy import stats  # imported here so that ``import xr_agreement`` stays light
+
     observed_j, expected_j = terms["observed"], terms["expected"]
     n_j, n2_j = terms["n"], terms["n_pairable"]
     rated_j, pairable_j = terms["rated_item"], terms["pairable"]
@@ -673,11 +786,13 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled):
     gap = gap.where(np.abs(gap) > _ZERO_GAP)
     coefficient = (observed - expected) / gap
     # Gwet's linearized per-item terms, rescaled from each problem's n'' (or n) to the pooled n
-    obs_term = ((n / n2_j.where(n2_j > 0)) * (terms["item_observed"] - expected_j)
-                ).where(pairable_j, 0.0)
+    obs_term = ((n / n2_j.where(n2_j > 0)) * (terms["item_observed"] - expected_j)).where(
+        pairable_j, 0.0
+    )
     if method in ("fleiss", "gwet", "conger"):
-        exp_term = ((n / n_j.where(n_j > 0)) * (terms["item_expected"] - expected_j)
-                    ).where(rated_j, 0.0)
+        exp_term = ((n / n_j.where(n_j > 0)) * (terms["item_expected"] - expected_j)).where(
+            rated_j, 0.0
+        )
     else:  # fixed chance agreement: no sampling variation
         exp_term = xr.zeros_like(obs_term)
     obs_term = _pool_mean(obs_term, used)
@@ -686,9 +801,10 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled):
     spread = ((item_coefficient - coefficient) ** 2).where(rated_any, 0.0).sum(item)
     finite = 1.0 if population_size is None else 1 - n / population_size
     variance = finite * spread / (n * (n - 1)).where(n > 1)
-    se = np.sqrt(variance)
-    t = xr.apply_ufunc(lambda dof: stats.t.ppf(0.5 + confidence / 2, dof),
-                       (n - 1).where(n > 1).astype(np.float64))
+    se = np.sqrt(variance).where(coefficient.notnull())
+    t = xr.apply_ufunc(
+        lambda dof: stats.t.ppf(0.5 + confidence / 2, dof), (n - 1).where(n > 1).astype(np.float64)
+    )
     n2 = pairable_j.any(_POOL).sum(item) if pooled else n2_j
     reason = xr.where(observed.isnull(), REASONS["no_pairs"], "")
     if method == "gwet" and terms["q"] < 2:
@@ -708,37 +824,38 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled):
     }
 
 
-def _check_population(population_size):
+def _check_population(population_size, n_items):
     if population_size is not None and not (
-        isinstance(population_size, (int, float, np.integer, np.floating)) and population_size > 0
+        isinstance(population_size, (int, float, np.integer, np.floating))
+        and population_size >= n_items
     ):
-        raise ValueError(f"population_size must be a positive number, got {population_size!r}")
+        raise ValueError(
+            f"population_size must be a number of items at least the sample's {n_items}, "
+            f"got {population_size!r}"
+        )
 
 
-def _coefficient(da, method, weights, categories, confidence, population_size, item,
-                 annotator, label):
-    data = _prepare(da, weights, categories, item, annotator, label)
+def _coefficient(
+    da, method, weights, categories, confidence, population_size, item, annotator, label
+):
     _check_confidence(confidence)
-    _check_population(population_size)
+    _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
+    data = _prepare(da, weights, categories, item, annotator, label)
     ind, w = data["indicator"], data["weights"]
     binary_identity = xr.DataArray(np.eye(2), dims=(_CAT, _CAT2))
     if data["multi_label"]:
         # each label is a binary problem; pooled over labels for the overall coefficient
         terms = _problem_terms(ind, w, method, item, annotator)
-        terms = {k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray)
-                     and label in v.dims else v) for k, v in terms.items()}
+        terms = {
+            k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray) and label in v.dims else v)
+            for k, v in terms.items()
+        }
         overall = _gwet_finish(terms, method, item, confidence, population_size, pooled=True)
-        if data["weights_name"] in ("identity", "linear", "quadratic"):
-            per_label_terms = terms  # named weights are the identity on {0, 1}
-        else:
-            per_label_terms = {k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray)
-                                   and label in v.dims else v) for k, v in
-                               _problem_terms(ind, binary_identity.copy(), method, item,
-                                              annotator).items()}
-        per_cat = _gwet_finish(per_label_terms, method, item, confidence, population_size,
-                               pooled=False)
-        per_cat = {k: v.rename({_POOL: label}) if _POOL in v.dims else v
-                   for k, v in per_cat.items()}
+        # the labels' own binary problems (the pooled constituents, same weights)
+        per_cat = _gwet_finish(terms, method, item, confidence, population_size, pooled=False)
+        per_cat = {
+            k: v.rename({_POOL: label}) if _POOL in v.dims else v for k, v in per_cat.items()
+        }
         category_dim = label
     else:
         terms = _problem_terms(ind, w, method, item, annotator)
@@ -747,8 +864,9 @@ def _coefficient(da, method, weights, categories, confidence, population_size, i
         vs_rest = xr.concat([ind, data["rated"].astype(np.float64) - ind], dim=_OUTCOME)
         vs_rest = vs_rest.rename({_CAT: "category", _OUTCOME: _CAT})
         per_cat_terms = _problem_terms(vs_rest, binary_identity, method, item, annotator)
-        per_cat = _gwet_finish(per_cat_terms, method, item, confidence, population_size,
-                               pooled=False)
+        per_cat = _gwet_finish(
+            per_cat_terms, method, item, confidence, population_size, pooled=False
+        )
         category_dim = "category"
     out = dict(overall)
     for key in ("coefficient", "observed", "expected", "se"):
@@ -758,8 +876,7 @@ def _coefficient(da, method, weights, categories, confidence, population_size, i
     _attach_attrs(result, VARIABLES)
     result.attrs = _dataset_attrs(data, METHOD_NAMES[method], confidence)
     if method == "gwet":
-        result.attrs["coefficient_name"] = ("AC1" if data["weights_name"] == "identity"
-                                            else "AC2")
+        result.attrs["coefficient_name"] = "AC1" if data["weights_name"] == "identity" else "AC2"
     return result
 
 
@@ -771,18 +888,27 @@ def _cohen_table(table, w):
     _col) with agreement weights ``w`` (dims _row, _col)."""
     n = table.sum([_ROW, _COL])
     p = table / n.where(n > 0)
-    row = p.sum(_COL)
-    col = p.sum(_ROW)
-    observed = (w * p).sum([_ROW, _COL])
+    # sums with skipna=False: a pair without common items must stay NaN, not 0
+    row = p.sum(_COL, skipna=False)
+    col = p.sum(_ROW, skipna=False)
+    observed = (w * p).sum([_ROW, _COL], skipna=False)
     expected = xr.dot(w, row, col, dim=[_ROW, _COL])
     gap = (1 - expected).where(np.abs(1 - expected) > _ZERO_GAP)
     kappa = (observed - expected) / gap
     w_row = xr.dot(w, col, dim=_COL)  # wbar_k. = sum_l w_kl p_+l
     w_col = xr.dot(w, row, dim=_ROW)  # wbar_.l = sum_k w_kl p_k+
-    spread = (p * (w - (w_row + w_col) * (1 - kappa)) ** 2).sum([_ROW, _COL])
+    spread = (p * (w - (w_row + w_col) * (1 - kappa)) ** 2).sum([_ROW, _COL], skipna=False)
     variance = (spread - (kappa - expected * (1 - kappa)) ** 2) / (gap**2 * n)
-    return {"coefficient": kappa, "observed": observed, "expected": expected,
-            "se": np.sqrt(variance.clip(min=0)), "n": n, "row": row, "col": col}
+    # clip: rounding can leave a tiny negative variance when it is 0
+    return {
+        "coefficient": kappa,
+        "observed": observed,
+        "expected": expected,
+        "se": np.sqrt(variance.clip(min=0)),
+        "n": n,
+        "row": row,
+        "col": col,
+    }
 
 
 def _binary_tables(table):
@@ -829,8 +955,14 @@ def _cohen_pooled(x1, m1, x2, m2, w, item, label):
     exp_term = _mean_over(scale * (item_expected - 2 * expected_j * both), used, label)
     influence = (obs_term - (1 - kappa) * exp_term) / gap
     variance = (influence**2).sum(item) / (n.where(n > 0) ** 2)
-    return {"coefficient": kappa, "observed": observed, "expected": expected,
-            "se": np.sqrt(variance), "n": n, "used": used}
+    return {
+        "coefficient": kappa,
+        "observed": observed,
+        "expected": expected,
+        "se": np.sqrt(variance),
+        "n": n,
+        "used": used,
+    }
 
 
 def _safe_ratio(numerator, denominator):
@@ -841,6 +973,12 @@ def _safe_ratio(numerator, denominator):
 
 
 def _name_categories(result, data, category_dim):
+    """Category (or label) coordinates, annotator coordinates on the pair dims, and a dim
+    order that reads naturally: *extra, annotator_1, annotator_2, category."""
+    ends = ("annotator_1", "annotator_2", category_dim)
+    order = [d for d in data["da"].dims if d in result.dims and d not in ends]
+    order += [d for d in ends if d in result.dims]
+    result = result.transpose(*order, ...)
     if category_dim == "category" and "category" in result.dims:
         result = result.assign_coords(category=np.asarray(data["categories"]))
     elif category_dim != "category" and data["label"] in data["da"].coords:
@@ -861,18 +999,24 @@ def _name_categories(result, data, category_dim):
 def _attach_attrs(result, variables):
     for name, (long_name, symbol, description) in variables.items():
         if name in result:
-            result[name].attrs = {"long_name": long_name, "symbol": symbol,
-                                  "description": description}
+            result[name].attrs = {
+                "long_name": long_name,
+                "symbol": symbol,
+                "description": description,
+            }
 
 
 def _dataset_attrs(data, method_name, confidence):
     da = data["da"]
     return {
         "coefficient_name": method_name,
-        "input": "multi-label binary (label by label, pooled)" if data["multi_label"]
+        "input": "multi-label binary (label by label, pooled)"
+        if data["multi_label"]
         else "single-label ratings",
-        "categories": [c.item() if isinstance(c, np.generic) else c
-                       for c in np.asarray(data["categories"]).tolist()],
+        "categories": [
+            c.item() if isinstance(c, np.generic) else c
+            for c in np.asarray(data["categories"]).tolist()
+        ],
         "weights": data["weights_name"],
         "confidence": confidence,
         "n_items": da.sizes[data["item"]],

@@ -78,4 +78,4 @@ def _coord(da: xr.DataArray, dim: str, position: int):
     if dim in da.coords:
         value = da[dim].values[position]
         return value.item() if isinstance(value, np.generic) else value
-    return position
+    return int(position)

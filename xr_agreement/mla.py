@@ -203,6 +203,13 @@ def mla(
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    resample: str = "item",
+    method: str = "percentile",
+    seed=None,
+    return_replicates: bool = False,
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """Multi-Label Agreement of binary multi-label decisions.
 
@@ -218,6 +225,28 @@ def mla(
         or "all", adds a ``baseline`` dim to the baseline-dependent variables.
     item, annotator, label : str
         Names of the dims that play these roles.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of bootstrap intervals. Each corpus- and label-level
+        coefficient variable ``V`` then gains ``V_lower`` and ``V_upper`` (same dims); the
+        Dataset attrs record ``ci_level``, ``ci_method``, ``ci_n_resamples`` and
+        ``ci_resampling_unit``. Item-level values and counts get no interval. See
+        :mod:`xr_agreement.bootstrap` for the semantics.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    resample : {"item", "annotator", "both"}, default "item"
+        The resampled unit: items (the usual design), annotators (an annotator drawn twice
+        counts as two distinct raters), or both (two-way bootstrap). The baseline is
+        recomputed in every replicate; the label universe stays fixed.
+    method : {"percentile", "bca"}, default "percentile"
+        Percentile or bias-corrected and accelerated (jackknife acceleration over the
+        resampled unit) intervals.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling; the same seed gives the same intervals on numpy and dask
+        input.
+    return_replicates : bool, default False
+        Add ``V_replicates`` with a ``resample`` dim for each interval variable.
+    progress : bool, optional
+        Show a tqdm progress bar; by default only in interactive sessions.
 
     Returns
     -------
@@ -264,9 +293,15 @@ def mla(
     check_binary_dtype(da)
     check_annotators(da, annotator)
     names, single = parse_baselines(baseline)
+    if ci is not None:
+        from . import bootstrap as _bootstrap
+
+        ci, n_resamples, resample, method = _bootstrap.check_options(
+            ci, n_resamples, resample, method, seed, progress
+        )
     label_counts, item_counts, extra = count_arrays(da, item, annotator, label)
     values = finish_counts(label_counts, item_counts[..., 0], item_counts[..., 1], names)
-    return assemble(
+    result = assemble(
         values,
         names,
         single,
@@ -275,6 +310,24 @@ def mla(
         label=label,
         coords=kept_coords(da, (*extra, item, label)),
         n_annotators=da.sizes[annotator],
+    )
+    if ci is None:
+        return result
+    return _bootstrap.mla_intervals(
+        da,
+        result,
+        names,
+        single,
+        item=item,
+        annotator=annotator,
+        label=label,
+        ci=ci,
+        n_resamples=n_resamples,
+        resample=resample,
+        method=method,
+        seed=seed,
+        return_replicates=return_replicates,
+        progress=progress,
     )
 
 
@@ -366,11 +419,17 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     # sum_i 2 x (m - x) / (m - 1) = n_j D_o,j
     disagreement = (2 * (m * positives - squares) * inverse).sum(-1)
     p_j = _divide(positives_j, n_j)
-    label_observed = 1 - _divide(disagreement, n_j)
+    # coefficients are computed as 1 - D / (1 - A_e): equal to (A_o - A_e) / (1 - A_e), and
+    # exactly 1 when nothing disagrees
+    label_disagreement = _divide(disagreement, n_j)
+    label_observed = 1 - label_disagreement
     max_disagreement = _max_disagreement(cells, positives_j)
     item_observed = _divide(item_agreeing, item_pairs)
-    observed = 1 - _divide(disagreement.sum(-1), total_values)
-    observed_minimum = 1 - _divide(2 * max_disagreement.sum(-1), total_values)
+    item_disagreement = _divide(item_pairs - item_agreeing, item_pairs)
+    observed_disagreement = _divide(disagreement.sum(-1), total_values)
+    observed = 1 - observed_disagreement
+    maximum_disagreement = _divide(2 * max_disagreement.sum(-1), total_values)
+    observed_minimum = 1 - maximum_disagreement
     # Krippendorff: D_e,j from pairable values drawn without replacement
     expected_disagreement = np.nan_to_num(
         _divide(2 * positives_j * (n_j - positives_j), n_j - 1), nan=0.0
@@ -382,14 +441,14 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         label_expected, label_gap = _baseline_terms(name, p_j)
         expected = _divide(np.nan_to_num(n_j * label_expected).sum(-1), total_values)
         gap = _divide(np.nan_to_num(n_j * label_gap).sum(-1), total_values)
-        dependent["agreement"].append(_divide(observed - expected, gap))
+        dependent["agreement"].append(1 - _divide(observed_disagreement, gap))
         dependent["expected"].append(expected)
-        dependent["minimum"].append(_divide(observed_minimum - expected, gap))
+        dependent["minimum"].append(1 - _divide(maximum_disagreement, gap))
         dependent["item_agreement"].append(
-            _divide(item_observed - expected[..., None], gap[..., None])
+            1 - _divide(item_disagreement, gap[..., None])
         )
         dependent["label_expected"].append(label_expected)
-        dependent["label_agreement"].append(_divide(label_observed - label_expected, label_gap))
+        dependent["label_agreement"].append(1 - _divide(label_disagreement, label_gap))
         dependent["label_weight"].append(np.nan_to_num(label_gap, nan=0.0))
     stack = np.stack if isinstance(p_j, np.ndarray) else _dask_stack
     n_items = item_pairs.shape[-1]

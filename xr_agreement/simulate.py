@@ -28,6 +28,7 @@ import time
 import numpy as np
 import xarray as xr
 
+from . import compare
 from .mla import mla
 
 GENERATORS = {
@@ -77,7 +78,7 @@ def _prevalence_per_label(prevalence, n_labels: int) -> np.ndarray:
     bad = ~((values >= 0) & (values <= 1))
     if bad.any():
         j = int(np.argmax(bad))
-        raise ValueError(f"prevalence must lie in [0, 1]; got {values[j]!r} for label={j}")
+        raise ValueError(f"prevalence must lie in [0, 1]; got {float(values[j])!r} for label={j}")
     return values
 
 
@@ -179,8 +180,7 @@ def simulate(
         del coords["replicate"]
     attrs = {
         "long_name": "simulated decision",
-        "description": f"{generator} generator: {GENERATORS[generator]} (MLA paper, "
-        "section 4)",
+        "description": f"{generator} generator: {GENERATORS[generator]} (MLA paper, section 4)",
         "generator": generator,
         "prevalence": p.tolist() if np.ndim(prevalence) else float(prevalence),
     }
@@ -195,14 +195,18 @@ ANALYTIC_VARIABLES = {
     "observed": (
         "expected observed agreement",
         "A_o",
-        "probability that two annotators agree on a label decision: (1 - eps)^2 + eps^2 "
-        "under flip, p^2 + (1 - p)^2 under independent draws",
+        (
+            "probability that two annotators agree on a label decision: (1 - eps)^2 + eps^2 "
+            "under flip, p^2 + (1 - p)^2 under independent draws"
+        ),
     ),
     "positive_rate": (
         "marginal positive rate",
         "q",
-        "probability that an annotator says 1: eps + p (1 - 2 eps) under flip, p under "
-        "independent draws",
+        (
+            "probability that an annotator says 1: eps + p (1 - 2 eps) under flip, p under "
+            "independent draws"
+        ),
     ),
     "expected": (
         "baseline agreement",
@@ -212,8 +216,7 @@ ANALYTIC_VARIABLES = {
     "agreement": (
         "analytic coefficient",
         "A_ml",
-        "(A_o - A_e) / (1 - A_e) in the limit of many items (plug-in q); NaN where "
-        "1 - A_e = 0",
+        ("(A_o - A_e) / (1 - A_e) in the limit of many items (plug-in q); NaN where 1 - A_e = 0"),
     ),
 }
 
@@ -222,9 +225,7 @@ def _analytic(observed, positive_rate) -> xr.Dataset:
     """Coefficients of eq. 5 from per-label A_o and q, averaged over ``label`` if present."""
     baseline = xr.DataArray(BASELINE_NAMES, dims="baseline", name="baseline")
     q = positive_rate
-    expected = xr.concat(
-        [q**2 + (1 - q) ** 2, 2 * q * (1 - q), xr.full_like(q, 0.5)], dim=baseline
-    )
+    expected = xr.concat([q**2 + (1 - q) ** 2, 2 * q * (1 - q), xr.full_like(q, 0.5)], dim=baseline)
     gap = xr.concat([2 * q * (1 - q), q**2 + (1 - q) ** 2, xr.full_like(q, 0.5)], dim=baseline)
     observed_mean, expected_mean, gap_mean = observed, expected, gap
     if "label" in q.dims:
@@ -233,6 +234,8 @@ def _analytic(observed, positive_rate) -> xr.Dataset:
         expected_mean = expected.mean("label")
         gap_mean = gap.mean("label")
     agreement = (observed_mean - expected_mean) / gap_mean.where(gap_mean != 0)
+    expected_mean = expected_mean.transpose(..., "baseline")
+    agreement = agreement.transpose(..., "baseline")
     result = xr.Dataset(
         {
             "observed": observed_mean,
@@ -256,9 +259,7 @@ def _as_prevalence(prevalence) -> xr.DataArray:
                 "prevalence must be a scalar, a 1-D array or a DataArray (use a DataArray "
                 f"with a 'label' dim for per-label prevalences); got shape {values.shape}"
             )
-        p = xr.DataArray(
-            values, dims=("prevalence",) if values.ndim else (), name="prevalence"
-        )
+        p = xr.DataArray(values, dims=("prevalence",) if values.ndim else (), name="prevalence")
         if values.ndim:
             p = p.assign_coords(prevalence=values)
     bad = ~((p >= 0) & (p <= 1))
@@ -361,7 +362,7 @@ def prevalence_sensitivity(prevalence=None, *, error: float = 0.1) -> xr.Dataset
     >>> from xr_agreement.simulate import prevalence_sensitivity
     >>> curves = prevalence_sensitivity([0.1, 0.5])
     >>> curves.agreement.sel(baseline="F").round(3).values.tolist()
-    [[0.0, 0.0], [0.35, 0.64]]
+    [[0.0, 0.0], [0.39, 0.64]]
     """
     if prevalence is None:
         prevalence = np.linspace(0.005, 0.995, 199)
@@ -386,8 +387,6 @@ def prevalence_sensitivity(prevalence=None, *, error: float = 0.1) -> xr.Dataset
 
 def _corpus_measures(decisions: xr.DataArray, measures, n_resamples, rng) -> dict:
     """Each requested measure of every corpus along ``replicate`` (an array per name)."""
-    from . import compare
-
     out = {}
     if {"F", "AC1", "PB"} & set(measures):
         agreement = mla(decisions, baseline="all").agreement
@@ -416,7 +415,7 @@ def table4(
     repeats: int = 20,
     error: float = 0.1,
     measures=tuple(TABLE4_MEASURES),
-    n_resamples: int = 100,
+    n_resamples: int | None = None,
     seed=None,
 ) -> xr.Dataset:
     """Run the simulation grid of the paper's Table 4.
@@ -439,16 +438,18 @@ def table4(
         Flip probability of the "flip" generator.
     measures : sequence of str
         Any of "F", "AC1", "PB", "MASI", "augmented_kappa", "boot_f1", "A_m".
-    n_resamples : int, default 100
-        Bootstrap runs of boot-F1 (the paper used 100 in Table 4).
+    n_resamples : int or None, default None
+        Bootstrap runs of boot-F1. The paper used 100; ``None`` uses the exact expectation
+        of the bootstrap chance term instead, which removes the bootstrap noise and keeps
+        the whole grid within seconds (see :func:`xr_agreement.boot_f1`).
     seed : int or None
         Seed of the whole run.
 
     Returns
     -------
     xarray.Dataset
-        ``mean`` and ``standard_error`` (the standard deviation of the pooled values over
-        the square root of their number: the Monte Carlo error of each table entry) with
+        ``mean`` and ``standard_error`` (the Monte Carlo error of each entry, from the
+        spread of the repeats within each design cell) with
         dims ``generator``, ``prevalence``, ``measure``; ``by_design`` (means per design
         cell) adds ``n_annotators``, ``n_items`` and ``n_labels``; ``n_values`` counts the
         defined values pooled per entry. Attrs record the run time in seconds.
@@ -473,25 +474,40 @@ def table4(
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     designs = list(itertools.product(n_annotators, n_items, n_labels))
+    cells = list(itertools.product(generators, prevalences.values()))
     shape = (len(generators), len(prevalences), len(designs), len(measures), repeats)
     values = np.full(shape, np.nan)
-    for gi, generator in enumerate(generators):
-        for pi, p in enumerate(prevalences.values()):
-            for di, (n, N, k) in enumerate(designs):
-                corpora = simulate(generator, N, n, k, p, error=error, seed=rng, replicates=repeats)
-                per_measure = _corpus_measures(corpora, measures, n_resamples, rng)
-                for mi, name in enumerate(measures):
-                    values[gi, pi, di, mi] = per_measure[name]
+    for di, (n, N, k) in enumerate(designs):
+        # every generator and prevalence of one design in one array along ``replicate``,
+        # so each measure runs once per design
+        corpora = xr.concat(
+            [simulate(g, N, n, k, p, error=error, seed=rng, replicates=repeats) for g, p in cells],
+            dim="replicate",
+        )
+        corpora["replicate"] = np.arange(corpora.sizes["replicate"])
+        per_measure = _corpus_measures(corpora, measures, n_resamples, rng)
+        for mi, name in enumerate(measures):
+            values[:, :, di, mi] = per_measure[name].reshape(
+                len(generators), len(prevalences), repeats
+            )
     elapsed = time.perf_counter() - start
 
-    pooled = values.transpose(0, 1, 3, 2, 4).reshape(
-        len(generators), len(prevalences), len(measures), -1
-    )
-    count = np.isfinite(pooled).sum(-1)
+    # values: (generator, prevalence, design, measure, repeat)
+    per_design_count = np.isfinite(values).sum(-1)
+    count = per_design_count.sum(2)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nanmean(pooled, axis=-1) if pooled.size else pooled.sum(-1)
-        spread = np.nanstd(pooled, axis=-1, ddof=1)
-        standard_error = spread / np.sqrt(count)
+        # the paper's entry: the mean of all pooled values
+        mean = np.nansum(values, axis=(2, 4)) / count
+        # Monte Carlo error of that mean, stratified by design cell (the designs are fixed,
+        # only the repeats are random): sqrt(sum_d n_d var_d) / n
+        within = (
+            np.nanvar(values, axis=-1, ddof=1)
+            if repeats > 1
+            else np.full(per_design_count.shape, np.nan)
+        )
+        standard_error = np.sqrt(np.nansum(per_design_count * within, axis=2)) / count
+        if repeats < 2:
+            standard_error[...] = np.nan
     by_design = np.nanmean(values, axis=-1).reshape(
         len(generators),
         len(prevalences),
@@ -530,9 +546,9 @@ def table4(
     result["standard_error"].attrs = {
         "long_name": "Monte Carlo standard error",
         "symbol": "SE",
-        "description": "standard deviation of the pooled values / sqrt(n_values); it "
-        "includes the spread between designs, so it bounds the error of a rerun of the "
-        "same grid from above",
+        "description": "standard error of the mean from the spread of the repeats within "
+        "each design cell (sqrt(sum_d n_d var_d) / n); a rerun of the grid differs from "
+        "this table by about sqrt(2) SE; NaN with fewer than 2 repeats",
     }
     result["n_values"].attrs = {
         "long_name": "number of defined values",
@@ -548,7 +564,7 @@ def table4(
     result.attrs = {
         "repeats": int(repeats),
         "error": float(error),
-        "n_resamples": int(n_resamples),
+        "n_resamples": "exact" if n_resamples is None else int(n_resamples),
         "seconds": round(elapsed, 3),
         "reference": "Menzner & Leidner, Multi-Label Agreement, section 4, Table 4",
     }
@@ -577,3 +593,61 @@ def paper_table4() -> xr.Dataset:
         "description": "Table 4 of the MLA paper, three decimals (flip = 'High Agr.')",
     }
     return result
+
+
+def plot_prevalence_sensitivity(curves: xr.Dataset | None = None, *, error: float = 0.1, axes=None):
+    """Plot the paper's Figure 1: F, AC1 and PB against prevalence for independent draws
+    (left) and the flip generator (right).
+
+    Parameters
+    ----------
+    curves : xarray.Dataset, optional
+        Output of :func:`prevalence_sensitivity`; computed with ``error`` if not given.
+    error : float, default 0.1
+        Flip probability, used only when ``curves`` is not given.
+    axes : sequence of two matplotlib Axes, optional
+        Where to draw; a new figure with two panels otherwise.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from xr_agreement.simulate import plot_prevalence_sensitivity
+    >>> fig = plot_prevalence_sensitivity()
+    >>> [ax.get_title() for ax in fig.axes]
+    ['independent Bernoulli(p) draws', 'flip with eps = 0.1']
+    """
+    import matplotlib.pyplot as plt  # lazily: matplotlib is an optional dependency
+
+    if curves is None:
+        curves = prevalence_sensitivity(error=error)
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    else:
+        fig = axes[0].figure
+    eps = curves.attrs.get("error", error)
+    titles = {
+        "independent": "independent Bernoulli(p) draws",
+        "flip": f"flip with eps = {eps:g}",
+    }
+    styles = {"F": "-", "AC1": "--", "PB": ":"}
+    for ax, generator in zip(axes, ["independent", "flip"]):
+        panel = curves.agreement.sel(generator=generator)
+        for baseline in panel.baseline.values:
+            ax.plot(
+                panel.prevalence,
+                panel.sel(baseline=baseline),
+                styles.get(str(baseline), "-"),
+                label=str(baseline),
+            )
+        ax.axhline(0, color="0.7", linewidth=0.8)
+        ax.set_title(titles[generator])
+        ax.set_xlabel("prevalence p")
+        ax.set_xlim(0, 1)
+    axes[0].set_ylabel("coefficient")
+    axes[0].legend(title="baseline")
+    return fig

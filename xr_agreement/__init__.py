@@ -6,6 +6,7 @@ framework to Krippendorff's alpha, with labeled results.
 
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
 from . import datasets
+from . import plot  # matplotlib itself is imported on first use
 from .alpha import alpha
 from .compare import am, augmented_kappa, boot_f1, masi
 from .files import AnnotationFileError, read_annotations
@@ -36,6 +37,7 @@ __all__ = [
     "mla",
     "one_hot",
     "percent",
+    "plot",
     "prevalence_sensitivity",
     "read_annotations",
     "report",

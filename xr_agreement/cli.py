@@ -1,12 +1,24 @@
-"""Command line: ``xr-agreement report [FILE]``."""
+"""Command line: ``xr-agreement report [FILE]``.
+
+Every failure (a bad file, a bad option value, an input the statistics reject) is one line on
+stderr starting with ``xr-agreement: error:`` and exit code 2, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-EXAMPLE = """example:
-  xr-agreement report            the paper's worked example (4 sentences, 3 annotators, 31 labels)
+EXAMPLE = """examples:
+  xr-agreement report
+      the paper's worked example (4 sentences, 3 annotators, 31 bias types)
+  xr-agreement report votes.csv --labels taxonomy.txt --labels-fixed yes
+      votes.csv has a row per item x annotator: item,annotator,labels  (labels "a;b", empty
+      cell = no label selected, absent row = not annotated); taxonomy.txt one label per line
+  xr-agreement report decisions.parquet --layout long --format html --output report.html
+      one row per item x annotator x label with a 0/1 column "value"
+  xr-agreement report votes.tsv --baseline AC1 --sensitivity F,PB --ci 0.95 --seed 1
 """
 
 
@@ -34,7 +46,26 @@ def _summary(da) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def _yes_no(text: str) -> bool:
+    word = text.strip().lower()
+    if word in ("yes", "y", "true", "1"):
+        return True
+    if word in ("no", "n", "false", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected yes or no, got {text!r}")
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a level such as 0.95, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"the level must be between 0 and 1, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xr-agreement",
         description="Inter-annotator agreement for multi-label annotations.",
@@ -42,18 +73,137 @@ def main(argv=None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    report = commands.add_parser("report", help="agreement report of an annotation file",
-                                 epilog=EXAMPLE,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    report.add_argument("file", nargs="?", help="annotation file (default: bundled example)")
-    args = parser.parse_args(argv)
-    if args.command == "report":
-        if args.file is not None:
-            print("xr-agreement: file input is not available yet", file=sys.stderr)
-            return 2
-        from .datasets import bias_example
+    report = commands.add_parser(
+        "report",
+        help="reliability report of an annotation file (the MLA paper's section-5 checklist)",
+        description="Reliability report of an annotation file: label universe, meaning of "
+        "joint omissions, baseline with sensitivity values and feasible floors, label-wise "
+        "and item-level diagnostics, missing data, intervals.",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    report.add_argument("file", nargs="?", metavar="FILE",
+                        help="CSV, TSV, parquet or JSON-lines file (default: the bundled "
+                        "worked example)")
+    report.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
+                        help="sets: row per item x annotator with a label list; long: row per "
+                        "item x annotator x label with a 0/1 column; single: one rating per "
+                        "row (default: auto)")
+    report.add_argument("--format", choices=["text", "markdown", "json", "html"],
+                        default="text", help="output format (default: text)")
+    report.add_argument("--output", "-o", metavar="PATH", help="write here instead of stdout")
+    report.add_argument("--baseline", default="F",
+                        help="pre-specified primary baseline: F, AC1 or PB (default: F)")
+    report.add_argument("--sensitivity",
+                        help="comma-separated sensitivity baselines, or 'none' "
+                        "(default: the two baselines other than the primary)")
+    report.add_argument("--labels", metavar="FILE",
+                        help="declared label universe: one label per line (optionally "
+                        "label<TAB>name)")
+    report.add_argument("--labels-fixed", type=_yes_no, metavar="yes|no",
+                        help="was the label inventory fixed before annotation?")
+    report.add_argument("--all-labels-considered", type=_yes_no, metavar="yes|no",
+                        help="was every annotator expected to consider every label?")
+    report.add_argument("--joint-omissions", metavar="TEXT",
+                        help="what a joint omission means in this task (stated in the report)")
+    report.add_argument("--sep", default=";", help="separator inside a label-list cell "
+                        "(default: ;)")
+    for role in ("item", "annotator", "labels", "label", "value", "rating"):
+        report.add_argument(f"--{role}-column", metavar="NAME",
+                            help=f"name of the {role} column (default: recognised)")
+    report.add_argument("--ci", type=_level, metavar="LEVEL",
+                        help="confidence level of bootstrap intervals, e.g. 0.95")
+    report.add_argument("--seed", type=int, help="random seed of the bootstrap")
+    report.add_argument("--landis-koch", action="store_true",
+                        help="add Landis-Koch verbal bands (off by default: the paper "
+                        "argues against universal cut-offs)")
+    report.add_argument("--digits", type=int, default=3, help="decimals shown (default: 3)")
+    return parser
 
-        print(_summary(bias_example()))
+
+def _decisions(args):
+    """The decisions to report on, the title, whether labels were fixed, and notes."""
+    from .datasets import bias_example
+    from .files import read_annotations
+    from .io import from_sets
+
+    if args.file is None:
+        if args.labels is not None:
+            raise ValueError("--labels needs a FILE of annotations")
+        fixed = True if args.labels_fixed is None else args.labels_fixed
+        # the paper: "a pre-specified taxonomy of 31 types"
+        title = "Multi-label agreement report: the MLA paper's worked example"
+        return bias_example(), title, fixed, []
+    columns = {f"{role}_column": getattr(args, f"{role}_column")
+               for role in ("item", "annotator", "labels", "label", "value", "rating")}
+    da = read_annotations(args.file, args.layout, labels=args.labels, sep=args.sep, **columns)
+    title = f"Multi-label agreement report: {os.path.basename(args.file)}"
+    if args.layout == "single":
+        import pandas as pd
+
+        ratings = da
+        records = [(i, a, [rating])
+                   for i, row in zip(ratings["item"].values.tolist(), ratings.values.tolist())
+                   for a, rating in zip(ratings["annotator"].values.tolist(), row)
+                   if not pd.isna(rating)]
+        da = from_sets(records, labels=ratings.attrs.get("categories"))
+        note = ("Single-label ratings: each category is a label and every annotation selects "
+                "exactly one. Under F on complete data the coefficient equals Fleiss' kappa; "
+                "the categories are mutually exclusive, which the label-wise Hamming view "
+                "does not model.")
+        return da, title, args.labels_fixed, [note]
+    return da, title, args.labels_fixed, []
+
+
+def _run_report(args) -> str:
+    from .mla import BASELINES, parse_baselines
+    from .report import report
+
+    primary = parse_baselines(args.baseline)[0][0]
+    if args.sensitivity is None:
+        sensitivity = [b for b in BASELINES if b != primary]
+    else:
+        names = [name.strip() for name in args.sensitivity.split(",") if name.strip()]
+        none = [n.lower() for n in names] in ([], ["none"])
+        sensitivity = [] if none else [b for b in parse_baselines(names)[0] if b != primary]
+    da, title, fixed, notes = _decisions(args)
+    rep = report(da, primary, sensitivity, ci=args.ci, seed=args.seed, labels_fixed=fixed,
+                 all_labels_considered=args.all_labels_considered,
+                 joint_omissions=args.joint_omissions, landis_koch=args.landis_koch,
+                 digits=args.digits, title=title, notes=notes)
+    if args.format == "markdown":
+        return rep.to_markdown()
+    if args.format == "json":
+        return rep.to_json() + "\n"
+    if args.format == "html":
+        return rep.to_html()
+    text = str(rep)
+    if args.file is None:
+        # the summary this command has always printed for the bundled example
+        text = _summary(da) + "\n\n" + text
+    return text
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command != "report":  # pragma: no cover - argparse requires a command
+        return 2
+    try:
+        output = _run_report(args)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(output)
+        else:
+            sys.stdout.write(output)
+    except Exception as error:  # one line, never a traceback (debug: XR_AGREEMENT_DEBUG=1)
+        if os.environ.get("XR_AGREEMENT_DEBUG"):
+            raise
+        message = " ".join(str(error).split()) or type(error).__name__
+        if not isinstance(error, (ValueError, TypeError, OSError, NotImplementedError)):
+            message = f"{type(error).__name__}: {message}"
+        print(f"xr-agreement: error: {message}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -52,12 +52,14 @@ class AnnotationFileError(ValueError):
     """
 
     def __init__(self, message: str, *, path=None, row: int | None = None,
-                 column: str | None = None, line: int | None = None):
+                 column: str | None = None, line: int | None = None, header: bool = False):
         self.path = None if path is None else str(path)
         self.row, self.column, self.line, self.reason = row, column, line, message
         where = []
         if row is not None:
             where.append(f"row {row}" + (f" (line {line})" if line is not None else ""))
+        elif header:
+            where.append("header" + (f" (line {line})" if line is not None else ""))
         elif line is not None:
             where.append(f"line {line}")
         if column is not None:
@@ -81,8 +83,7 @@ def file_format(path, format: str | None = None) -> str:
         return format
     name = os.fspath(path).lower()
     for suffix in COMPRESSION_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
+        name = name.removesuffix(suffix)
     extension = os.path.splitext(name)[1]
     if extension not in FORMATS:
         raise AnnotationFileError(
@@ -100,8 +101,8 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
             table = pd.read_csv(path, sep="," if format == "csv" else "\t", dtype=str,
                                 keep_default_na=False, skip_blank_lines=True)
         except pd.errors.EmptyDataError:
-            raise AnnotationFileError("the file is empty (no header, no rows)",
-                                      path=path) from None
+            raise AnnotationFileError("the file is empty (no header, no rows)", path=path,
+                                      line=1) from None
         except (pd.errors.ParserError, UnicodeDecodeError) as error:
             raise AnnotationFileError(f"cannot parse the file: {error}", path=path) from None
         return table, 2
@@ -122,11 +123,11 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
                         path=path, line=number)
                 records.append(record)
         if not records:
-            raise AnnotationFileError("the file is empty (no records)", path=path)
+            raise AnnotationFileError("the file is empty (no records)", path=path, line=1)
         return pd.DataFrame.from_records(records), None
     try:
         return pd.read_parquet(path), None
-    except Exception as error:  # pyarrow raises several unrelated types
+    except Exception as error:  # noqa: BLE001 - pyarrow raises several unrelated types
         raise AnnotationFileError(f"cannot read parquet: {error}", path=path) from None
 
 
@@ -155,28 +156,32 @@ class _Locator:
     def __init__(self, path, first_line):
         self.path, self.first_line = path, first_line
 
-    def __call__(self, message, position=None, column=None):
+    def __call__(self, message, position=None, column=None, header=False):
         row = None if position is None else position + 1
         line = None if position is None or self.first_line is None else position + self.first_line
-        return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)
+        if header and self.first_line is not None:
+            line = 1
+        return AnnotationFileError(message, path=self.path, row=row, column=column, line=line,
+                                   header=header)
 
 
 def _pick_column(table, given, candidates, role, locate, required=True):
     if given is not None:
         if given not in table.columns:
             raise locate(f"{role} column {given!r} not found; the file has columns "
-                         f"{list(map(str, table.columns))}", column=given)
+                         f"{list(map(str, table.columns))}", column=given, header=True)
         return given
     lower = {str(c).lower(): c for c in table.columns}
     found = [lower[name] for name in candidates if name in lower]
     if len(found) > 1:
         raise locate(f"several columns could be the {role} column: {found}; name one "
-                     f"({role}_column=...)")
+                     f"({role}_column=..., --{role}-column)", header=True)
     if not found:
         if required:
             raise locate(f"no {role} column: expected one named like {list(candidates[:4])} "
-                         f"(or pass {role}_column=...); the file has columns "
-                         f"{list(map(str, table.columns))}")
+                         f"(or name it: {role}_column=..., --{role}-column); the file has "
+                         f"columns {list(map(str, table.columns))}", column=role,
+                         header=True)
         return None
     return found[0]
 
@@ -297,7 +302,8 @@ def read_annotations(
     table, first_line = _read_table(path, format)
     locate = _Locator(path, first_line)
     if table.empty:
-        raise locate("the file has a header but no data rows")
+        raise AnnotationFileError("the file has a header but no data rows", path=path,
+                                  line=first_line, row=1)
     table.columns = [str(c) for c in table.columns]
 
     universe, names = None, None
@@ -443,9 +449,7 @@ def _binary(value, position, column, locate) -> float:
             return 1.0
         if word in FALSE_WORDS:
             return 0.0
-    elif isinstance(value, (bool, np.bool_)):
-        return float(value)
-    elif isinstance(value, (int, float)) and value in (0, 1):
+    elif isinstance(value, (bool, np.bool_)) or isinstance(value, (int, float)) and value in (0, 1):
         return float(value)
     raise locate(f"value must be 0 or 1, got {value!r}", position, column)
 

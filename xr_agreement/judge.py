@@ -55,6 +55,8 @@ AVERAGES = {
     "where it is undefined left out (scikit-learn's average='samples')",
 }
 HUMAN_BASELINES = ["F", "AC1"]
+# dims the result adds
+RESULT_DIMS = ("average", "abstain", "reference", "baseline", "count", "measure")
 
 ZERO_DIVISION = (
     "0/0 is NaN (like scikit-learn's zero_division=np.nan), never 0 or 1: precision without "
@@ -65,10 +67,26 @@ ZERO_DIVISION = (
 
 # long_name, symbol, description of every output variable
 COUNTS = {
-    "true_positives": ("true positives", "TP", "cells where the judge said 1 and the reference is 1"),
-    "false_positives": ("false positives", "FP", "cells where the judge said 1 and the reference is 0"),
-    "false_negatives": ("false negatives", "FN", "cells where the judge said 0 and the reference is 1"),
-    "true_negatives": ("true negatives", "TN", "cells where the judge said 0 and the reference is 0"),
+    "true_positives": (
+        "true positives",
+        "TP",
+        "cells where the judge said 1 and the reference is 1",
+    ),
+    "false_positives": (
+        "false positives",
+        "FP",
+        "cells where the judge said 1 and the reference is 0",
+    ),
+    "false_negatives": (
+        "false negatives",
+        "FN",
+        "cells where the judge said 0 and the reference is 1",
+    ),
+    "true_negatives": (
+        "true negatives",
+        "TN",
+        "cells where the judge said 0 and the reference is 0",
+    ),
     "abstentions_on_positive": (
         "abstentions where the reference is 1",
         "A_1",
@@ -82,8 +100,10 @@ COUNTS = {
     "ties": (
         "reference ties",
         "N_tie",
-        "cells where the reference humans present split evenly (before the tie rule); 0 when "
-        "the reference is a single annotator",
+        (
+            "cells where the reference humans present split evenly (before the tie rule); 0 when "
+            "the reference is a single annotator"
+        ),
     ),
     "no_reference": (
         "cells without reference",
@@ -93,8 +113,10 @@ COUNTS = {
     "judge_missing": (
         "judge missing decisions",
         "N_miss",
-        "cells where the judge's value is NaN while the abstention marker is another value: "
-        "not asked, never compared, not counted in coverage",
+        (
+            "cells where the judge's value is NaN while the abstention marker is another value: "
+            "not asked, never compared, not counted in coverage"
+        ),
     ),
 }
 MEASURES = {
@@ -111,22 +133,28 @@ MEASURES = {
     "phi": (
         "phi coefficient (Matthews correlation)",
         "phi",
-        "(TP TN - FP FN) / sqrt(product of the four margins): equals MCC and Pearson's r of "
-        "the two 0/1 vectors; Gorodkin's multiclass MCC under abstain='category'",
+        (
+            "(TP TN - FP FN) / sqrt(product of the four margins): equals MCC and Pearson's r of "
+            "the two 0/1 vectors; Gorodkin's multiclass MCC under abstain='category'"
+        ),
     ),
     "judge_positive_rate": ("judge positive rate", "p_J", "judge positives / n"),
     "reference_positive_rate": ("reference positive rate", "p_R", "reference positives / n"),
     "kappa_phi_gap": (
         "kappa-phi gap",
         "phi - kappa",
-        "phi - kappa: 0 exactly when the judge's and the reference's positive rates are equal "
-        "(2 x 2 tables), growing with the positive-rate drift; kappa never exceeds phi in size",
+        (
+            "phi - kappa: 0 exactly when the judge's and the reference's positive rates are equal "
+            "(2 x 2 tables), growing with the positive-rate drift; kappa never exceeds phi in size"
+        ),
     ),
     "positive_rate_drift": (
         "positive-rate drift",
         "p_J - p_R",
-        "judge positive rate - reference positive rate: > 0 the judge says 1 more often than "
-        "the reference, < 0 less often",
+        (
+            "judge positive rate - reference positive rate: > 0 the judge says 1 more often than "
+            "the reference, < 0 less often"
+        ),
     ),
 }
 TABLE_SIZE = "n is the number of cells in the table of the abstention mode"
@@ -237,6 +265,11 @@ def versus(
     check_dataarray(da)
     check_dims(da, item=item, annotator=annotator, label=label)
     check_binary_dtype(da)
+    for dim in RESULT_DIMS:
+        if dim in da.dims:
+            raise ValueError(
+                f"dim {dim!r} is used by the result; rename it first (da.rename({dim}=...))"
+            )
     modes = _parse_choice("abstain", abstain, ABSTAIN_MODES, allow_all=True)
     tie_rule = _parse_choice("tie", tie, TIE_RULES)[0]
     marker_is_nan = _check_marker(abstain_value)
@@ -252,8 +285,8 @@ def versus(
 
     judge_values = da.isel({annotator: judge_position}, drop=True)
     humans = da.isel({annotator: human_positions})
-    _check_values(judge_values, "judge", abstain_value, marker_is_nan)
-    _check_values(humans, "human", abstain_value, True)
+    judge_values = _checked(judge_values, "judge", abstain_value, marker_is_nan)
+    humans = _checked(humans, "human", abstain_value, True)
     # the panel comes from the validated humans so that dask blocks are checked on compute
     panel = humans.isel({annotator: [human_positions.index(p) for p in panel_positions]})
 
@@ -262,53 +295,35 @@ def versus(
         if "reference" not in reference_values.coords:
             reference_values = reference_values.assign_coords(reference=panel_positions)
         ties = xr.zeros_like(reference_values, dtype=bool)
+        no_reference = reference_values.isnull()
     else:
-        reference_values, ties = _majority(panel, annotator, tie_rule)
-    no_reference = reference_values.isnull()
-
+        reference_values, ties, no_reference = _majority(panel, annotator, tie_rule)
     if marker_is_nan:
-        abstained = judge_values.isnull()
         judge_missing = xr.zeros_like(judge_values, dtype=bool)
     else:
-        abstained = judge_values == abstain_value
         judge_missing = judge_values.isnull()
-    judge_yes, judge_no = judge_values == 1, judge_values == 0
-    reference_yes, reference_no = reference_values == 1, reference_values == 0
-    cells = {
-        "tp": judge_yes & reference_yes,
-        "fp": judge_yes & reference_no,
-        "fn": judge_no & reference_yes,
-        "tn": judge_no & reference_no,
-        "ap": abstained & reference_yes,
-        "an": abstained & reference_no,
-    }
-    by_label = {key: value.sum(item) for key, value in cells.items()}
-    by_item = {key: value.sum(label) for key, value in cells.items()}
-    pooled = {key: value.sum(label) for key, value in by_label.items()}
+
+    counts = cell_counts(judge_values, reference_values, abstain_value)
+    by_label = counts.sum(item)
+    pooled = by_label.sum(label)
 
     data = {
-        "true_positives": by_label["tp"],
-        "false_positives": by_label["fp"],
-        "false_negatives": by_label["fn"],
-        "true_negatives": by_label["tn"],
-        "abstentions_on_positive": by_label["ap"],
-        "abstentions_on_negative": by_label["an"],
+        "true_positives": by_label.sel(count="tp", drop=True),
+        "false_positives": by_label.sel(count="fp", drop=True),
+        "false_negatives": by_label.sel(count="fn", drop=True),
+        "true_negatives": by_label.sel(count="tn", drop=True),
+        "abstentions_on_positive": by_label.sel(count="ap", drop=True),
+        "abstentions_on_negative": by_label.sel(count="an", drop=True),
         "ties": ties.sum(item),
         "no_reference": no_reference.sum(item),
         "judge_missing": judge_missing.sum(item),
         "label_coverage": _coverage(by_label),
         "coverage": _coverage(pooled),
     }
-    per_mode = [_measures(by_label, by_item, pooled, mode, item, label) for mode in modes]
+    label_measures, averaged = measures_from_counts(counts, modes, item=item, label=label)
     for name in MEASURES:
-        for prefix in ("label_", ""):
-            key = prefix + name
-            if len(modes) == 1:
-                data[key] = per_mode[0][key]
-            else:
-                data[key] = xr.concat(
-                    [m[key] for m in per_mode], dim="abstain", coords="minimal"
-                ).assign_coords(abstain=modes)
+        data["label_" + name] = label_measures.sel(measure=name, drop=True)
+        data[name] = averaged.sel(measure=name, drop=True)
     data.update(_human_agreement(humans, item, annotator, label))
 
     result = xr.Dataset(data)
@@ -317,7 +332,9 @@ def versus(
         "judge": _plain(judge),
         "reference": "each annotator in turn"
         if each
-        else f"majority of {_annotator_names(da, annotator, panel_positions)}",
+        else f"majority of {_annotator_names(da, annotator, panel_positions)}"
+        if len(panel_positions) > 1
+        else f"annotator {_annotator_names(da, annotator, panel_positions)[0]!r}",
         "reference_annotators": _annotator_names(da, annotator, panel_positions),
         "n_items": da.sizes[item],
         "n_labels": da.sizes[label],
@@ -354,7 +371,9 @@ def _check_marker(abstain_value) -> bool:
     except TypeError:
         raise TypeError(f"abstain_value must be a number or NaN, got {abstain_value!r}") from None
     if not is_nan and abstain_value in (0, 1):
-        raise ValueError(f"abstain_value must differ from the decisions 0 and 1, got {abstain_value!r}")
+        raise ValueError(
+            f"abstain_value must differ from the decisions 0 and 1, got {abstain_value!r}"
+        )
     return is_nan
 
 
@@ -400,11 +419,17 @@ def _reference_positions(da, annotator, reference, judge_position) -> list[int]:
     return positions
 
 
-def _check_values(values: xr.DataArray, role: str, marker, marker_is_nan: bool) -> None:
-    """Humans: 0, 1 or NaN. Judge: 0, 1 or the marker (and NaN, meaning missing)."""
+def _checked(values: xr.DataArray, role: str, marker, marker_is_nan: bool) -> xr.DataArray:
+    """``values`` after checking them: humans 0, 1 or NaN; the judge 0, 1, the marker (and
+    NaN, meaning missing). Numpy values are checked now; dask blocks when they are computed
+    (the returned array carries the check)."""
     data = values.data
-    allowed = "0, 1 or NaN (missing)" if role == "human" else (
-        "0, 1 or NaN (abstained)" if marker_is_nan else f"0, 1, {marker!r} (abstained) or NaN"
+    allowed = (
+        "0, 1 or NaN (missing)"
+        if role == "human"
+        else (
+            "0, 1 or NaN (abstained)" if marker_is_nan else f"0, 1, {marker!r} (abstained) or NaN"
+        )
     )
 
     def bad_mask(block):
@@ -428,8 +453,7 @@ def _check_values(values: xr.DataArray, role: str, marker, marker_is_nan: bool) 
                 )
             return block
 
-        values.data = dask.array.map_blocks(check, data, dtype=data.dtype)
-        return
+        return values.copy(data=dask.array.map_blocks(check, data, dtype=data.dtype))
     bad = bad_mask(data)
     if bad.any():
         position = np.unravel_index(int(np.argmax(bad)), bad.shape)
@@ -437,11 +461,14 @@ def _check_values(values: xr.DataArray, role: str, marker, marker_is_nan: bool) 
             f"{dim}={_plain(values[dim].values[p]) if dim in values.coords else p!r}"
             for dim, p in zip(values.dims, position)
         )
-        hint = " (humans cannot abstain: mark a missing decision with NaN)" if role == "human" else ""
+        hint = (
+            " (humans cannot abstain: mark a missing decision with NaN)" if role == "human" else ""
+        )
         raise ValueError(
             f"{role} decisions must be {allowed}; found {_plain(np.asarray(data)[position])!r} "
             f"at {where}{hint} ({int(bad.sum())} such value(s))"
         )
+    return values
 
 
 def _is_dask(data) -> bool:
@@ -449,7 +476,8 @@ def _is_dask(data) -> bool:
 
 
 def _majority(panel: xr.DataArray, annotator: str, tie_rule: str):
-    """Reference 1/0 per cell (NaN: no human decided, or an excluded tie) and the tie mask."""
+    """Reference 1/0 per cell (NaN: no human decided, or an excluded tie), the tie mask and
+    the mask of cells without any human decision."""
     present = panel.notnull().sum(annotator)
     positives = (panel == 1).sum(annotator)
     ties = (2 * positives == present) & (present > 0)
@@ -458,79 +486,149 @@ def _majority(panel: xr.DataArray, annotator: str, tie_rule: str):
         reference = reference.where(~ties)
     elif tie_rule == "positive":
         reference = xr.where(ties, 1.0, reference)
-    return reference, ties
+    return reference, ties, present == 0
 
 
 def _safe_divide(numerator, denominator):
     return (numerator / denominator.where(denominator != 0)).astype(np.float64)
 
 
-def _coverage(counts: dict) -> xr.DataArray:
-    decided = counts["tp"] + counts["fp"] + counts["fn"] + counts["tn"]
-    return _safe_divide(decided, decided + counts["ap"] + counts["an"])
+def _coverage(counts: xr.DataArray) -> xr.DataArray:
+    decided = counts.sel(count=["tp", "fp", "fn", "tn"]).sum("count")
+    return _safe_divide(decided, decided + counts.sel(count=["ap", "an"]).sum("count"))
 
 
-def _table_measures(counts: dict, mode: str) -> dict[str, xr.DataArray]:
-    """Every measure of one table (any dims) under an abstention mode; 0/0 is NaN."""
-    tp, fp, fn, tn, ap, an = (counts[k].astype(np.float64) for k in ("tp", "fp", "fn", "tn", "ap", "an"))
+def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator with 0/0 (and x/0) as NaN."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(
+            denominator != 0, numerator / np.where(denominator != 0, denominator, 1), np.nan
+        )
+
+
+def table_measures(counts: np.ndarray, mode: str) -> np.ndarray:
+    """Every measure (in ``MEASURES`` order, then the support) of tables whose last axis holds
+    ``tp, fp, fn, tn, ap, an``, under an abstention mode; 0/0 is NaN.
+
+    >>> table_measures(np.array([3, 1, 2, 2, 1, 1]), "exclude")[:3]  # accuracy, P, R
+    array([0.625, 0.75 , 0.6  ])
+    """
+    tp, fp, fn, tn, ap, an = np.moveaxis(np.asarray(counts, np.float64), -1, 0)
     if mode == "exclude":
-        ap = an = 0.0 * ap
+        ap = an = np.zeros_like(tp)
     elif mode == "disagree":
         fp, fn = fp + an, fn + ap
-        ap = an = 0.0 * ap
+        ap = an = np.zeros_like(tp)
     n = tp + fp + fn + tn + ap + an
     judge_yes, judge_no, judge_abstained = tp + fp, fn + tn, ap + an
     reference_yes, reference_no = tp + fn + ap, fp + tn + an
+    # kappa and phi share the numerator n (tp + tn) - sum_k p_k t_k
     chance = judge_yes * reference_yes + judge_no * reference_no
     covariance = n * (tp + tn) - chance
-    phi_squared_denominator = (n * n - judge_yes**2 - judge_no**2 - judge_abstained**2) * (
-        n * n - reference_yes**2 - reference_no**2
+    phi_denominator = np.sqrt(
+        (n * n - judge_yes**2 - judge_no**2 - judge_abstained**2)
+        * (n * n - reference_yes**2 - reference_no**2)
     )
-    kappa = _safe_divide(covariance, n * n - chance)
-    phi = _safe_divide(covariance, np.sqrt(phi_squared_denominator))
-    return {
-        "accuracy": _safe_divide(tp + tn, n),
-        "precision": _safe_divide(tp, judge_yes),
-        "recall": _safe_divide(tp, reference_yes),
-        "f1": _safe_divide(2 * tp, judge_yes + reference_yes),
-        "specificity": _safe_divide(tn, reference_no),
+    kappa = _divide(covariance, n * n - chance)
+    phi = _divide(covariance, phi_denominator)
+    values = {
+        "accuracy": _divide(tp + tn, n),
+        "precision": _divide(tp, judge_yes),
+        "recall": _divide(tp, reference_yes),
+        "f1": _divide(2 * tp, judge_yes + reference_yes),
+        "specificity": _divide(tn, reference_no),
         "kappa": kappa,
         "phi": phi,
-        "judge_positive_rate": _safe_divide(judge_yes, n),
-        "reference_positive_rate": _safe_divide(reference_yes, n),
+        "judge_positive_rate": _divide(judge_yes, n),
+        "reference_positive_rate": _divide(reference_yes, n),
         "kappa_phi_gap": phi - kappa,
-        "positive_rate_drift": _safe_divide(judge_yes - reference_yes, n),
-        "support": reference_yes,
+        "positive_rate_drift": _divide(judge_yes - reference_yes, n),
     }
+    return np.stack([values[name] for name in MEASURES] + [reference_yes], axis=-1)
+
+
+def _table_measures(counts: xr.DataArray, mode: str) -> xr.DataArray:
+    if counts.chunks is not None:
+        counts = counts.chunk({"count": -1})
+    return xr.apply_ufunc(
+        table_measures,
+        counts,
+        kwargs={"mode": mode},
+        input_core_dims=[["count"]],
+        output_core_dims=[["measure"]],
+        dask="parallelized",
+        output_dtypes=[np.float64],
+        dask_gufunc_kwargs={"output_sizes": {"measure": len(MEASURES) + 1}},
+    ).assign_coords(measure=[*MEASURES, "support"])
 
 
 def _nan_mean(values: xr.DataArray, dim: str, weights=None) -> xr.DataArray:
     """Mean over ``dim`` leaving NaN out; NaN when nothing (or zero weight) is left."""
     defined = values.notnull()
-    if weights is None:
-        weights = xr.ones_like(values)
-    weights = weights.where(defined, 0.0)
+    weights = defined.astype(np.float64) if weights is None else weights.where(defined, 0.0)
     return _safe_divide((values.fillna(0) * weights).sum(dim), weights.sum(dim))
 
 
-def _measures(by_label, by_item, pooled, mode, item, label) -> dict[str, xr.DataArray]:
-    label_values = _table_measures(by_label, mode)
-    micro = _table_measures(pooled, mode)
-    item_values = _table_measures(by_item, mode)
-    support = label_values["support"]
-    out = {}
-    for name in MEASURES:
-        out["label_" + name] = label_values[name]
-        averaged = [
-            micro[name],
-            _nan_mean(label_values[name], label),
-            _nan_mean(label_values[name], label, support),
-            _nan_mean(item_values[name], item),
-        ]
-        out[name] = xr.concat(averaged, dim="average", coords="minimal").assign_coords(
-            average=list(AVERAGES)
+def cell_counts(judge_values: xr.DataArray, reference_values: xr.DataArray, abstain_value):
+    """Six 0/1 counts per cell along a ``count`` dim: ``tp, fp, fn, tn`` (judge decisions)
+    and ``ap, an`` (abstentions where the reference is 1 / 0); all 0 where the reference is
+    NaN or the judge's decision is missing.
+
+    Every result of :func:`versus` is a sum of these over items and / or labels, so a
+    bootstrap resamples this array along ``item`` and calls :func:`measures_from_counts`.
+    """
+    if _check_marker(abstain_value):
+        abstained = judge_values.isnull()
+    else:
+        abstained = judge_values == abstain_value
+    judge_yes, judge_no = judge_values == 1, judge_values == 0
+    reference_yes, reference_no = reference_values == 1, reference_values == 0
+    cells = {
+        "tp": judge_yes & reference_yes,
+        "fp": judge_yes & reference_no,
+        "fn": judge_no & reference_yes,
+        "tn": judge_no & reference_no,
+        "ap": abstained & reference_yes,
+        "an": abstained & reference_no,
+    }
+    # one "count" dim so that the measures are finished in a few array operations
+    return xr.concat(list(cells.values()), dim="count", coords="minimal").assign_coords(
+        count=list(cells)
+    )
+
+
+def measures_from_counts(counts: xr.DataArray, modes: list[str], *, item: str, label: str):
+    """(label measures, measures along ``average``) from :func:`cell_counts`, each with a
+    ``measure`` dim, and an ``abstain`` dim when several modes are given."""
+    by_label = counts.sum(item)
+    by_item = counts.sum(label)
+    pooled = by_label.sum(label)
+    per_mode = [_measures(by_label, by_item, pooled, mode, item, label) for mode in modes]
+    if len(modes) == 1:
+        return per_mode[0]
+    return tuple(
+        xr.concat([m[k] for m in per_mode], dim="abstain", coords="minimal").assign_coords(
+            abstain=modes
         )
-    return out
+        for k in range(2)
+    )
+
+
+def _measures(by_label, by_item, pooled, mode, item, label):
+    """(label measures, measures along ``average``), each with a ``measure`` dim."""
+    label_values = _table_measures(by_label, mode)
+    support = label_values.sel(measure="support", drop=True)
+    label_values = label_values.sel(measure=list(MEASURES))
+    averaged = [
+        _table_measures(pooled, mode).sel(measure=list(MEASURES)),
+        _nan_mean(label_values, label),
+        _nan_mean(label_values, label, support),
+        _nan_mean(_table_measures(by_item, mode).sel(measure=list(MEASURES)), item),
+    ]
+    averaged = xr.concat(averaged, dim="average", coords="minimal").assign_coords(
+        average=list(AVERAGES)
+    )
+    return label_values, averaged
 
 
 def _human_agreement(humans: xr.DataArray, item, annotator, label) -> dict[str, xr.DataArray]:

@@ -370,6 +370,11 @@ def _divide(numerator, denominator):
     return numerator / np.where(denominator == 0, np.nan, denominator)
 
 
+def _nan_as_zero(values):
+    """NaN -> 0 (labels without pairable decisions contribute nothing), numpy or dask."""
+    return np.where(np.isnan(values), 0.0, values)
+
+
 def _max_disagreement(cells, positives):
     """:func:`_kernels.max_disagreement` over any leading axes, numpy or dask."""
 
@@ -384,9 +389,12 @@ def _max_disagreement(cells, positives):
         return kernel(cells, positives)
     import dask.array
 
-    return dask.array.map_blocks(
-        kernel, cells, positives, drop_axis=cells.ndim - 1, dtype=np.float64,
-        name="max-disagreement",
+    # blockwise rather than map_blocks: map_blocks aligns arrays of different ndim from the
+    # right, which would pair the label axis of ``positives`` with the deciders axis
+    outer = tuple(range(positives.ndim))
+    return dask.array.blockwise(
+        kernel, outer, cells, (*outer, positives.ndim), positives, outer,
+        dtype=np.float64, concatenate=True, name="max-disagreement",
     )
 
 
@@ -431,16 +439,16 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     maximum_disagreement = _divide(2 * max_disagreement.sum(-1), total_values)
     observed_minimum = 1 - maximum_disagreement
     # Krippendorff: D_e,j from pairable values drawn without replacement
-    expected_disagreement = np.nan_to_num(
-        _divide(2 * positives_j * (n_j - positives_j), n_j - 1), nan=0.0
+    expected_disagreement = _nan_as_zero(
+        _divide(2 * positives_j * (n_j - positives_j), n_j - 1)
     )
 
     dependent = {key: [] for key in ("agreement", "expected", "minimum", "item_agreement",
                                      "label_expected", "label_agreement", "label_weight")}
     for name in baselines:
         label_expected, label_gap = _baseline_terms(name, p_j)
-        expected = _divide(np.nan_to_num(n_j * label_expected).sum(-1), total_values)
-        gap = _divide(np.nan_to_num(n_j * label_gap).sum(-1), total_values)
+        expected = _divide(_nan_as_zero(n_j * label_expected).sum(-1), total_values)
+        gap = _divide(_nan_as_zero(n_j * label_gap).sum(-1), total_values)
         dependent["agreement"].append(1 - _divide(observed_disagreement, gap))
         dependent["expected"].append(expected)
         dependent["minimum"].append(1 - _divide(maximum_disagreement, gap))
@@ -449,7 +457,7 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         )
         dependent["label_expected"].append(label_expected)
         dependent["label_agreement"].append(1 - _divide(label_disagreement, label_gap))
-        dependent["label_weight"].append(np.nan_to_num(label_gap, nan=0.0))
+        dependent["label_weight"].append(_nan_as_zero(label_gap))
     stack = np.stack if isinstance(p_j, np.ndarray) else _dask_stack
     n_items = item_pairs.shape[-1]
     n_annotators = label_counts.shape[-2] - 1

@@ -1,0 +1,922 @@
+"""The reliability report of the MLA paper's section 5, in one call.
+
+:func:`report` computes :func:`xr_agreement.mla` under the primary baseline and the
+sensitivity baselines, on the declared label universe and (when some labels were never used)
+on the used labels too, gathers the design facts the checklist asks for, and returns a
+:class:`Report` that renders as HTML (Jupyter), markdown, plain text and JSON.
+
+The report states every checklist item (label universe, meaning of joint omissions, baseline
+model, diagnostics, uncertainty) and missing-data handling. It gives no verbal scale
+("good", "poor") unless asked (``landis_koch=True``): the paper argues against universal
+cut-offs, and the feasible floor next to each coefficient shows why.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import inspect
+import json
+import math
+import textwrap
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+
+from ._validate import check_dataarray, check_dims
+
+_mla_module = importlib.import_module("xr_agreement.mla")
+
+JSON_FORMAT = "xr-agreement-report/1"
+# the default sensitivity analysis; when the primary is one of them, the other baselines
+DEFAULT_SENSITIVITY = ("AC1", "PB")
+
+# Landis & Koch (1977): lower bounds of the verbal bands. Opt-in only.
+LANDIS_KOCH = ((0.81, "almost perfect"), (0.61, "substantial"), (0.41, "moderate"),
+               (0.21, "fair"), (0.0, "slight"), (-math.inf, "poor"))
+
+
+def landis_koch(value: float) -> str:
+    """The Landis-Koch band of a coefficient ("" for NaN).
+
+    >>> landis_koch(0.232), landis_koch(0.903), landis_koch(-0.1)
+    ('fair', 'almost perfect', 'poor')
+    """
+    if value is None or not np.isfinite(value):
+        return ""
+    rounded = round(float(value), 2)
+    return next(name for bound, name in LANDIS_KOCH if rounded >= bound)
+
+
+def report(
+    da: xr.DataArray,
+    baseline: str = "F",
+    sensitivity: Sequence[str] | str | None = DEFAULT_SENSITIVITY,
+    *,
+    ci: float | None = None,
+    seed=None,
+    labels_fixed: bool | None = None,
+    all_labels_considered: bool | None = None,
+    joint_omissions: str | None = None,
+    n_lowest: int = 5,
+    n_hardest: int = 5,
+    landis_koch: bool = False,
+    digits: int = 3,
+    title: str | None = None,
+    notes: Sequence[str] = (),
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    **ci_options,
+) -> Report:
+    """The reliability report of the MLA paper's section 5 for multi-label decisions.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        0/1 decisions with dims ``item``, ``annotator``, ``label`` (NaN = not made) and no
+        other dim. Its ``label`` dim is the declared label universe; a ``label_name``
+        coordinate, when present, names the labels.
+    baseline : str, default "F"
+        The pre-specified primary chance model: "F", "AC1" or "PB" (aliases as in
+        :func:`xr_agreement.mla`).
+    sensitivity : str or sequence of str or None, default ("AC1", "PB")
+        Baselines reported as a sensitivity analysis. Left at its default with another
+        primary baseline, the two baselines other than the primary.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of intervals from ``mla(..., ci=ci, seed=seed,
+        **ci_options)``; the intervals are shown wherever the result holds ``V_lower`` and
+        ``V_upper``. Raises NotImplementedError if this installation's ``mla`` has no ``ci``.
+    seed : int or numpy.random.Generator, optional
+        Passed to ``mla`` with ``ci``.
+    labels_fixed : bool, optional
+        Whether the label inventory was fixed before annotation. Stated in the report; None
+        says it was not stated.
+    all_labels_considered : bool, optional
+        Whether every annotator was expected to consider every label.
+    joint_omissions : str, optional
+        The analyst's statement of what a joint omission means in this task (e.g. "absence
+        of a defect was certified"); the report adds the observed share of joint omissions.
+    n_lowest, n_hardest : int
+        How many labels with the lowest agreement and hardest items to name.
+    landis_koch : bool, default False
+        Add the Landis-Koch verbal band next to coefficients (opt-in).
+    digits : int, default 3
+        Decimals in the text, markdown and HTML renderings (JSON keeps full precision).
+    title : str, optional
+    notes : sequence of str
+        Further statements printed under the headline (e.g. how the data were prepared).
+    item, annotator, label : str
+        Names of the dims that play these roles.
+    **ci_options
+        Further keywords for the interval computation (``n_resamples``, ``resample``,
+        ``method``); only with ``ci``.
+
+    Returns
+    -------
+    Report
+        ``.result`` (the mla Dataset on the declared universe, with a ``baseline`` dim:
+        primary first), ``.used_result`` (the same on the labels used at least once, None
+        when all were used), ``.design`` and ``.settings`` (dicts); renders with ``str()``,
+        ``.to_markdown()``, ``._repr_html_()``, ``.to_json()``; ``.plot()`` draws figures.
+
+    Raises
+    ------
+    ValueError
+        Extra dims, an unknown or repeated baseline, or any input error of ``mla``.
+
+    Examples
+    --------
+    >>> import xr_agreement
+    >>> ex = xr_agreement.datasets.bias_example()
+    >>> rep = ex.agreement.report(labels_fixed=True)
+    >>> rep.result.agreement.round(3).values
+    array([0.232, 0.903, 0.828])
+    >>> rep.used_result.agreement.round(3).values
+    array([0.232, 0.646, 0.515])
+    >>> rep.design["unused_labels"][:5]
+    [1, 4, 6, 7, 8]
+    >>> print(rep.to_markdown().splitlines()[0])
+    # Multi-label agreement report
+    """
+    check_dataarray(da)
+    check_dims(da, item=item, annotator=annotator, label=label)
+    extra = [d for d in da.dims if d not in (item, annotator, label)]
+    if extra:
+        raise ValueError(f"report() describes one corpus; the array has extra dims {extra}: "
+                         f"select one value first (e.g. da.sel({extra[0]}=...)) or loop")
+    baselines = _baseline_list(baseline, sensitivity)
+    for name, value in (("n_lowest", n_lowest), ("n_hardest", n_hardest), ("digits", digits)):
+        if not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    mla_options = _ci_keywords(ci, seed, ci_options)
+    dims = {"item": item, "annotator": annotator, "label": label}
+
+    result = _mla_module.mla(da, baselines, **dims, **mla_options).compute()
+    selected = (da == 1).any([item, annotator]).compute()
+    used_labels = da[label].values[selected.values].tolist()
+    unused_labels = da[label].values[~selected.values].tolist()
+    used_result = None
+    if unused_labels and used_labels:
+        used_result = _mla_module.mla(
+            da.isel({label: selected.values}), baselines, **dims, **mla_options
+        ).compute()
+
+    design = _design(da, result, item, annotator, label, used_labels, unused_labels,
+                     n_hardest)
+    settings = {
+        "baseline": baselines[0],
+        "sensitivity": baselines[1:],
+        "ci": ci,
+        "seed": seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
+        "ci_options": {k: _plain(v) for k, v in ci_options.items()},
+        "labels_fixed": labels_fixed,
+        "all_labels_considered": all_labels_considered,
+        "joint_omissions": joint_omissions,
+        "n_lowest": int(n_lowest),
+        "n_hardest": int(n_hardest),
+        "landis_koch": bool(landis_koch),
+        "digits": int(digits),
+        "title": title,
+        "notes": [notes] if isinstance(notes, str) else list(notes),
+        "dims": dims,
+    }
+    return Report(result, used_result, design, settings)
+
+
+def _baseline_list(baseline, sensitivity) -> list[str]:
+    primary, single = _mla_module.parse_baselines(baseline)
+    if not single:
+        raise ValueError(f"baseline is the one pre-specified primary model, got {baseline!r}; "
+                         "put the others in sensitivity=")
+    if sensitivity is DEFAULT_SENSITIVITY:
+        others = [b for b in _mla_module.BASELINES if b != primary[0]]
+    elif sensitivity is None:
+        others = []
+    elif isinstance(sensitivity, str):
+        others = _mla_module.parse_baselines(sensitivity)[0]
+    else:
+        others = _mla_module.parse_baselines(list(sensitivity))[0] if len(sensitivity) else []
+    if primary[0] in others:
+        raise ValueError(f"the primary baseline {primary[0]!r} is also in sensitivity="
+                         f"{sensitivity!r}")
+    return primary + others
+
+
+def _ci_keywords(ci, seed, ci_options) -> dict:
+    if ci is None:
+        if ci_options:
+            raise ValueError(f"{sorted(ci_options)} only apply with ci=<level>")
+        return {}
+    if not (isinstance(ci, (float, int)) and 0 < ci < 1):
+        raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci!r}")
+    parameters = inspect.signature(_mla_module.mla).parameters
+    if "ci" not in parameters and not any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    ):
+        raise NotImplementedError(
+            "confidence intervals need xr_agreement.mla(..., ci=...), which this "
+            "installation does not provide yet; leave ci unset"
+        )
+    return {"ci": ci, **({} if seed is None else {"seed": seed}), **ci_options}
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def _design(da, result, item, annotator, label, used_labels, unused_labels, n_hardest):
+    """Facts about the design that the Dataset does not hold."""
+    decided = da.notnull()
+    positives = (da == 1).sum(annotator)
+    deciders = decided.sum(annotator)
+    per_item = decided.any(label).sum(annotator).compute().values
+    # agreeing (annotator pair, label) comparisons: joint selections and joint omissions
+    joint_selections = int((positives * (positives - 1) // 2).sum().compute())
+    omitted = deciders - positives
+    joint_omissions = int((omitted * (omitted - 1) // 2).sum().compute())
+
+    names = _label_names(da, label)
+    order = result.item_observed.fillna(np.inf).values.argsort(kind="stable")
+    defined = np.isfinite(result.item_observed.values)
+    hardest = []
+    disputed = ((positives > 0) & (positives < deciders)).compute()
+    for position in order[:n_hardest]:
+        if not defined[position] or result.item_observed.values[position] == 1:
+            break  # undefined or perfect agreement: nothing hard left
+        row = disputed.isel({item: position})
+        hardest.append({
+            "item": _plain(da[item].values[position]),
+            "disputed_labels": [_plain(v) for v in da[label].values[row.values]],
+        })
+    n_decisions = int(np.prod([da.sizes[d] for d in (item, annotator, label)]))
+    return {
+        "n_items": int(da.sizes[item]),
+        "n_annotators": int(da.sizes[annotator]),
+        "annotators_per_item": {"min": int(per_item.min()), "median": float(
+            np.median(per_item)), "max": int(per_item.max())},
+        "n_labels": int(da.sizes[label]),
+        "n_labels_used": len(used_labels),
+        "used_labels": [_plain(v) for v in used_labels],
+        "unused_labels": [_plain(v) for v in unused_labels],
+        "label_names": {str(k): v for k, v in names.items()} if names else None,
+        "n_decisions": n_decisions,
+        "n_missing_decisions": int(result.n_missing_decisions),
+        "n_items_unpairable": int(da.sizes[item] - int(result.n_pairable_items)),
+        "joint_selection_pairs": joint_selections,
+        "joint_omission_pairs": joint_omissions,
+        "hardest_items": hardest,
+    }
+
+
+def _label_names(da, label) -> dict | None:
+    for name in (f"{label}_name", "label_name"):
+        if name in da.coords and da[name].dims == (label,):
+            return {_plain(k): str(v) for k, v in zip(da[label].values, da[name].values)}
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# the Report object
+# --------------------------------------------------------------------------------------
+
+
+class Report:
+    """A reliability report: the Datasets it was built from and their renderings.
+
+    Build it with :func:`report` (or ``da.agreement.report``), or restore one with
+    :meth:`from_json`.
+
+    Attributes
+    ----------
+    result : xarray.Dataset
+        :func:`xr_agreement.mla` on the declared label universe, ``baseline`` dim with the
+        primary baseline first.
+    used_result : xarray.Dataset or None
+        The same on the labels used at least once (the paper's Table 2), None when every
+        declared label was used.
+    design : dict
+        N, annotators, annotators per item, k, used and unused labels, missing decisions,
+        joint omissions and selections, hardest items with their disputed labels.
+    settings : dict
+        The choices the report was made with (baselines, ci, labels_fixed, ...).
+    """
+
+    def __init__(self, result: xr.Dataset, used_result: xr.Dataset | None, design: dict,
+                 settings: dict):
+        self.result, self.used_result = result, used_result
+        self.design, self.settings = design, settings
+
+    # ---- access -----------------------------------------------------------------------
+    @property
+    def baselines(self) -> list[str]:
+        return [self.settings["baseline"], *self.settings["sensitivity"]]
+
+    def lowest_labels(self) -> list:
+        """Used labels with the lowest primary-baseline agreement (NaN left out), lowest
+        first."""
+        label = self.settings["dims"]["label"]
+        values = self.result.label_agreement.sel(baseline=self.baselines[0])
+        values = values.sel({label: self.design["used_labels"]}) if self.design[
+            "used_labels"] else values
+        values = values.dropna(label)
+        order = values.values.argsort(kind="stable")[: self.settings["n_lowest"]]
+        return [_plain(v) for v in values[label].values[order]]
+
+    def label_name(self, value) -> str:
+        names = self.design.get("label_names") or {}
+        name = names.get(str(value))
+        return f"{value} ({name})" if name and name != str(value) else str(value)
+
+    # ---- renderings -------------------------------------------------------------------
+    def __str__(self) -> str:
+        return _render_text(self._document())
+
+    __repr__ = __str__
+
+    def to_markdown(self) -> str:
+        """The report as GitHub-flavoured markdown."""
+        return _render_markdown(self._document())
+
+    def to_html(self, figures: bool = True) -> str:
+        """The report as one self-contained HTML document (inline CSS, figures as base64
+        PNG when matplotlib is installed)."""
+        return _render_html(self._document(), self._figures_png() if figures else {},
+                            standalone=True)
+
+    def _repr_html_(self) -> str:
+        return _render_html(self._document(), self._figures_png(), standalone=False)
+
+    def to_dict(self) -> dict:
+        """Plain-Python form of the report: settings, design and the Datasets in xarray's
+        ``to_dict`` layout (variables keyed by their Dataset names; NaN as None)."""
+        return _json_safe({
+            "format": JSON_FORMAT,
+            "settings": self.settings,
+            "design": self.design,
+            "lowest_labels": self.lowest_labels(),
+            "results": {
+                "declared": self.result.to_dict(data="list"),
+                "used_labels": None if self.used_result is None
+                else self.used_result.to_dict(data="list"),
+            },
+        })
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON (strict: NaN is written as null); see :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        """Restore a Report from :meth:`to_json` output; its Datasets equal the originals."""
+        data = json.loads(text)
+        if data.get("format") != JSON_FORMAT:
+            raise ValueError(f"not an xr-agreement report (format {data.get('format')!r})")
+        results = data["results"]
+        used = results["used_labels"]
+        return cls(_dataset_from_dict(results["declared"]),
+                   None if used is None else _dataset_from_dict(used),
+                   data["design"], data["settings"])
+
+    # ---- figures ----------------------------------------------------------------------
+    def plot(self, kind: str = "all", **kwargs):
+        """Figures of the report (matplotlib; see :mod:`xr_agreement.plot`).
+
+        Parameters
+        ----------
+        kind : {"all", "labels", "items", "baselines"}
+            "labels": label-wise coefficients sorted, interval bars, sized by weight;
+            "items": the item-level distribution with the hardest items named;
+            "baselines": F vs AC1 vs PB per label; "all": the three side by side.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from . import plot as _plot
+
+        return _plot.plot_report(self, kind=kind, **kwargs)
+
+    def _figures_png(self) -> dict[str, str]:
+        try:
+            from . import plot as _plot
+
+            return {kind: _plot.figure_png(self.plot(kind))
+                    for kind in ("labels", "items", "baselines")}
+        except ImportError:
+            return {}
+
+    # ---- the document -----------------------------------------------------------------
+    def _document(self) -> list:
+        return _build_document(self)
+
+
+# --------------------------------------------------------------------------------------
+# JSON helpers
+# --------------------------------------------------------------------------------------
+
+
+def _json_safe(value):
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_safe(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _restore_numbers(data):
+    """Lists that mix numbers and None (NaN written as null) back to float with NaN."""
+    array = np.array(data, dtype=object)
+    flat = array.ravel().tolist()
+    if any(v is None for v in flat) and all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in flat
+    ):
+        return np.array([np.nan if v is None else v for v in flat], float).reshape(array.shape)
+    return data
+
+
+def _dataset_from_dict(data: dict) -> xr.Dataset:
+    for group in ("coords", "data_vars"):
+        for variable in data.get(group, {}).values():
+            variable["data"] = _restore_numbers(variable["data"])
+    return xr.Dataset.from_dict(data)
+
+
+# --------------------------------------------------------------------------------------
+# building the document: sections of paragraphs, lists and tables
+# --------------------------------------------------------------------------------------
+
+
+class _Format:
+    def __init__(self, digits: int):
+        self.digits = digits
+
+    def __call__(self, value) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, (bool, np.bool_)):
+            return "yes" if value else "no"
+        if isinstance(value, (int, np.integer)):
+            return str(int(value))
+        value = float(value)
+        if math.isnan(value):
+            return "NaN"
+        text = f"{value:.{self.digits}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def _values(ds, name, baseline=None, **where):
+    if name not in ds:
+        return None
+    data = ds[name]
+    if baseline is not None and "baseline" in data.dims:
+        data = data.sel(baseline=baseline)
+    return data.sel(where) if where else data
+
+
+def _interval(ds, name, fmt, baseline=None, **where) -> str | None:
+    lower = _values(ds, f"{name}_lower", baseline, **where)
+    upper = _values(ds, f"{name}_upper", baseline, **where)
+    if lower is None or upper is None:
+        return None
+    return f"[{fmt(float(lower))}, {fmt(float(upper))}]"
+
+
+def _label_floor(ds, baseline, label_dim) -> xr.DataArray:
+    """Label-wise floor of the coefficient: (A_o,min,j - A_e,j) / (1 - A_e,j)."""
+    expected = ds.label_expected.sel(baseline=baseline)
+    gap = 1 - expected
+    return (ds.label_observed_minimum - expected) / gap.where(gap != 0)
+
+
+def _yes_no(value, yes, no, unknown):
+    return unknown if value is None else (yes if value else no)
+
+
+def _build_document(rep: Report) -> list:
+    s, d, ds = rep.settings, rep.design, rep.result
+    fmt = _Format(s["digits"])
+    label_dim, item_dim = s["dims"]["label"], s["dims"]["item"]
+    primary, baselines = rep.baselines[0], rep.baselines
+    definitions = _mla_module.BASELINES
+    has_ci = "agreement_lower" in ds
+    lk = s["landis_koch"]
+    doc = []
+
+    def section(title, *blocks):
+        doc.append((title, [b for b in blocks if b is not None]))
+
+    # ---- headline ---------------------------------------------------------------------
+    coefficient = {b: float(ds.agreement.sel(baseline=b)) for b in baselines}
+    floors = {b: float(ds.minimum.sel(baseline=b)) for b in baselines}
+    headline = (f"Primary coefficient A_ml^({primary}) = {fmt(coefficient[primary])} "
+                f"(feasible floor {fmt(floors[primary])})")
+    if has_ci:
+        headline += f", {_ci_label(s)} {_interval(ds, 'agreement', fmt, primary)}"
+    if len(baselines) > 1:
+        headline += "; sensitivity: " + ", ".join(
+            f"{b} {fmt(coefficient[b])} (floor {fmt(floors[b])})" for b in baselines[1:])
+    headline += (f". N = {d['n_items']} items, n = {d['n_annotators']} annotators, "
+                 f"k = {d['n_labels']} labels, A_o = {fmt(float(ds.observed))}.")
+    undefined = [b for b in baselines if math.isnan(coefficient[b])]
+    if undefined:
+        headline += (f" Undefined (NaN) under {', '.join(undefined)}: no chance disagreement "
+                     "to normalise by (1 - A_e = 0, e.g. every label constant under F).")
+    doc.append(("__title__", [("p", s["title"] or "Multi-label agreement report"),
+                              ("p", headline)]
+                + [("p", note) for note in s.get("notes", [])]))
+
+    # ---- 1. label universe ------------------------------------------------------------
+    unused = d["unused_labels"]
+    statements = [
+        "Label inventory fixed before annotation: " + _yes_no(
+            s["labels_fixed"], "yes.", "no (the values depend on which labels are included).",
+            "not stated (pass labels_fixed=True/False; command line: --labels-fixed yes|no)."),
+        "Every annotator expected to consider every label: " + _yes_no(
+            s["all_labels_considered"], "yes.", "no.",
+            "not stated (pass all_labels_considered=True/False; command line: "
+            "--all-labels-considered yes|no)."),
+        (f"Declared universe: k = {d['n_labels']} labels, of which {d['n_labels_used']} were "
+        f"selected at least once."),
+    ]
+    blocks = [("list", statements)]
+    if unused:
+        blocks.append(("p", f"Never selected ({len(unused)}): "
+                       + ", ".join(rep.label_name(v) for v in unused) + "."))
+    if rep.used_result is not None:
+        used = rep.used_result
+        header = ["label universe", "A_o"] + [f"A_ml ({b})" for b in baselines] + ["A_o,min"]
+        rows = []
+        for caption, source in ((f"all {d['n_labels']} declared labels", ds),
+                                (f"{d['n_labels_used']} used labels", used)):
+            rows.append([caption, fmt(float(source.observed))]
+                        + [fmt(float(source.agreement.sel(baseline=b))) for b in baselines]
+                        + [fmt(float(source.observed_minimum))])
+        before = {b: float(ds.agreement.sel(baseline=b)) for b in baselines}
+        after = {b: float(used.agreement.sel(baseline=b)) for b in baselines}
+        changed = [b for b in baselines if not np.isclose(before[b], after[b], atol=1e-12,
+                                                          equal_nan=True)]
+        kept = [b for b in baselines if b not in changed]
+        moves = " and ".join(f"{b} (from {fmt(before[b])} to {fmt(after[b])})" for b in changed)
+        note = (f"Removing the {len(unused)} never-selected labels "
+                + (f"leaves {', '.join(kept)} unchanged" if kept else "")
+                + (" (constant labels have weight 1 - A_e,j = 0 under F)" if "F" in kept else "")
+                + (" and " if kept and changed else "")
+                + (f"changes {moves}" if changed else "")
+                + ". Neither universe is automatically correct: the full inventory fits when "
+                "annotators genuinely considered every label; removing labels after the fact "
+                "changes the estimand. Never-selected labels should not be removed only "
+                "because they lower or raise a preferred summary.")
+        blocks += [("table", header, rows, ("Effect of the declared label universe "
+                    "(cf. the paper's Table 2).")), ("p", note)]
+    elif not unused:
+        blocks.append(("p", "Every declared label was selected at least once."))
+    section("1. Label universe", *blocks)
+
+    # ---- 2. joint omissions ---------------------------------------------------------------
+    omitted, selected = d["joint_omission_pairs"], d["joint_selection_pairs"]
+    agreeing = omitted + selected
+    share = omitted / agreeing if agreeing else float("nan")
+    blocks = [("p", ("Hamming agreement counts a joint omission (two annotators both leaving "
+               "a label unselected) as agreement, like a joint selection. Of the "
+               f"{agreeing} agreeing (annotator pair, label) comparisons, {omitted} "
+               f"({100 * share:.1f}%) are joint omissions and "
+               f"{selected} joint selections; raw prevalence p_r = "
+               f"{fmt(float(ds.raw_prevalence))}."))]
+    if s["joint_omissions"]:
+        blocks.append(("p", f"Analyst's statement: {s['joint_omissions']}"))
+    else:
+        blocks.append(("p", ("Meaning of joint omissions in this task: not stated (pass "
+                             "joint_omissions='...'; command line: --joint-omissions TEXT). "
+                             "Use the Hamming coefficient when a joint absence is "
+                             "informative; if overlap among selected labels is the focus, "
+                             "report a set distance (Jaccard, MASI) as well.")))
+    section("2. Meaning of joint omissions", *blocks)
+
+    # ---- 3. baseline ------------------------------------------------------------------
+    header = ["baseline", "role", "A_e", "A_ml", "floor A_ml,min"]
+    if has_ci:
+        header.append(_ci_label(s))
+    if lk:
+        header.append("Landis-Koch (opt-in)")
+    rows = []
+    for b in baselines:
+        row = [b, "primary" if b == primary else "sensitivity",
+               fmt(float(ds.expected.sel(baseline=b))), fmt(coefficient[b]), fmt(floors[b])]
+        if has_ci:
+            row.append(_interval(ds, "agreement", fmt, b) or "-")
+        if lk:
+            row.append(landis_koch(coefficient[b]))
+        rows.append(row)
+    blocks = [
+        ("p", f"Pre-specified primary model: {primary}, {definitions[primary]}."),
+        ("list", [f"{b}: {definitions[b]}" for b in baselines]),
+        ("table", header, rows, ("Corpus coefficients with their feasible floor (the lowest "
+         "value reachable with the observed number of positives per label).")),
+        ("p", "The baselines are different models of chance, not interchangeable estimates of "
+         "one quantity." + ("" if len(baselines) > 1 else
+                            " No sensitivity baseline was requested; the paper recommends "
+                            "at least one.")),
+    ]
+    if lk:
+        blocks.append(("p", ("Landis-Koch bands are shown on request only; universal cut-offs "
+                       "ignore the floor and the baseline.")))
+    section("3. Baseline model", *blocks)
+
+    # ---- 4. diagnostics ----------------------------------------------------------------
+    per_item = d["annotators_per_item"]
+    if per_item["min"] == per_item["max"]:
+        per_item_text = f"{per_item['min']} (every item)"
+    else:
+        per_item_text = (f"{per_item['min']}-{per_item['max']} (median "
+                         f"{per_item['median']:g})")
+    design_rows = [
+        ["N (items)", str(d["n_items"])],
+        ["n (annotators)", str(d["n_annotators"])],
+        ["annotators per item", per_item_text],
+        ["k (labels)", str(d["n_labels"])],
+        ["A_o (observed agreement)", fmt(float(ds.observed))],
+        ["p_r (raw prevalence)", fmt(float(ds.raw_prevalence))],
+        ["A_o,min (floor of A_o given the prevalences)", fmt(float(ds.observed_minimum))],
+        ["alpha_H (Krippendorff, Hamming distance)", fmt(float(ds.alpha_hamming))],
+    ]
+    if has_ci:
+        for name, caption in (("observed", "A_o"), ("alpha_hamming", "alpha_H")):
+            interval = _interval(ds, name, fmt)
+            if interval:
+                design_rows.append([f"{caption} {_ci_label(s)}", interval])
+    label_header, label_rows = _label_table(rep, fmt)
+    blocks = [
+        ("table", ["quantity", "value"], design_rows, None),
+        ("p", ((f"Label-wise statistics for the {d['n_labels_used']} labels selected at "
+                "least once (cf. the paper's Table 3)." if d["used_labels"] else
+                "No label was selected anywhere; label-wise statistics of every declared "
+                "label.")
+         + " w_j is the label's weight in the corpus "
+         f"coefficient under {primary} (paper eq. 6); NaN marks an undefined value (0/0).")),
+        ("table", label_header, label_rows, None),
+    ]
+    lowest = rep.lowest_labels()
+    if lowest:
+        values = ds.label_agreement.sel(baseline=primary)
+        blocks.append(("p", f"Labels with the lowest agreement under {primary}: " + "; ".join(
+            f"{rep.label_name(v)}: {fmt(float(values.sel({label_dim: v})))}" for v in lowest)
+            + "."))
+    hardest = d["hardest_items"]
+    if hardest:
+        observed = ds.item_observed
+        item_coefficient = ds.item_agreement.sel(baseline=primary)
+        rows = []
+        for entry in hardest:
+            where = {item_dim: entry["item"]}
+            rows.append([str(entry["item"]), fmt(float(observed.sel(where))),
+                         fmt(float(item_coefficient.sel(where))),
+                         ", ".join(map(str, entry["disputed_labels"])) or "-"])
+        blocks += [
+            ("p", ("Hardest items (lowest item agreement). Item values identify difficult "
+             "examples; reliability conclusions need an adequate number of items "
+             f"(here N = {d['n_items']}).")),
+            ("table", [item_dim, "A_o,i", f"A_ml,i ({primary})", "labels in dispute"], rows,
+             None),
+        ]
+    blocks.append(("figures",))
+    section("4. Diagnostics", *blocks)
+
+    # ---- missing data -------------------------------------------------------------------
+    if d["n_missing_decisions"] == 0:
+        text = ("Complete design: every annotator made every decision on every item; no "
+                "missing data.")
+    else:
+        text = (f"{d['n_missing_decisions']} of {d['n_decisions']} decisions "
+                f"({100 * d['n_missing_decisions'] / d['n_decisions']:.1f}%) were not made "
+                "(a missing annotation is not an omission). Handling: "
+                f"{ds.attrs.get('missing_data', 'pairable values only')}. "
+                f"Items without any pair of decisions: {d['n_items_unpairable']}.")
+    section("5. Missing data", ("p", text))
+
+    # ---- uncertainty ---------------------------------------------------------------------
+    if has_ci:
+        described = {k: v for k, v in ds.attrs.items() if k not in _CORE_ATTRS}
+        text = (f"Intervals: {_ci_label(s)} from mla(..., ci={s['ci']}"
+                + (f", seed={s['seed']}" if s["seed"] is not None else "") + ")"
+                + ("; " + "; ".join(f"{k} = {v}" for k, v in described.items())
+                   if described else "") + ".")
+    else:
+        text = ("No confidence intervals were computed (pass ci=0.95, command line --ci 0.95). "
+                "Substantive studies should report intervals from a bootstrap that respects "
+                "the item and annotator structure.")
+    section("6. Uncertainty", ("p", text))
+    return doc
+
+
+_CORE_ATTRS = {"n_items", "n_annotators", "n_labels", "baseline", "baseline_definition",
+               "missing_data", "reference"}
+
+
+def _ci_label(settings) -> str:
+    return f"{100 * float(settings['ci']):g}% CI" if settings.get("ci") else "CI"
+
+
+def _label_table(rep: Report, fmt) -> tuple[list, list]:
+    ds, s, d = rep.result, rep.settings, rep.design
+    label_dim, primary = s["dims"]["label"], rep.baselines[0]
+    labels = d["used_labels"] or ds[label_dim].values.tolist()
+    missing = d["n_missing_decisions"] > 0
+    has_ci = "label_agreement_lower" in ds
+    header = [label_dim, "p_j", "A_o,j"] + [f"A_j ({b})" for b in rep.baselines]
+    if has_ci:
+        header.append(f"{primary} {_ci_label(s)}")
+    header += [f"w_j ({primary})", "A_o,min,j", f"floor ({primary})", "p_pos", "p_neg"]
+    if missing:
+        header.append("n_j")
+    if s["landis_koch"]:
+        header.append("Landis-Koch (opt-in)")
+    # one selection per variable, then plain numpy: k can be in the thousands
+    where = {label_dim: labels}
+    column = {
+        "p": ds.prevalence.sel(where).values,
+        "observed": ds.label_observed.sel(where).values,
+        "weight": ds.label_weight.sel(baseline=primary, **where).values,
+        "observed_minimum": ds.label_observed_minimum.sel(where).values,
+        "floor": _label_floor(ds, primary, label_dim).sel(where).values,
+        "positive": ds.positive_agreement.sel(where).values,
+        "negative": ds.negative_agreement.sel(where).values,
+        "n_j": ds.label_pairable_values.sel(where).values,
+    }
+    coefficient = {b: ds.label_agreement.sel(baseline=b, **where).values for b in rep.baselines}
+    if has_ci:
+        lower = ds.label_agreement_lower.sel(baseline=primary, **where).values
+        upper = ds.label_agreement_upper.sel(baseline=primary, **where).values
+    rows = []
+    for position, value in enumerate(labels):
+        row = [rep.label_name(value), fmt(column["p"][position]),
+               fmt(column["observed"][position])]
+        row += [fmt(coefficient[b][position]) for b in rep.baselines]
+        if has_ci:
+            row.append(f"[{fmt(lower[position])}, {fmt(upper[position])}]")
+        row += [fmt(column[name][position])
+                for name in ("weight", "observed_minimum", "floor", "positive", "negative")]
+        if missing:
+            row.append(fmt(_plain(column["n_j"][position])))
+        if s["landis_koch"]:
+            row.append(landis_koch(coefficient[primary][position]))
+        rows.append(row)
+    return header, rows
+
+
+# --------------------------------------------------------------------------------------
+# renderers
+# --------------------------------------------------------------------------------------
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return text == "NaN"
+
+
+def _text_table(header, rows) -> list[str]:
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if _is_number(c) else c.ljust(w)
+                         for c, w in zip(cells, widths)).rstrip()
+
+    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def _render_text(doc) -> str:
+    out = []
+    for title, blocks in doc:
+        if title == "__title__":
+            out += [blocks[0][1], "=" * len(blocks[0][1]), ""]
+            for block in blocks[1:]:
+                out += textwrap.wrap(block[1], 92) + [""]
+            continue
+        out += [title, "-" * len(title)]
+        for block in blocks:
+            if block[0] == "p":
+                out += textwrap.wrap(block[1], 92)
+            elif block[0] == "list":
+                for entry in block[1]:
+                    out += textwrap.wrap(entry, 92, initial_indent="* ",
+                                         subsequent_indent="  ")
+            elif block[0] == "table":
+                out += _text_table(block[1], block[2])
+                if block[3]:
+                    out += textwrap.wrap(block[3], 92)
+            else:
+                continue
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _render_markdown(doc) -> str:
+    out = []
+    for title, blocks in doc:
+        if title == "__title__":
+            out += [f"# {blocks[0][1]}", ""]
+            for block in blocks[1:]:
+                out += [block[1], ""]
+            continue
+        out += [f"## {title}", ""]
+        for block in blocks:
+            if block[0] == "p":
+                out.append(block[1])
+            elif block[0] == "list":
+                out += [f"- {entry}" for entry in block[1]]
+            elif block[0] == "table":
+                header, rows = block[1], block[2]
+                out.append("| " + " | ".join(map(_markdown_cell, header)) + " |")
+                out.append("|" + "|".join(
+                    "---:" if rows and _is_number(rows[0][i]) else "---"
+                    for i in range(len(header))) + "|")
+                out += ["| " + " | ".join(map(_markdown_cell, r)) + " |" for r in rows]
+                if block[3]:
+                    out += ["", f"*{block[3]}*"]
+            else:
+                continue
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+_CSS = """
+.xra-report{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:14px;
+ line-height:1.45;max-width:1100px;color:#1f2328}
+.xra-report h1{font-size:20px;margin:0 0 6px}
+.xra-report h2{font-size:16px;margin:18px 0 6px;border-bottom:1px solid #d0d7de}
+.xra-report table{border-collapse:collapse;margin:6px 0;font-size:13px}
+.xra-report th,.xra-report td{border:1px solid #d0d7de;padding:3px 8px}
+.xra-report th{background:#f6f8fa;text-align:left}
+.xra-report td.num{text-align:right;font-variant-numeric:tabular-nums}
+.xra-report caption{caption-side:bottom;text-align:left;font-style:italic;color:#57606a}
+.xra-report .headline{background:#f6f8fa;border-left:4px solid #0969da;padding:6px 10px}
+.xra-report figure{display:inline-block;margin:6px 12px 6px 0}
+.xra-report img{max-width:100%}
+"""
+
+
+def _render_html(doc, figures: dict[str, str], standalone: bool) -> str:
+    e = html.escape
+    out = ['<div class="xra-report">']
+    for title, blocks in doc:
+        if title == "__title__":
+            out += [f"<h1>{e(blocks[0][1])}</h1>",
+                    f'<p class="headline">{e(blocks[1][1])}</p>']
+            out += [f"<p>{e(block[1])}</p>" for block in blocks[2:]]
+            continue
+        out.append(f"<section><h2>{e(title)}</h2>")
+        for block in blocks:
+            if block[0] == "p":
+                out.append(f"<p>{e(block[1])}</p>")
+            elif block[0] == "list":
+                out.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in block[1]) + "</ul>")
+            elif block[0] == "table":
+                header, rows, caption = block[1], block[2], block[3]
+                cells = ["<table>"]
+                if caption:
+                    cells.append(f"<caption>{e(caption)}</caption>")
+                cells.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header)
+                             + "</tr></thead><tbody>")
+                for row in rows:
+                    cells.append("<tr>" + "".join(
+                        f'<td class="num">{e(c)}</td>' if _is_number(c) else f"<td>{e(c)}</td>"
+                        for c in row) + "</tr>")
+                out.append("".join(cells) + "</tbody></table>")
+            elif block[0] == "figures" and figures:
+                captions = {"labels": "Label-wise coefficients (primary baseline), sorted; "
+                            "marker size = weight; bars = interval when computed",
+                            "items": "Item-level agreement, hardest items named",
+                            "baselines": "Baseline sensitivity per label"}
+                for kind, png in figures.items():
+                    out.append(f'<figure><img alt="{e(captions[kind])}" '
+                               f'src="data:image/png;base64,{png}"><figcaption>'
+                               f"{e(captions[kind])}</figcaption></figure>")
+        out.append("</section>")
+    out.append("</div>")
+    body = "\n".join(out)
+    if not standalone:
+        return f"<style>{_CSS}</style>\n{body}"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Multi-label agreement report</title><style>{_CSS}</style></head>"
+            f"<body>\n{body}\n</body></html>\n")
+

@@ -232,7 +232,7 @@ def masi(
 ) -> xr.Dataset:
     """MASI similarity (Passonneau 2006), reported directly, not chance-corrected.
 
-    For two label sets A and B, MASI = J * M with the Jaccard index J = |A & B| / |A | B|
+    For two label sets A and B, MASI = J * M with the Jaccard index J = ``|A & B| / |A | B|``
     and the monotonicity weight M = 1 if A = B, 2/3 if one contains the other, 1/3 if they
     overlap otherwise, 0 if disjoint. Two empty sets are identical (MASI 1). The
     coefficient averages over items and annotator pairs.
@@ -291,7 +291,7 @@ def masi(
 
 
 def _pair_f1(values, first, second):
-    """Mean over items of the F1 overlap 2 |A & B| / (|A| + |B|) of each annotator pair,
+    """Mean over items of the F1 overlap ``2 |A & B| / (|A| + |B|)`` of each annotator pair,
     from values (..., item, annotator, label); an item that neither annotator labelled
     counts as full agreement (F1 = 1). Returns (..., pair)."""
     intersection, sizes = _intersections(values)
@@ -323,7 +323,7 @@ def boot_f1(
     """Bootstrapped chance-adjusted F1 agreement (Marchal et al. 2022).
 
     Observed agreement of annotators a and b is the mean over items of the F1 (Dice)
-    overlap 2 |A & B| / (|A| + |B|) of their selected labels; jointly unselected labels
+    overlap ``2 |A & B| / (|A| + |B|)`` of their selected labels; jointly unselected labels
     play no part and items neither annotator labelled are left out. The chance term is the
     same statistic on random annotations: each run redraws every annotator's decision on
     every item and label with replacement from that annotator's decisions on that label.

@@ -30,7 +30,7 @@ extensions = [
     "sphinx_autosummary_accessors",
     "myst_nb",
 ]
-templates_path = ["_templates", sphinx_autosummary_accessors.templates_path]
+templates_path = [sphinx_autosummary_accessors.templates_path]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
 autosummary_generate = True
 autodoc_typehints = "none"
@@ -59,6 +59,7 @@ def report_screenshot():
         raise RuntimeError("the docs build needs Chromium for the report screenshot "
                            "(apt-get install chromium)")
     report = xr_agreement.datasets.bias_example().agreement.report()
+    (HERE / "_static").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         page = Path(folder) / "report.html"
         page.write_text(report.to_html(), encoding="utf-8")

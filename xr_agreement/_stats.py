@@ -14,7 +14,9 @@ and item counts stay chunked like the input.
 from __future__ import annotations
 
 import operator
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
@@ -25,8 +27,43 @@ from ._validate import describe_position
 
 COUNT_STATS = ["cells", "positives", "positives_squared"]
 
-# numba's default "workqueue" threading layer must not be entered from two threads at once.
+# numba's parallel target (used by some kernels) must not be entered from two threads at once.
 _PARALLEL_LOCK = threading.Lock()
+
+# Below this many decisions one thread is faster than starting several.
+PARALLEL_THRESHOLD = 1 << 22
+
+
+_POOL = []
+
+
+def _thread_pool() -> ThreadPoolExecutor:
+    """One pool for the process, started on first use (starting threads per call costs ms)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="xr-agreement"))
+    return _POOL[0]
+
+
+def _count_threads(values, label_counts, item_counts, kernel) -> list:
+    """Run ``kernel`` (a nogil numba function) on item ranges in Python threads.
+
+    Plain threads rather than numba's parallel target: they are safe to start from any
+    thread (dask workers included) and do not spin-wait when the machine is busy. Each range
+    has its own label accumulators (int64), summed afterwards, so totals do not depend on
+    the number of threads.
+    """
+    N = values.shape[1]
+    n_threads = min(os.cpu_count() or 1, max(1, N // 1024))
+    bounds = np.linspace(0, N, n_threads + 1).astype(int)
+    partial_counts = [np.zeros_like(label_counts) for _ in range(n_threads)]
+
+    def run(t):
+        i0, i1 = bounds[t], bounds[t + 1]
+        return kernel(values[:, i0:i1], partial_counts[t], item_counts[:, i0:i1])
+
+    flags = list(_thread_pool().map(run, range(n_threads)))
+    label_counts += sum(partial_counts)
+    return flags
 
 
 def _as_kernel_input(block: np.ndarray) -> np.ndarray:
@@ -44,21 +81,19 @@ def _count_block(block, coords, *, parallel):
     """
     extra_shape = block.shape[:-3]
     N, n, k = block.shape[-3:]
-    values = _as_kernel_input(np.asarray(block)).reshape((-1, N, n, k))
-    G = values.shape[0]
+    # explicit G: with an empty chunk (dask allows them) -1 would be ambiguous
+    G = int(np.prod(extra_shape))
+    values = _as_kernel_input(np.asarray(block)).reshape((G, N, n, k))
     label_counts = np.zeros((G, k, n + 1, 3), np.int64)
     item_counts = np.zeros((G, N, 2), np.int64)
     missing = values.dtype.kind == "f"
     if values.size:
-        if missing:
-            serial, threaded = _kernels.count_missing, _kernels.count_missing_parallel
+        kernel = _kernels.count_missing if missing else _kernels.count_exact
+        if parallel and values.size >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
+            flags = _count_threads(values, label_counts, item_counts, kernel)
+            flag = sum(flags) if missing else int(np.bitwise_or.reduce(flags))
         else:
-            serial, threaded = _kernels.count_exact, _kernels.count_exact_parallel
-        if parallel and threading.current_thread() is threading.main_thread():
-            with _PARALLEL_LOCK:
-                flag = threaded(values, label_counts, item_counts)
-        else:
-            flag = serial(values, label_counts, item_counts)
+            flag = kernel(values, label_counts, item_counts)
         invalid = flag != 0 if missing else (flag & ~1) != 0
         if invalid:
             raise ValueError(describe_position(np.asarray(block), coords))
@@ -66,15 +101,6 @@ def _count_block(block, coords, *, parallel):
         label_counts.reshape(extra_shape + (1, k, n + 1, 3)),
         item_counts.reshape(extra_shape + (N, 2)),
     )
-
-
-def _block_coords(coords, chunks, index):
-    """(dim, coordinate values) of the block at ``index``, one entry per dim."""
-    out = []
-    for (dim, values), dim_chunks, i in zip(coords, chunks, index):
-        start = sum(dim_chunks[:i])
-        out.append((dim, values[start : start + dim_chunks[i]]))
-    return out
 
 
 def _dask_counts(data, coords):

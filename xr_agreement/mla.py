@@ -367,6 +367,10 @@ def mla_from_counts(
 
 def _divide(numerator, denominator):
     """numerator / denominator, NaN where the denominator is 0 (quietly, numpy or dask)."""
+    if isinstance(numerator, np.ndarray) and isinstance(denominator, np.ndarray):
+        shape = np.broadcast_shapes(numerator.shape, denominator.shape)
+        out = np.full(shape, np.nan)
+        return np.divide(numerator, denominator, out=out, where=denominator != 0)
     return numerator / np.where(denominator == 0, np.nan, denominator)
 
 
@@ -433,7 +437,7 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     label_observed = 1 - label_disagreement
     max_disagreement = _max_disagreement(cells, positives_j)
     item_observed = _divide(item_agreeing, item_pairs)
-    item_disagreement = _divide(item_pairs - item_agreeing, item_pairs)
+    item_disagreement = 1 - item_observed  # exactly 0 where every pair agrees
     observed_disagreement = _divide(disagreement.sum(-1), total_values)
     observed = 1 - observed_disagreement
     maximum_disagreement = _divide(2 * max_disagreement.sum(-1), total_values)
@@ -443,18 +447,16 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         _divide(2 * positives_j * (n_j - positives_j), n_j - 1)
     )
 
-    dependent = {key: [] for key in ("agreement", "expected", "minimum", "item_agreement",
+    dependent = {key: [] for key in ("agreement", "expected", "minimum", "gap",
                                      "label_expected", "label_agreement", "label_weight")}
     for name in baselines:
         label_expected, label_gap = _baseline_terms(name, p_j)
         expected = _divide(_nan_as_zero(n_j * label_expected).sum(-1), total_values)
         gap = _divide(_nan_as_zero(n_j * label_gap).sum(-1), total_values)
+        dependent["gap"].append(gap)
         dependent["agreement"].append(1 - _divide(observed_disagreement, gap))
         dependent["expected"].append(expected)
         dependent["minimum"].append(1 - _divide(maximum_disagreement, gap))
-        dependent["item_agreement"].append(
-            1 - _divide(item_disagreement, gap[..., None])
-        )
         dependent["label_expected"].append(label_expected)
         dependent["label_agreement"].append(1 - _divide(label_disagreement, label_gap))
         dependent["label_weight"].append(_nan_as_zero(label_gap))
@@ -462,6 +464,9 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     n_items = item_pairs.shape[-1]
     n_annotators = label_counts.shape[-2] - 1
     values = {key: stack(arrays) for key, arrays in dependent.items()}
+    # one broadcast over (baseline, *extra, item) instead of a copy per baseline
+    values["item_agreement"] = 1 - _divide(item_disagreement, values["gap"][..., None])
+    del values["gap"]
     values.update(
         observed=observed,
         observed_minimum=observed_minimum,

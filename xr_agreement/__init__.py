@@ -5,7 +5,7 @@ framework to Krippendorff's alpha, with labeled results.
 """
 
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
-from . import datasets
+from . import bootstrap, datasets
 from . import plot  # matplotlib itself is imported on first use
 from .alpha import alpha
 from .compare import am, augmented_kappa, boot_f1, masi
@@ -23,6 +23,7 @@ __all__ = [
     "analytic_flip",
     "augmented_kappa",
     "boot_f1",
+    "bootstrap",
     "AnnotationFileError",
     "Report",
     "brennan_prediger",

@@ -15,7 +15,9 @@ Layouts
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 # Items per task of the parallel kernel: large enough to amortize the per-task label
 # accumulators, small enough to balance two or more threads.
@@ -213,135 +215,151 @@ def max_disagreement(cells, positives):
 
 
 # --- Krippendorff's alpha (alpha.py) ---
-# Ratings arrive as codes (G, N, n) int32: G groups (the extra dims), N items, n annotators;
-# code -1 marks a missing rating, codes 0..V-1 index the distinct values (categories, or
-# distinct label sets). Work is split into ``n_tasks`` runs of items, each with its own
-# accumulators (summed at the end), so memory stays O(n_tasks * G * V) whatever N is.
+# Ratings arrive as ``values`` (G, N, n): G groups (the extra dims), N items, n annotators.
+# Either int32 codes 0..V-1 with -1 for a missing rating (``low`` = 0), or integral float
+# ratings with NaN missing, whose code is ``value - low`` (no coding pass needed). Work is
+# split into ``n_tasks`` runs of items, each with its own accumulators (summed at the end),
+# so memory stays O(n_tasks * G * V) whatever N is. Only the two kernels that carry the
+# benchmarks' weight (rating_counts, pair_expected) are parallel: parallel kernels take
+# several times longer to compile.
 
-# Distances computed inside the kernels (``metric_id``); alpha.py holds the same table.
+# Distances computed inside the kernels (``metric_id``).
 DELTA_MATRIX = 0  # delta[c, k] given as a (V, V) matrix (callables)
 DELTA_RATIO = 1  # ((v_c - v_k) / (v_c + v_k))**2, 0 where v_c + v_k = 0
 DELTA_JACCARD = 2  # 1 - |s & t| / |s | t| on bit-packed label sets; 0 for two empty sets
 DELTA_MASI = 3  # 1 - J * (1, 2/3, 1/3, 0) for identical / subset / overlap / disjoint
 DELTA_MASI_ROUNDED = 4  # the same with 0.67 / 0.33 (nltk before PR #3695)
+DELTA_SET_TABLE = 5  # sets of at most 64 labels: delta[|s| * (k + 1) + |t|, |s & t|]
 
-FLAT_CHUNK = 1 << 16
+
+@njit(cache=True, inline="always")
+def _rating_code(v, low):
+    """Code of a rating: v - low, or -1 if missing (NaN, or a negative code). Branch-free,
+    so that scattered missing ratings cost no mispredictions."""
+    w = v if v == v else low - 1.0
+    return np.int64(w - low)
 
 
-@njit(cache=True, parallel=True)
-def integral_range(flat):
-    """(lowest, highest, number of present non-integral or infinite values) of a float array,
-    NaN skipped; used to choose the fast integer coding of numeric ratings."""
-    size = flat.size
-    n_tasks = max(1, (size + FLAT_CHUNK - 1) // FLAT_CHUNK)
-    lows = np.full(n_tasks, np.inf)
-    highs = np.full(n_tasks, -np.inf)
-    bad = np.zeros(n_tasks, np.int64)
-    for t in prange(n_tasks):
-        low = np.inf
-        high = -np.inf
-        count = 0
-        for p in range(t * FLAT_CHUNK, min(size, (t + 1) * FLAT_CHUNK)):
-            v = flat[p]
-            if v != v:
+@njit(cache=True, nogil=True)
+def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts, unpaired,
+                         items, agreeing, coincidence):
+    """:func:`rating_counts` of items i0..i1, added to the given accumulators at the end
+    (the counting itself uses local arrays: no cache lines shared between threads).
+    Returns the number of present ratings that are not integral."""
+    G, N, n = values.shape
+    V = n_values
+    side = coincidence.shape[-1]
+    # few values: count each by comparison (vectorizes); many: a list of touched codes
+    dense = V <= 8
+    local_counts = np.zeros((G, V), np.int64)
+    local_unpaired = np.zeros((G, V), np.int64)
+    local_items = np.zeros((G, n + 1), np.int64)
+    local_agreeing = np.zeros((G, n + 1), np.int64)
+    local_coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
+    codes = np.empty(n, np.int64)
+    scratch = np.zeros(V, np.int64)
+    touched = np.empty(n, np.int64)
+    bad = 0
+    for g in range(G):
+        for i in range(i0, i1):
+            m = 0
+            for a in range(n):
+                v = values[g, i, a]
+                c = _rating_code(v, low)
+                bad += (c >= 0) & ((c + low) != v)
+                codes[a] = c
+                m += c >= 0
+            n_codes = V
+            if dense:
+                for c in range(V):
+                    nc = 0
+                    for a in range(n):
+                        nc += codes[a] == c
+                    scratch[c] = nc
+            else:
+                n_codes = 0
+                for a in range(n):
+                    c = codes[a]
+                    if c >= 0:
+                        if scratch[c] == 0:
+                            touched[n_codes] = c
+                            n_codes += 1
+                        scratch[c] += 1
+            if m < 2:
+                for u in range(n_codes):
+                    c = u if dense else touched[u]
+                    local_unpaired[g, c] += scratch[c]
+                    scratch[c] = 0
                 continue
-            if v - v != 0.0 or v != np.floor(v):
-                count += 1
-                continue
-            low = min(low, v)
-            high = max(high, v)
-        lows[t] = low
-        highs[t] = high
-        bad[t] = count
-    return lows.min(), highs.max(), bad.sum()
+            scale = 1.0 / (m - 1)
+            agree = 0
+            for u in range(n_codes):
+                c = u if dense else touched[u]
+                nc = scratch[c]
+                if nc == 0:
+                    continue
+                local_counts[g, c] += nc
+                agree += nc * (nc - 1)
+                if with_coincidence:
+                    local_coincidence[g, c, c] += nc * (nc - 1) * scale
+                    for w in range(u + 1, n_codes):
+                        k = w if dense else touched[w]
+                        if scratch[k]:
+                            local_coincidence[g, min(c, k), max(c, k)] += nc * scratch[k] * scale
+            local_items[g, m] += 1
+            local_agreeing[g, m] += agree
+            for u in range(n_codes):
+                scratch[u if dense else touched[u]] = 0
+    counts += local_counts
+    unpaired += local_unpaired
+    items += local_items
+    agreeing += local_agreeing
+    coincidence += local_coincidence
+    return bad
 
 
 @njit(cache=True, parallel=True)
-def mark_integers(flat, low, used):
-    """used[v - low] = 1 for every present (non-NaN) integral value v."""
-    size = flat.size
-    n_tasks = max(1, (size + FLAT_CHUNK - 1) // FLAT_CHUNK)
-    for t in prange(n_tasks):
-        for p in range(t * FLAT_CHUNK, min(size, (t + 1) * FLAT_CHUNK)):
-            v = flat[p]
-            if v == v:
-                used[np.int64(v - low)] = 1
+def rating_counts(values, low, n_values, n_tasks, with_coincidence):
+    """One pass over ratings.
 
-
-@njit(cache=True, parallel=True)
-def integer_codes(flat, low, table, codes):
-    """codes[p] = table[flat[p] - low], -1 where flat[p] is NaN."""
-    size = flat.size
-    n_tasks = max(1, (size + FLAT_CHUNK - 1) // FLAT_CHUNK)
-    for t in prange(n_tasks):
-        for p in range(t * FLAT_CHUNK, min(size, (t + 1) * FLAT_CHUNK)):
-            v = flat[p]
-            codes[p] = table[np.int64(v - low)] if v == v else -1
-
-
-@njit(cache=True, parallel=True)
-def rating_counts(codes, n_values, n_tasks, with_coincidence):
-    """One pass over coded ratings.
-
-    Returns, per group, only over pairable items (at least 2 ratings):
-    ``value_counts`` (G, V) int64, the pairable values n_c; ``items_by_m`` (G, n + 1) int64,
-    items with m ratings; ``agreeing_by_m`` (G, n + 1) int64, sum over those items of
-    sum_c n_ic (n_ic - 1) (ordered agreeing pairs); ``coincidence`` (G, V, V) float64,
-    o_ck = sum_i (n_ic n_ik - [c = k] n_ic) / (m_i - 1) if ``with_coincidence`` else empty.
+    Returns per group: ``value_counts`` (G, V) int64, the pairable values n_c (items with
+    at least 2 ratings only); ``seen`` (G, V) int64, all ratings of each code; ``items_by_m``
+    (G, n + 1) int64, items with m ratings; ``agreeing_by_m`` (G, n + 1) int64, the sum over
+    those items of sum_c n_ic (n_ic - 1); ``coincidence`` (G, V, V) float64,
+    o_ck = sum_i (n_ic n_ik - [c = k] n_ic) / (m_i - 1), if ``with_coincidence`` else empty;
+    and the number of present ratings that are not integral (float input must have none).
     """
-    G, N, n = codes.shape
-    side = n_values if with_coincidence else 0
-    counts = np.zeros((n_tasks, G, n_values), np.int64)
+    G, N, n = values.shape
+    V = n_values
+    side = V if with_coincidence else 0
+    counts = np.zeros((n_tasks, G, V), np.int64)
+    unpaired = np.zeros((n_tasks, G, V), np.int64)
     items = np.zeros((n_tasks, G, n + 1), np.int64)
     agreeing = np.zeros((n_tasks, G, n + 1), np.int64)
     coincidence = np.zeros((n_tasks, G, side, side), np.float64)
+    irregular = np.zeros(n_tasks, np.int64)
     for t in prange(n_tasks):
-        scratch = np.zeros(n_values, np.int64)
-        touched = np.empty(n, np.int64)
-        i0 = t * N // n_tasks
-        i1 = (t + 1) * N // n_tasks
-        for g in range(G):
-            for i in range(i0, i1):
-                m = 0
-                n_touched = 0
-                for a in range(n):
-                    c = codes[g, i, a]
-                    if c >= 0:
-                        if scratch[c] == 0:
-                            touched[n_touched] = c
-                            n_touched += 1
-                        scratch[c] += 1
-                        m += 1
-                if m >= 2:
-                    agree = 0
-                    for u in range(n_touched):
-                        c = touched[u]
-                        nc = scratch[c]
-                        agree += nc * (nc - 1)
-                        counts[t, g, c] += nc
-                    items[t, g, m] += 1
-                    agreeing[t, g, m] += agree
-                    if with_coincidence:
-                        scale = 1.0 / (m - 1)
-                        for u in range(n_touched):
-                            c = touched[u]
-                            for w in range(n_touched):
-                                k = touched[w]
-                                pairs = scratch[c] * scratch[k] - (scratch[c] if c == k else 0)
-                                coincidence[t, g, c, k] += pairs * scale
-                for u in range(n_touched):
-                    scratch[touched[u]] = 0
-    return counts.sum(axis=0), items.sum(axis=0), agreeing.sum(axis=0), coincidence.sum(axis=0)
+        irregular[t] = _rating_counts_range(
+            values, low, V, t * N // n_tasks, (t + 1) * N // n_tasks, with_coincidence,
+            counts[t], unpaired[t], items[t], agreeing[t], coincidence[t])
+    total_counts = counts.sum(axis=0)
+    upper = coincidence.sum(axis=0)
+    for g in range(G):
+        for c in range(side):
+            for k in range(c + 1, side):
+                upper[g, k, c] = upper[g, c, k]
+    return (total_counts, total_counts + unpaired.sum(axis=0), items.sum(axis=0),
+            agreeing.sum(axis=0), upper, irregular.sum())
 
 
-@njit(cache=True, parallel=True)
-def squared_spread(codes, weights, n_tasks):
+@njit(cache=True, nogil=True)
+def squared_spread(values, low, weights, n_tasks):
     """Per group, sum over pairable items of sum_{a != b} (w_a - w_b)**2 / (m - 1), where
     w = weights[g, code] (the interval distance on values, or on mid-ranks for ordinal).
     Uses sum_{a != b} (w_a - w_b)**2 = 2 m sum_a (w_a - mean)**2, centred for accuracy."""
-    G, N, n = codes.shape
+    G, N, n = values.shape
     partial = np.zeros((n_tasks, G), np.float64)
-    for t in prange(n_tasks):
+    for t in range(n_tasks):
         present = np.empty(n, np.float64)
         i0 = t * N // n_tasks
         i1 = (t + 1) * N // n_tasks
@@ -350,7 +368,7 @@ def squared_spread(codes, weights, n_tasks):
             for i in range(i0, i1):
                 m = 0
                 for a in range(n):
-                    c = codes[g, i, a]
+                    c = _rating_code(values[g, i, a], low)
                     if c >= 0:
                         present[m] = weights[g, c]
                         m += 1
@@ -377,17 +395,20 @@ def _popcount(x):
 
 
 @njit(cache=True, inline="always")
-def _distance(metric_id, c, k, delta, values, packed, sizes):
+def _distance(metric_id, c, k, delta, numbers, packed, sizes):
     """delta(c, k) between two codes (see the DELTA_* constants)."""
     if metric_id == DELTA_MATRIX:
         return delta[c, k]
     if c == k:
         return 0.0
+    if metric_id == DELTA_SET_TABLE:
+        common = _popcount(packed[c, 0] & packed[k, 0])
+        return delta[sizes[c] * delta.shape[1] + sizes[k], common]
     if metric_id == DELTA_RATIO:
-        total = values[c] + values[k]
+        total = numbers[c] + numbers[k]
         if total == 0.0:
             return 0.0
-        return ((values[c] - values[k]) / total) ** 2
+        return ((numbers[c] - numbers[k]) / total) ** 2
     common = 0
     for w in range(packed.shape[1]):
         common += _popcount(packed[c, w] & packed[k, w])
@@ -411,13 +432,13 @@ def _distance(metric_id, c, k, delta, values, packed, sizes):
     return 1.0 - similarity * monotonicity
 
 
-@njit(cache=True, parallel=True)
-def pair_observed(codes, metric_id, delta, values, packed, sizes, n_tasks):
+@njit(cache=True, nogil=True)
+def pair_observed(values, low, metric_id, delta, numbers, packed, sizes, n_tasks):
     """Per group, sum over pairable items of sum_{a != b} delta(c_a, c_b) / (m - 1): the
     numerator of D_o for a non-additive distance."""
-    G, N, n = codes.shape
+    G, N, n = values.shape
     partial = np.zeros((n_tasks, G), np.float64)
-    for t in prange(n_tasks):
+    for t in range(n_tasks):
         present = np.empty(n, np.int64)
         i0 = t * N // n_tasks
         i1 = (t + 1) * N // n_tasks
@@ -426,7 +447,7 @@ def pair_observed(codes, metric_id, delta, values, packed, sizes, n_tasks):
             for i in range(i0, i1):
                 m = 0
                 for a in range(n):
-                    c = codes[g, i, a]
+                    c = _rating_code(values[g, i, a], low)
                     if c >= 0:
                         present[m] = c
                         m += 1
@@ -435,9 +456,9 @@ def pair_observed(codes, metric_id, delta, values, packed, sizes, n_tasks):
                 pairs = 0.0
                 for a in range(m):
                     for b in range(a + 1, m):
-                        pairs += _distance(metric_id, present[a], present[b], delta, values,
+                        pairs += _distance(metric_id, present[a], present[b], delta, numbers,
                                            packed, sizes)
-                        pairs += _distance(metric_id, present[b], present[a], delta, values,
+                        pairs += _distance(metric_id, present[b], present[a], delta, numbers,
                                            packed, sizes)
                 total += pairs / (m - 1)
             partial[t, g] = total
@@ -445,19 +466,19 @@ def pair_observed(codes, metric_id, delta, values, packed, sizes, n_tasks):
 
 
 @njit(cache=True, inline="always")
-def _expected_row(counts, g, used, s, metric_id, delta, values, packed, sizes):
+def _expected_row(counts, g, used, s, metric_id, delta, numbers, packed, sizes):
     """n_c sum_{k != c} n_k delta(c, k) for c = used[s]."""
     c = used[s]
     row = 0.0
     for q in range(used.size):
         if q != s:
             k = used[q]
-            row += counts[g, k] * _distance(metric_id, c, k, delta, values, packed, sizes)
+            row += counts[g, k] * _distance(metric_id, c, k, delta, numbers, packed, sizes)
     return counts[g, c] * row
 
 
 @njit(cache=True, parallel=True)
-def pair_expected(counts, metric_id, delta, values, packed, sizes):
+def pair_expected(counts, metric_id, delta, numbers, packed, sizes):
     """Per group, sum over ordered pairs of distinct values of n_c n_k delta(c, k): the
     numerator of D_e, over the distinct values actually used (O(U**2) time, O(U) memory)."""
     G, V = counts.shape
@@ -469,23 +490,98 @@ def pair_expected(counts, metric_id, delta, values, packed, sizes):
         row_sums = np.zeros(half, np.float64)
         # rows r and U - 1 - r in one task, so that every task has the same work
         for r in prange(half):
-            total = _expected_row(counts, g, used, r, metric_id, delta, values, packed, sizes)
+            total = _expected_row(counts, g, used, r, metric_id, delta, numbers, packed, sizes)
             if U - 1 - r != r:
-                total += _expected_row(counts, g, used, U - 1 - r, metric_id, delta, values,
+                total += _expected_row(counts, g, used, U - 1 - r, metric_id, delta, numbers,
                                        packed, sizes)
             row_sums[r] = total
         out[g] = row_sums.sum()
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def intersection_histogram(packed, sizes, counts, n_labels):
+    """H[a, b, c]: the number of ordered pairs of pairable label sets (s, t), s and t drawn
+    with their frequencies ``counts``, with |s| = a, |t| = b and |s & t| = c; ``packed``
+    holds each distinct set (at most 64 labels) as one uint64.
+
+    Without comparing pairs of sets: every set adds its frequency to each of its subsets
+    U, F_a(U) = sum_{|s| = a, s >= U} n_s, and M[a, b, r] = sum_{|U| = r} F_a(U) F_b(U)
+    counts each pair once per common r-subset, i.e. M[a, b, r] = sum_c C(c, r) H[a, b, c],
+    inverted by H[a, b, c] = sum_r (-1)**(r - c) C(r, c) M[a, b, r]. Cost sum_s 2**|s|, for
+    sparse label sets far below the number of pairs of distinct sets. Exact in int64 as long
+    as the caller checks (sum n_s)**2 C(max |s|, max |s| / 2) < 2**62.
+    """
+    k1 = n_labels + 1
+    total = 0
+    for s in range(packed.size):
+        if counts[s] > 0:
+            total += np.int64(1) << sizes[s]
+    masks = np.empty(total, np.uint64)
+    owners = np.empty(total, np.int64)
+    e = 0
+    for s in range(packed.size):
+        if counts[s] == 0:
+            continue
+        full = packed[s]
+        sub = full
+        while True:  # every submask of the set, the set itself and the empty set included
+            masks[e] = sub
+            owners[e] = s
+            e += 1
+            if sub == 0:
+                break
+            sub = (sub - np.uint64(1)) & full
+    order = np.argsort(masks, kind="mergesort")
+    moments = np.zeros((k1, k1, k1), np.int64)
+    by_size = np.zeros(k1, np.int64)
+    touched = np.empty(k1, np.int64)
+    start = 0
+    while start < total:
+        mask = masks[order[start]]
+        stop = start
+        n_touched = 0
+        while stop < total and masks[order[stop]] == mask:
+            s = owners[order[stop]]
+            a = sizes[s]
+            if by_size[a] == 0:
+                touched[n_touched] = a
+                n_touched += 1
+            by_size[a] += counts[s]
+            stop += 1
+        r = _popcount(mask)
+        for u in range(n_touched):
+            for w in range(n_touched):
+                moments[touched[u], touched[w], r] += by_size[touched[u]] * by_size[touched[w]]
+        for u in range(n_touched):
+            by_size[touched[u]] = 0
+        start = stop
+    binomial = np.zeros((k1, k1), np.int64)
+    for r in range(k1):
+        binomial[r, 0] = 1
+        for c in range(1, r + 1):
+            binomial[r, c] = binomial[r - 1, c - 1] + (binomial[r - 1, c] if c < r else 0)
+    histogram = np.zeros((k1, k1, k1), np.int64)
+    for a in range(k1):
+        for b in range(k1):
+            top = min(a, b)
+            for c in range(top + 1):
+                value = 0
+                for r in range(c, top + 1):
+                    term = binomial[r, c] * moments[a, b, r]
+                    value += term if (r - c) % 2 == 0 else -term
+                histogram[a, b, c] = value
+    return histogram
+
+
+@njit(cache=True, nogil=True)
 def pack_label_sets(values, packed):
     """Bit-pack each (group, item, annotator) label vector of 0/1 ``values`` (G, N, n, k)
     into ``packed`` (G, N, n, W) uint64. Returns status (G, N, n) int8: 0 a decided vector,
     1 all labels missing (NaN), 2 some labels missing, 3 a value other than 0, 1 or NaN."""
     G, N, n, k = values.shape
     status = np.zeros((G, N, n), np.int8)
-    for i in prange(N):
+    for i in range(N):
         for g in range(G):
             for a in range(n):
                 missing = 0
@@ -506,3 +602,330 @@ def pack_label_sets(values, packed):
                 elif missing:
                     status[g, i, a] = 2
     return status
+
+
+# --- bootstrap ---
+# Resampling weights and per-(item, label) counts for xr_agreement.bootstrap.
+
+
+@njit(cache=True, nogil=True)
+def resample_counts(words, first_half, n_units, threshold, counts, done):
+    """Multinomial resampling counts from uniform 64-bit ``words``.
+
+    Row ``r`` of ``counts`` (R, n_units) receives ``n_units`` draws of a unit index in
+    ``[0, n_units)``, made exactly as NumPy's ``Generator.integers(0, n_units)`` makes them
+    from a bit generator with 64-bit output: each word gives two 32-bit values (low half
+    first), each mapped by Lemire's multiply-shift with rejection below ``threshold =
+    2**32 % n_units``. So the counts equal a bincount of ``rng.integers(0, n_units, (R,
+    n_units))`` row by row. Starts at half ``first_half`` of ``words`` after ``done``
+    draws (row-major) and stops when the words run out; returns ``(draws done, halves
+    used)`` so the caller can continue with fresh words.
+    """
+    R = counts.shape[0]
+    bound = np.uint64(n_units)
+    low_mask = np.uint64(0xFFFFFFFF)
+    shift = np.uint64(32)
+    n_halves = 2 * words.shape[0]
+    h = first_half
+    row = done // n_units
+    column = done - row * n_units
+    while row < R:
+        start = h
+        exhausted = False
+        leftover = np.uint64(0)
+        product = np.uint64(0)
+        while True:
+            if h >= n_halves:
+                exhausted = True
+                break
+            word = words[h >> 1]
+            value = (word >> shift) if (h & 1) else (word & low_mask)
+            h += 1
+            product = value * bound
+            leftover = product & low_mask
+            if leftover >= threshold:
+                break
+        if exhausted:
+            h = start
+            break
+        counts[row, np.int64(product >> shift)] += 1
+        column += 1
+        if column == n_units:
+            column = 0
+            row += 1
+    return row * n_units + column, h
+
+
+@njit(cache=True, nogil=True)
+def _weighted_item_range(values, weights, i0, i1, positives, deciders):
+    """Rows ``i0:i1`` of the flattened (G * N, n, k) ``values``: per (row, label) the
+    weighted number of 1 decisions and of decisions made (NaN = not made). Returns the
+    number of values that are neither 0, 1 nor NaN."""
+    n = values.shape[1]
+    k = values.shape[2]
+    bad = 0
+    for r in range(i0, i1):
+        for j in range(k):
+            positives[r, j] = 0
+            deciders[r, j] = 0
+        for a in range(n):
+            w = weights[a]
+            if w == 0:
+                continue
+            for j in range(k):
+                v = values[r, a, j]
+                if v == 1:
+                    positives[r, j] += w
+                    deciders[r, j] += w
+                elif v == 0:
+                    deciders[r, j] += w
+                elif v == v:
+                    bad += 1
+    return bad
+
+
+@njit(cache=True, nogil=True)
+def weighted_item_counts(values, weights, positives, deciders):
+    """Per (row, label) positives ``x`` and deciders ``m`` of ``values`` (R, n, k), annotator
+    ``a`` counted ``weights[a]`` times (a resampled annotator appears as that many distinct
+    raters). Runs on the calling thread; returns the number of invalid values."""
+    return _weighted_item_range(values, weights, 0, values.shape[0], positives, deciders)
+
+
+@njit(cache=True, parallel=True)
+def weighted_item_counts_parallel(values, weights, positives, deciders):
+    """:func:`weighted_item_counts` on numba's threads (disjoint rows per task)."""
+    R = values.shape[0]
+    n_tasks = max(1, (R + ITEMS_PER_TASK - 1) // ITEMS_PER_TASK)
+    bad = np.zeros(n_tasks, np.int64)
+    for t in prange(n_tasks):
+        i0 = t * ITEMS_PER_TASK
+        i1 = min(R, i0 + ITEMS_PER_TASK)
+        bad[t] = _weighted_item_range(values, weights, i0, i1, positives, deciders)
+    return bad.sum()
+
+
+@njit(cache=True, nogil=True)
+def _fill_label(positives, deciders, column_of, columns, g, j):
+    N = positives.shape[1]
+    for i in range(N):
+        x = positives[g, i, j]
+        m = deciders[g, i, j]
+        c = column_of[g, j, m, 0]
+        if c >= 0:
+            columns[c, i] = 1
+        c = column_of[g, j, m, 1]
+        if c >= 0:
+            columns[c, i] = x
+        c = column_of[g, j, m, 2]
+        if c >= 0:
+            columns[c, i] = x * (m - x)
+
+
+@njit(cache=True, nogil=True)
+def fill_item_columns(positives, deciders, column_of, columns):
+    """Per-item sufficient statistics, one row of ``columns`` (F, N) per statistic.
+
+    ``positives``/``deciders`` are (G, N, k); ``column_of`` (G, k, M, 3) gives the row of
+    ``columns`` holding, for label cells with ``m`` deciders, the cell count (stat 0),
+    ``x`` (stat 1) and ``x (m - x)`` (stat 2), or -1 where no item has such a cell.
+    """
+    G, N, k = positives.shape
+    for g in range(G):
+        for j in range(k):
+            _fill_label(positives, deciders, column_of, columns, g, j)
+
+
+@njit(cache=True, parallel=True)
+def fill_item_columns_parallel(positives, deciders, column_of, columns):
+    """:func:`fill_item_columns` with labels on numba's threads (each (g, j) writes its own
+    rows of ``columns``)."""
+    G, N, k = positives.shape
+    for gj in prange(G * k):
+        g = gj // k
+        _fill_label(positives, deciders, column_of, columns, g, gj - g * k)
+
+
+# PCG64 (NumPy's default bit generator), stepped inline so that resampling draws run at
+# the speed of the arithmetic and in parallel from jumped-ahead states; the stream equals
+# ``numpy.random.PCG64``'s: 128-bit LCG step, then the XSL-RR output of the new state.
+_PCG_MULT_HIGH = np.uint64(2549297995355413924)
+_PCG_MULT_LOW = np.uint64(4865540595714422341)
+
+
+@intrinsic
+def _multiply_high(typingctx, a, b):
+    """High 64 bits of the 128-bit product of two uint64 (one machine multiply)."""
+    signature = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, sig, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return signature, codegen
+
+
+@njit(cache=True, nogil=True)
+def pcg64_indices(state, start_high, n_halves, n_units, threshold, out):
+    """Unit indices from ``n_halves`` 32-bit halves of a PCG64 stream.
+
+    ``state`` is (state_high, state_low, inc_high, inc_low) uint64; the stream starts at the
+    high half of the current output if ``start_high`` (a half NumPy buffered), else with the
+    next step. Each half maps to ``(half * n_units) >> 32`` unless Lemire's rejection
+    (low 32 bits < ``threshold``) drops it; accepted indices are written to ``out`` in
+    order. Returns the number accepted; ``state`` is left after the last step taken.
+    """
+    hi = state[0]
+    lo = state[1]
+    inc_hi = state[2]
+    inc_lo = state[3]
+    low32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    bound = np.uint64(n_units)
+    accepted = 0
+    h = 0
+    word = np.uint64(0)
+    if start_high:
+        x = hi ^ lo
+        rot = hi >> np.uint64(58)
+        word = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+    while h < n_halves:
+        if (h + start_high) & 1:
+            value = word >> s32
+        else:
+            product_low = lo * _PCG_MULT_LOW
+            new_lo = product_low + inc_lo
+            carry = np.uint64(1) if new_lo < product_low else np.uint64(0)
+            hi = _multiply_high(lo, _PCG_MULT_LOW) + lo * _PCG_MULT_HIGH + hi * _PCG_MULT_LOW
+            hi = hi + inc_hi + carry
+            lo = new_lo
+            x = hi ^ lo
+            rot = hi >> np.uint64(58)
+            word = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+            value = word & low32
+        h += 1
+        product = value * bound
+        if (product & low32) >= threshold:
+            out[accepted] = np.uint32(product >> s32)
+            accepted += 1
+    state[0] = hi
+    state[1] = lo
+    return accepted
+
+
+@njit(cache=True, nogil=True)
+def _scatter_rows(buffer, offsets, accepted, counts, r0, r1):
+    R, N = counts.shape
+    for r in range(r0, r1):
+        # the segment holding this row's first draw (draw r * N of the stream)
+        position = r * N
+        s = 0
+        while position >= accepted[s]:
+            position -= accepted[s]
+            s += 1
+        for t in range(N):
+            while position >= accepted[s]:
+                position = 0
+                s += 1
+            counts[r, buffer[offsets[s] + position]] += 1
+            position += 1
+
+
+@njit(cache=True, nogil=True)
+def scatter_counts(buffer, offsets, accepted, counts):
+    """``counts[r, i] += 1`` for the draws ``r * N .. (r + 1) * N - 1`` of a stream of unit
+    indices stored in segments: segment ``s`` holds ``accepted[s]`` draws from
+    ``buffer[offsets[s]]`` on."""
+    _scatter_rows(buffer, offsets, accepted, counts, 0, counts.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def scatter_counts_parallel(buffer, offsets, accepted, counts):
+    """:func:`scatter_counts` with rows on numba's threads."""
+    R = counts.shape[0]
+    for r in prange(R):
+        _scatter_rows(buffer, offsets, accepted, counts, r, r + 1)
+
+
+
+# --- comparison measures (compare.py) ---
+# (restored by the alpha helper after a concurrent edit of this file dropped the section;
+# rewritten from compare.py's definitions and checked against tests/test_compare.py)
+
+
+@njit(cache=True, nogil=True)
+def expected_f1_independent(p_first, p_second):
+    """Expected F1 overlap 2 |A & B| / (|A| + |B|) of one item (1 when both sets are empty)
+    when the two annotators select label j independently with probabilities
+    p_first[r, j] and p_second[r, j]; exact, by dynamic programming over the labels on the
+    joint distribution of (|A & B|, |A| + |B|). Returns (R,)."""
+    R, k = p_first.shape
+    out = np.empty(R, np.float64)
+    for r in range(R):
+        prob = np.zeros((k + 1, 2 * k + 1), np.float64)
+        prob[0, 0] = 1.0
+        for j in range(k):
+            a = p_first[r, j]
+            b = p_second[r, j]
+            both = a * b
+            one = a * (1 - b) + (1 - a) * b
+            none = (1 - a) * (1 - b)
+            step = np.zeros((k + 1, 2 * k + 1), np.float64)
+            for x in range(j + 1):
+                for s in range(2 * j + 1):
+                    q = prob[x, s]
+                    if q == 0.0:
+                        continue
+                    step[x, s] += q * none
+                    step[x, s + 1] += q * one
+                    step[x + 1, s + 2] += q * both
+            prob = step
+        total = prob[0, 0]
+        for x in range(k + 1):
+            for s in range(1, 2 * k + 1):
+                if prob[x, s] != 0.0:
+                    total += prob[x, s] * 2.0 * x / s
+        out[r] = total
+    return out
+
+
+@njit(cache=True, nogil=True)
+def label_pair_agreement(values):
+    """A_m sums (Bhowmick et al. 2008) of 0/1 ``values`` (G, N, n, k): for every unordered
+    label pair (j, l) the value of an annotation is (0, 0), (1, 1) or mixed; returns (G, 2)
+    with the sums over annotator pairs a < b and label pairs of P_o (share of items where a
+    and b give the same value) and P_e = sum_v P_a(v) P_b(v) (each annotator's marginals)."""
+    G, N, n, k = values.shape
+    out = np.zeros((G, 2), np.float64)
+    per_item = np.zeros(3, np.int64)
+    marginals = np.zeros((n, 3), np.float64)
+    for g in range(G):
+        observed = 0.0
+        expected = 0.0
+        for j in range(k):
+            for l in range(j + 1, k):
+                marginals[:, :] = 0.0
+                agreeing = 0
+                for i in range(N):
+                    per_item[:] = 0
+                    for a in range(n):
+                        u = values[g, i, a, j]
+                        w = values[g, i, a, l]
+                        v = 2 if u != w else u
+                        per_item[v] += 1
+                        marginals[a, v] += 1.0
+                    for v in range(3):
+                        agreeing += per_item[v] * (per_item[v] - 1) // 2
+                observed += agreeing / N
+                for v in range(3):
+                    column = 0.0
+                    squares = 0.0
+                    for a in range(n):
+                        share = marginals[a, v] / N
+                        column += share
+                        squares += share * share
+                    expected += (column * column - squares) / 2.0
+        out[g, 0] = observed
+        out[g, 1] = expected
+    return out

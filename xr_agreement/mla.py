@@ -398,7 +398,7 @@ def _max_disagreement(cells, positives):
     outer = tuple(range(positives.ndim))
     return dask.array.blockwise(
         kernel, outer, cells, (*outer, positives.ndim), positives, outer,
-        dtype=np.float64, concatenate=True, name="max-disagreement",
+        dtype=np.float64, concatenate=True, token="max-disagreement",
     )
 
 

@@ -1,0 +1,657 @@
+"""Krippendorff's alpha (xr_agreement.alpha) against an all-pairs oracle written from the
+definitions, the krippendorff package, nltk, the textbook example (seed 002) and the MLA
+paper's Hamming-alpha formula."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import krippendorff
+import numpy as np
+import pytest
+import xarray as xr
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import jaccard_distance, masi_distance
+
+import xr_agreement
+from xr_agreement._categorical import encode_ratings
+
+# --- the oracle: all ordered pairs, straight from the definitions ----------------------
+
+
+def oracle(units, delta):
+    """(alpha, D_o, D_e, n..) from lists of the present values of each item.
+
+    D_o: ordered pairs of values within each item with at least 2 values, each item weighted
+    1 / (m - 1), over n..; D_e: all ordered pairs of distinct positions among the pooled
+    pairable values, over n.. (n.. - 1)."""
+    pairable = [u for u in units if len(u) >= 2]
+    pooled = [v for u in pairable for v in u]
+    n = len(pooled)
+    if n < 2:
+        return math.nan, math.nan, math.nan, n
+    if callable(delta) and getattr(delta, "needs_frequencies", False):
+        delta = delta(pooled)
+    observed = 0.0
+    for u in pairable:
+        for a, b in itertools.permutations(range(len(u)), 2):
+            observed += delta(u[a], u[b]) / (len(u) - 1)
+    expected = 0.0
+    for a, b in itertools.permutations(range(n), 2):
+        expected += delta(pooled[a], pooled[b])
+    d_o = observed / n
+    d_e = expected / (n * (n - 1))
+    return (1 - d_o / d_e if d_e > 0 else math.nan), d_o, d_e, n
+
+
+def nominal(a, b):
+    return float(a != b)
+
+
+def interval(a, b):
+    return (a - b) ** 2
+
+
+def ratio(a, b):
+    return 0.0 if a + b == 0 else ((a - b) / (a + b)) ** 2
+
+
+def ordinal_given(order=None):
+    """Krippendorff's ordinal distance from the pooled pairable values: the frequencies of
+    the values from c to k, minus half of those of c and k, squared."""
+
+    def make(pooled):
+        frequency = Counter(pooled)
+        ranked = list(order) if order is not None else sorted(frequency)
+        position = {v: i for i, v in enumerate(ranked)}
+
+        def delta(c, k):
+            lo, hi = sorted((position[c], position[k]))
+            between = sum(frequency[ranked[g]] for g in range(lo, hi + 1))
+            return (between - (frequency[c] + frequency[k]) / 2) ** 2
+
+        return delta
+
+    make.needs_frequencies = True
+    return make
+
+
+def jaccard(s, t):
+    union = s | t
+    return 0.0 if not union else 1 - len(s & t) / len(union)
+
+
+def masi_with(subset_weight, overlap_weight):
+    def delta(s, t):
+        union = s | t
+        if not union:
+            return 0.0
+        if s == t:
+            weight = 1.0
+        elif s <= t or t <= s:
+            weight = subset_weight
+        elif s & t:
+            weight = overlap_weight
+        else:
+            weight = 0.0
+        return 1 - len(s & t) / len(union) * weight
+
+    return delta
+
+
+masi = masi_with(2 / 3, 1 / 3)
+masi_rounded = masi_with(0.67, 0.33)
+
+
+def normalized_hamming(u, v):
+    return float(np.mean(np.asarray(u) != np.asarray(v)))
+
+
+def units_of(values):
+    """Present values per item of an (item, annotator) array, NaN/None missing."""
+    out = []
+    for row in values:
+        out.append([v for v in row if not (v is None or (isinstance(v, float) and np.isnan(v)))])
+    return out
+
+
+def set_units(values, labels):
+    """Label sets (frozensets of label names) per item of an (item, annotator, label) array;
+    an annotation with all labels NaN is missing."""
+    out = []
+    for row in values:
+        sets = []
+        for vector in row:
+            if np.isnan(vector).all():
+                continue
+            sets.append(frozenset(labels[j] for j in np.flatnonzero(vector == 1)))
+        out.append(sets)
+    return out
+
+
+# --- data ------------------------------------------------------------------------------
+
+
+def random_ratings(seed, values, n_items=12, n_annotators=4, missing=0.3):
+    rng = np.random.default_rng(seed)
+    x = rng.choice(np.asarray(values, dtype=float), size=(n_items, n_annotators))
+    x[rng.random(x.shape) < missing] = np.nan
+    return x
+
+
+def random_sets(seed, n_items=9, n_annotators=4, n_labels=5, missing=0.25, allow_empty=True):
+    rng = np.random.default_rng(seed)
+    truth = rng.random((n_items, 1, n_labels)) < 0.35
+    flip = rng.random((n_items, n_annotators, n_labels)) < 0.2
+    x = (truth ^ flip).astype(float)
+    if not allow_empty:
+        empty = x.sum(axis=2) == 0
+        x[empty, rng.integers(0, n_labels)] = 1  # one label on empty annotations
+        x[..., 0] = np.where(x.sum(axis=2) == 0, 1, x[..., 0])
+    x[rng.random((n_items, n_annotators)) < missing] = np.nan
+    return x
+
+
+def as_ratings(x):
+    return xr.DataArray(x, dims=("item", "annotator"),
+                        coords={"item": np.arange(x.shape[0]) + 100,
+                                "annotator": [f"r{a}" for a in range(x.shape[1])]})
+
+
+def as_decisions(x, labels=None):
+    labels = labels if labels is not None else [f"L{j}" for j in range(x.shape[2])]
+    return xr.DataArray(x, dims=("item", "annotator", "label"),
+                        coords={"item": np.arange(x.shape[0]),
+                                "annotator": np.arange(x.shape[1]), "label": labels})
+
+
+TEXTBOOK = ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP", "GPG"]
+
+
+# --- textbook example (seed 002) ---------------------------------------------------------
+
+
+def test_textbook_example():
+    ratings = xr.DataArray([list(r) for r in TEXTBOOK], dims=("item", "annotator"),
+                           coords={"annotator": list("ABC")})
+    result = ratings.agreement.alpha("nominal")
+    assert round(float(result.alpha), 6) == 0.578182
+    # the chapter's coincidence counts are unweighted ordered pairs: twice ours at m = 3
+    chapter = {("P", "P"): 22, ("N", "N"): 14, ("G", "G"): 8, ("P", "N"): 6, ("P", "G"): 2,
+               ("N", "G"): 0}
+    for (c, k), count in chapter.items():
+        assert 2 * float(result.coincidence.sel(category=c, paired_category=k)) == count
+        assert 2 * float(result.coincidence.sel(category=k, paired_category=c)) == count
+    assert result.category_pairable_values.sel(category=["P", "N", "G"]).values.tolist() == [
+        15, 10, 5]
+    # the chapter's 0.563 is Fleiss' kappa: alpha without the M / (M - 1) factor
+    M = int(result.n_pairable_values)
+    kappa = 1 - float(result.observed_disagreement) / (
+        float(result.expected_disagreement) * (M - 1) / M)
+    assert abs(kappa - 0.563) < 1e-3  # 0.56364, printed truncated in the chapter
+
+
+# --- peers -------------------------------------------------------------------------------
+
+VALUE_SETS = {
+    "unequal": [0.0, 1.0, 2.5, 7.0, 10.0],
+    "integers": [1, 2, 3, 5, 9],
+    "wide": [0.5, 3.0, 100.0, 101.0, 1e3, 1e3 + 0.25],
+}
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval", "ratio"])
+@pytest.mark.parametrize("values", list(VALUE_SETS))
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_krippendorff(metric, values, seed):
+    x = random_ratings(seed, VALUE_SETS[values], n_items=40, n_annotators=5, missing=0.35)
+    expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement=metric)
+    got = float(as_ratings(x).agreement.alpha(metric).alpha)
+    assert abs(got - expected) < 1e-12
+
+
+@pytest.mark.parametrize("metric", ["interval", "ratio", "ordinal"])
+def test_matches_krippendorff_continuous(metric):
+    """Many distinct values (continuous ratings), with missing ones."""
+    rng = np.random.default_rng(7)
+    x = rng.gamma(2.0, 3.0, size=(60, 3))
+    x[rng.random(x.shape) < 0.2] = np.nan
+    expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement=metric)
+    assert abs(float(as_ratings(x).agreement.alpha(metric).alpha) - expected) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_nltk_jaccard_masi(seed):
+    x = random_sets(seed, n_items=15, n_annotators=4, n_labels=6, allow_empty=False)
+    labels = [f"L{j}" for j in range(6)]
+    triples = []
+    for i, sets in enumerate(x):
+        for a, vector in enumerate(sets):
+            if not np.isnan(vector).all():
+                triples.append((a, i, frozenset(labels[j] for j in np.flatnonzero(vector == 1))))
+    da = as_decisions(x, labels)
+    for name, distance in [("jaccard", jaccard_distance), ("masi", masi_distance),
+                           ("masi_rounded", legacy_nltk_masi_distance)]:
+        expected = AnnotationTask(triples, distance=distance).alpha()
+        assert abs(float(da.agreement.alpha(name).alpha) - expected) < 1e-12, name
+
+
+def legacy_nltk_masi_distance(label1, label2):
+    """nltk's masi_distance before nltk PR #3695: weights 0.67 and 0.33."""
+    len_intersection = len(label1.intersection(label2))
+    len_union = len(label1.union(label2))
+    if len(label1) == len(label2) and len(label1) == len_intersection:
+        m = 1
+    elif len_intersection == min(len(label1), len(label2)):
+        m = 0.67
+    elif len_intersection > 0:
+        m = 0.33
+    else:
+        m = 0
+    return 1 - len_intersection / len_union * m
+
+
+def test_installed_nltk_masi_uses_exact_thirds():
+    """Our "masi" is the exact definition; the installed nltk agrees (the rounded weights
+    are "masi_rounded")."""
+    assert masi_distance({1, 2}, {1, 2, 3, 4}) == pytest.approx(1 - 0.5 * 2 / 3, abs=1e-15)
+
+
+# --- the oracle on random small cases, every metric --------------------------------------
+
+
+def shifted_absolute(a, b):
+    return abs(a - b) + 0.5  # delta(c, c) != 0: equal values still count
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    "metric, delta",
+    [("nominal", nominal), ("ordinal", ordinal_given()), ("interval", interval),
+     ("ratio", ratio), (shifted_absolute, shifted_absolute)],
+)
+def test_single_label_oracle(seed, metric, delta):
+    x = random_ratings(seed, [0.0, 1.0, 2.5, 4.0, 7.0], n_items=8, n_annotators=4, missing=0.4)
+    result = as_ratings(x).agreement.alpha(metric)
+    expected = oracle(units_of(x.tolist()), delta)
+    got = (float(result.alpha), float(result.observed_disagreement),
+           float(result.expected_disagreement), int(result.n_pairable_values))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ordinal_strings_with_declared_order(seed):
+    rng = np.random.default_rng(seed)
+    order = ["low", "mid", "high", "top"]
+    x = rng.choice(np.array(order, dtype=object), size=(10, 3))
+    x[rng.random(x.shape) < 0.3] = None
+    result = as_ratings(x).agreement.alpha("ordinal", categories=order)
+    expected = oracle(units_of(x.tolist()), ordinal_given(order))
+    assert abs(float(result.alpha) - expected[0]) < 1e-12
+    with pytest.raises(ValueError, match="categories="):
+        as_ratings(x).agreement.alpha("ordinal")
+
+
+def symmetric_difference_size(s, t):
+    return float(len(s ^ t))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    "metric, delta",
+    [("jaccard", jaccard), ("masi", masi), ("masi_rounded", masi_rounded),
+     ("nominal", nominal), (symmetric_difference_size, symmetric_difference_size),
+     ("hamming", None)],
+)
+def test_label_set_oracle(seed, metric, delta):
+    """Whole annotations missing; empty sets allowed."""
+    x = random_sets(seed)
+    labels = [f"L{j}" for j in range(x.shape[2])]
+    result = as_decisions(x, labels).agreement.alpha(metric)
+    if metric == "hamming":
+        vectors = [[tuple(v) for v in row if not np.isnan(v).all()] for row in x]
+        expected = oracle(vectors, normalized_hamming)
+    else:
+        expected = oracle(set_units(x, labels), delta)
+    got = (float(result.alpha), float(result.observed_disagreement),
+           float(result.expected_disagreement), float(result.n_pairable_values))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hamming_with_missing_cells(seed):
+    """Per-cell missing decisions: each label is a binary alpha over its pairable decisions,
+    combined with weights n_j (the brief of the MLA missing-data extension)."""
+    rng = np.random.default_rng(seed)
+    x = random_sets(seed, n_items=10, n_annotators=4, n_labels=4, missing=0.1)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    result = as_decisions(x).agreement.alpha("hamming")
+    observed_total = expected_total = values_total = 0.0
+    for j in range(x.shape[2]):
+        label_alpha, d_o, d_e, n_j = oracle(units_of(x[:, :, j].tolist()), nominal)
+        got = result.label_alpha.isel(label=j).item()
+        assert (math.isnan(got) and math.isnan(label_alpha)) or abs(got - label_alpha) < 1e-12
+        assert int(result.label_pairable_values.isel(label=j)) == n_j
+        if n_j >= 2:
+            observed_total += n_j * d_o
+            expected_total += n_j * d_e
+            values_total += n_j
+    assert abs(float(result.alpha) - (1 - observed_total / expected_total)) < 1e-12
+    assert abs(float(result.observed_disagreement) - observed_total / values_total) < 1e-12
+    # eq. 6 for alpha: the weighted mean of label alphas
+    weights = result.label_weight.where(result.label_weight > 0)
+    combined = float((weights * result.label_alpha).sum() / weights.sum())
+    assert abs(combined - float(result.alpha)) < 1e-12
+    assert abs(float(result.alpha) - float(as_decisions(x).agreement.mla().alpha_hamming)) < 1e-12
+
+
+def test_missing_annotation_is_not_an_empty_set():
+    """A missing annotation leaves its item out of the pairs; an empty set is a value."""
+    x = random_sets(3, n_items=8, missing=0.3)
+    labels = [f"L{j}" for j in range(x.shape[2])]
+    filled = np.nan_to_num(x, nan=0.0)
+    missing_alpha = float(as_decisions(x, labels).agreement.alpha("jaccard").alpha)
+    filled_alpha = float(as_decisions(filled, labels).agreement.alpha("jaccard").alpha)
+    assert abs(missing_alpha - oracle(set_units(x, labels), jaccard)[0]) < 1e-12
+    assert abs(filled_alpha - oracle(set_units(filled, labels), jaccard)[0]) < 1e-12
+    assert abs(missing_alpha - filled_alpha) > 1e-3
+
+
+# --- MLA paper's Hamming alpha on complete data ----------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hamming_complete_data_formula(seed):
+    """alpha_H = 1 - (1 - A_o) / (M / (M - 1) (1 - A_e(F))), M = n N (paper section 3.4)."""
+    rng = np.random.default_rng(seed)
+    N, n, k = 7, 3, 5
+    x = (rng.random((N, n, k)) < 0.4).astype(np.uint8)
+    agree = [np.mean([np.mean(x[i, a] == x[i, b]) for a, b in itertools.combinations(range(n), 2)])
+             for i in range(N)]
+    a_o = np.mean(agree)
+    p = x.mean(axis=(0, 1))
+    a_e = np.mean(p**2 + (1 - p) ** 2)
+    M = n * N
+    expected = 1 - (1 - a_o) / (M / (M - 1) * (1 - a_e))
+    result = as_decisions(x).agreement.alpha("hamming")
+    assert abs(float(result.alpha) - expected) < 1e-12
+    ratio_of_weights = result.label_weight / xr.DataArray(2 * p * (1 - p), dims="label")
+    np.testing.assert_allclose(ratio_of_weights.values[p * (1 - p) > 0], M / (M - 1))
+
+
+# --- degenerate cases --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval", "ratio", interval])
+def test_all_values_identical(metric):
+    x = np.full((5, 3), 2.0)
+    x[0, 1] = np.nan
+    result = as_ratings(x).agreement.alpha(metric)
+    assert float(result.expected_disagreement) == 0
+    assert float(result.observed_disagreement) == 0
+    assert np.isnan(float(result.alpha))
+    assert "D_e = 0" in result.alpha.attrs["description"]
+
+
+@pytest.mark.parametrize("metric", ["hamming", "jaccard", "masi", "nominal"])
+def test_all_label_sets_identical(metric):
+    x = np.zeros((4, 3, 3))
+    x[:, :, 1] = 1
+    x[2, 0] = np.nan
+    result = as_decisions(x).agreement.alpha(metric)
+    assert float(result.expected_disagreement) == 0
+    assert np.isnan(float(result.alpha))
+
+
+def test_single_pairable_item():
+    x = np.array([[1.0, 3.0, np.nan], [2.0, np.nan, np.nan], [np.nan, np.nan, 5.0]])
+    for metric, delta in [("nominal", nominal), ("interval", interval), ("ratio", ratio),
+                          ("ordinal", ordinal_given())]:
+        result = as_ratings(x).agreement.alpha(metric)
+        assert int(result.n_pairable_items) == 1
+        assert int(result.n_pairable_values) == 2
+        # two values on one item: D_o = D_e = delta(1, 3), alpha = 0
+        expected = oracle(units_of(x.tolist()), delta)
+        assert abs(float(result.alpha) - expected[0]) < 1e-12
+        assert abs(float(result.alpha)) < 1e-12
+
+
+def test_no_pairable_items():
+    x = np.array([[1.0, np.nan], [np.nan, 2.0]])
+    result = as_ratings(x).agreement.alpha("nominal")
+    assert int(result.n_pairable_values) == 0
+    assert np.isnan(float(result.alpha)) and np.isnan(float(result.expected_disagreement))
+
+
+def test_label_never_used():
+    x = random_sets(5, n_items=8, n_labels=4)
+    with_unused = np.concatenate([x, np.where(np.isnan(x[..., :1]), np.nan, 0.0)], axis=2)
+    labels = ["L0", "L1", "L2", "L3", "never"]
+    hamming = as_decisions(with_unused, labels).agreement.alpha("hamming")
+    assert np.isnan(hamming.label_alpha.sel(label="never").item())
+    assert hamming.label_weight.sel(label="never").item() == 0
+    assert hamming.label_expected_disagreement.sel(label="never").item() == 0
+    # the unused label adds agreeing decisions: vector alpha = the oracle's on 5 labels
+    vectors = [[tuple(v) for v in row if not np.isnan(v).all()] for row in with_unused]
+    assert abs(float(hamming.alpha) - oracle(vectors, normalized_hamming)[0]) < 1e-12
+    # set metrics do not see an unused label at all
+    for metric in ["jaccard", "masi", "nominal"]:
+        a = float(as_decisions(x).agreement.alpha(metric).alpha)
+        b = float(as_decisions(with_unused, labels).agreement.alpha(metric).alpha)
+        assert a == b
+
+
+def test_declared_unused_category():
+    x = random_ratings(2, [1.0, 2.0, 3.0], n_items=10, n_annotators=3)
+    plain = as_ratings(x).agreement.alpha("nominal")
+    declared = as_ratings(x).agreement.alpha("nominal", categories=[1.0, 2.0, 3.0, 4.0])
+    assert float(declared.alpha) == pytest.approx(float(plain.alpha), abs=1e-15)
+    assert float(declared.coincidence.sel(category=4.0).sum()) == 0
+
+
+# --- structure ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["nominal", "interval", "masi", "hamming"])
+def test_extra_dims_carried(metric):
+    rng = np.random.default_rng(0)
+    if metric in ("masi", "hamming"):
+        x = np.stack([random_sets(s) for s in range(3)])
+        da = xr.DataArray(x, dims=("round", "item", "annotator", "label"),
+                          coords={"round": ["a", "b", "c"]}).transpose("item", "round", ...)
+    else:
+        x = rng.integers(0, 4, size=(3, 9, 4)).astype(float)
+        x[rng.random(x.shape) < 0.2] = np.nan
+        da = xr.DataArray(x, dims=("round", "item", "annotator"),
+                          coords={"round": ["a", "b", "c"]})
+    result = da.agreement.alpha(metric)
+    assert result.alpha.dims == ("round",)
+    assert list(result["round"].values) == ["a", "b", "c"]
+    for r in ["a", "b", "c"]:
+        alone = float(da.sel(round=r).agreement.alpha(metric).alpha)
+        assert float(result.alpha.sel(round=r)) == pytest.approx(alone, abs=1e-13)
+    for var in result.data_vars.values():
+        assert {"long_name", "description", "symbol"} <= set(var.attrs)
+
+
+def test_accessor_and_function_agree_and_input_untouched():
+    x = random_ratings(1, [1, 2, 3], n_items=10, n_annotators=3)
+    da = as_ratings(x)
+    before = da.copy(deep=True)
+    a = xr_agreement.alpha(da, "ordinal")
+    b = da.agreement.alpha("ordinal")
+    xr.testing.assert_identical(a, b)
+    xr.testing.assert_identical(da, before)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_numeric_paths_match_encode_ratings(seed):
+    """Numbers skip encode_ratings (integers are read directly, other numbers coded with
+    numpy.unique); declared categories go through it. Both must give the same result."""
+    import importlib
+
+    alpha_module = importlib.import_module("xr_agreement.alpha")
+    rng = np.random.default_rng(seed)
+    cases = [rng.integers(-3, 4, size=(8, 4)),
+             np.where(rng.random((8, 4)) < 0.3, np.nan, rng.integers(0, 9, (8, 4)) * 2.0),
+             np.where(rng.random((8, 4)) < 0.3, np.nan, rng.normal(size=(8, 4)).round(1))]
+    for values in cases:
+        da = as_ratings(values)
+        reference_codes, reference_cats = encode_ratings(da)
+        coded = alpha_module._coded(da, None)
+        np.testing.assert_array_equal(coded.values[0], reference_codes)
+        np.testing.assert_array_equal(coded.categories, np.asarray(reference_cats, float))
+        for metric in ["nominal", "ordinal"]:
+            fast = da.agreement.alpha(metric)
+            declared = da.agreement.alpha(metric, categories=list(reference_cats))
+            for name in ["alpha", "coincidence", "category_pairable_values"]:
+                np.testing.assert_allclose(fast[name].values, declared[name].values,
+                                           rtol=1e-14, atol=1e-14)
+            np.testing.assert_array_equal(fast.category.values.astype(float),
+                                          np.asarray(reference_cats, float))
+
+
+def test_continuous_interval_all_pairs():
+    """2 raters x 4000 continuous values (krippendorff would need N V**2 = 2.6e11 floats):
+    D_o and D_e against all pairs, computed in blocks."""
+    rng = np.random.default_rng(4)
+    truth = rng.normal(size=4000)
+    x = np.stack([truth + rng.normal(scale=0.5, size=4000) for _ in range(2)], axis=1)
+    x[rng.random(x.shape) < 0.05] = np.nan
+    da = as_ratings(x)
+    result = da.agreement.alpha("interval")
+    pairable = ~np.isnan(x).any(axis=1)
+    pooled = x[pairable].ravel()
+    n = pooled.size
+    expected = sum(((block[:, None] - pooled[None, :]) ** 2).sum()
+                   for block in np.array_split(pooled, 20)) / (n * (n - 1))
+    observed = 2 * ((x[pairable, 0] - x[pairable, 1]) ** 2).sum() / n
+    assert float(result.expected_disagreement) == pytest.approx(expected, rel=1e-12)
+    assert float(result.alpha) == pytest.approx(1 - observed / expected, rel=1e-12)
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+def test_errors_name_what_and_where():
+    ratings = as_ratings(random_ratings(0, [1, 2, 3]))
+    with pytest.raises(ValueError, match="unknown metric 'jacard'"):
+        ratings.agreement.alpha("jacard")
+    with pytest.raises(ValueError, match="needs a label dim"):
+        ratings.agreement.alpha("masi")
+    with pytest.raises(ValueError, match="annotator dim 'coder' not found"):
+        ratings.agreement.alpha(annotator="coder")
+    strings = as_ratings(np.array([["a", "b"], ["b", None]], dtype=object))
+    with pytest.raises(TypeError, match="numeric"):
+        strings.agreement.alpha("interval")
+    negative = as_ratings(np.array([[1.0, -2.0], [3.0, 4.0]]))
+    with pytest.raises(ValueError, match=r"-2.0 at item=100, annotator='r1' is negative"):
+        negative.agreement.alpha("ratio")
+    infinite = as_ratings(np.array([[1.5, np.inf], [3.0, 4.0]]))
+    with pytest.raises(ValueError, match="inf at item=100, annotator='r1' is not finite"):
+        infinite.agreement.alpha("interval")
+    x = random_sets(0, missing=0.0)
+    x[2, 1, 3] = 2
+    with pytest.raises(ValueError, match=r"found 2.0 at item=2, annotator=1, label='L3'"):
+        as_decisions(x).agreement.alpha("masi")
+    x = random_sets(0, missing=0.0)
+    x[4, 2, 0] = np.nan
+    with pytest.raises(ValueError, match="item=4, annotator=2 is only partly missing"):
+        as_decisions(x).agreement.alpha("jaccard")
+    with pytest.raises(ValueError, match="interval"):
+        as_decisions(x).agreement.alpha("interval")
+    with pytest.raises(ValueError, match="categories="):
+        as_decisions(x).agreement.alpha("nominal", categories=[0, 1])
+    with pytest.raises(ValueError, match="at least 2 annotators"):
+        as_ratings(np.ones((3, 1))).agreement.alpha()
+
+
+@pytest.mark.parametrize("subsets_per_pair", [0, math.inf])
+@pytest.mark.parametrize("metric", ["jaccard", "masi", "masi_rounded"])
+def test_set_expected_both_ways(monkeypatch, metric, subsets_per_pair):
+    """D_e of Jaccard/MASI from the intersection-size histogram (0) and from pairs of
+    distinct sets (inf) both equal the oracle."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("xr_agreement.alpha"), "SUBSETS_PER_PAIR",
+                        subsets_per_pair)
+    for seed in range(3):
+        x = random_sets(seed, n_items=12, n_annotators=4, n_labels=7)
+        labels = [f"L{j}" for j in range(7)]
+        result = as_decisions(x, labels).agreement.alpha(metric)
+        delta = {"jaccard": jaccard, "masi": masi, "masi_rounded": masi_rounded}[metric]
+        expected = oracle(set_units(x, labels), delta)
+        assert abs(float(result.expected_disagreement) - expected[2]) < 1e-12
+        assert abs(float(result.alpha) - expected[0]) < 1e-12
+
+
+def test_dask_input():
+    """Hamming stays lazy on dask (additive counts per chunk); the other metrics load the
+    data. Both give the numpy result."""
+    import dask.array
+
+    x = random_sets(6, n_items=30, n_annotators=4, n_labels=5, missing=0.1)
+    x[np.random.default_rng(6).random(x.shape) < 0.1] = np.nan
+    da = as_decisions(x)
+    lazy = da.chunk({"item": 7}).agreement.alpha("hamming")
+    assert isinstance(lazy.alpha.data, dask.array.Array)
+    assert float(lazy.alpha) == pytest.approx(float(da.agreement.alpha("hamming").alpha),
+                                              abs=1e-14)
+    ratings = as_ratings(random_ratings(6, [1, 2, 3, 4], n_items=30))
+    for metric in ["nominal", "ordinal", "interval"]:
+        chunked = float(ratings.chunk({"item": 7}).agreement.alpha(metric).alpha)
+        assert chunked == pytest.approx(float(ratings.agreement.alpha(metric).alpha), abs=1e-14)
+
+
+def test_many_distinct_values_bounded_memory():
+    """400,000 continuous ratings (2 raters): the peak memory of the whole process grows by
+    little more than the data (krippendorff would need O(N V**2), here ~10**16 bytes)."""
+    import subprocess
+    import sys
+
+    script = """
+import resource, numpy as np, xarray as xr, xr_agreement
+rng = np.random.default_rng(8)
+x = rng.normal(size=(200_000, 2)) * 1000
+x[rng.random(x.shape) < 0.05] = np.nan
+da = xr.DataArray(x, dims=("item", "annotator"))
+for metric in ["interval", "ordinal", "ratio"]:
+    abs(da[:50]).agreement.alpha(metric)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = da.agreement.alpha("interval")
+ordinal = da.agreement.alpha("ordinal")
+ratio = abs(da[:5_000]).agreement.alpha("ratio")
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+pairable = ~np.isnan(x).any(axis=1)
+d_o = ((x[pairable, 0] - x[pairable, 1]) ** 2).sum() / pairable.sum()
+print((after - before) * 1024, float(result.observed_disagreement) / d_o - 1)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split()
+    growth, relative_error = float(out[0]), float(out[1])
+    assert growth < 80e6  # the data itself is 6.4 MB; V = ~380,000 distinct values
+    assert abs(relative_error) < 1e-12
+
+
+@pytest.mark.parametrize("metric, delta", [("jaccard", jaccard), ("masi", masi),
+                                           ("nominal", nominal)])
+def test_more_than_64_labels(metric, delta):
+    """Label sets spanning two 64-bit words."""
+    x = random_sets(9, n_items=10, n_annotators=3, n_labels=70)
+    x[:, :, 66] = np.where(np.isnan(x[:, :, 66]), np.nan, x[:, :, 0])  # use the second word
+    labels = list(range(70))
+    result = as_decisions(x, labels).agreement.alpha(metric)
+    expected = oracle(set_units(x, labels), delta)
+    assert abs(float(result.alpha) - expected[0]) < 1e-12
+    assert abs(float(result.expected_disagreement) - expected[2]) < 1e-12
+
+
+def test_numbers_in_object_array():
+    x = random_ratings(11, [1, 2, 4, 7], n_items=15, n_annotators=3)
+    objects = np.where(np.isnan(x), None, x).astype(object)
+    for metric in ["ordinal", "interval", "ratio", "nominal"]:
+        expected = float(as_ratings(x).agreement.alpha(metric).alpha)
+        assert float(as_ratings(objects).agreement.alpha(metric).alpha) == pytest.approx(
+            expected, abs=1e-14)

@@ -1,0 +1,337 @@
+"""Bootstrap confidence intervals (issue 5).
+
+Independent references: plain ``mla()`` recomputed on explicitly resampled arrays (a raw
+recount, not the weighted-sum path), NumPy's own ``Generator.integers`` draws,
+``scipy.stats.bootstrap`` on a statistic written here from the definition with loops over
+annotator pairs, ``numpy.nanquantile``, and a simulation whose population value is analytic.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+from contextlib import redirect_stderr
+
+import numpy as np
+import pytest
+import scipy.stats
+import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xr_agreement
+from xr_agreement import bootstrap as bs
+
+CORPUS = ["agreement", "observed", "expected", "minimum", "observed_minimum",
+          "raw_prevalence", "alpha_hamming"]
+LABEL = ["label_observed", "label_expected", "label_agreement", "label_weight",
+         "label_observed_minimum", "prevalence", "positive_agreement", "negative_agreement"]
+
+
+def decisions(seed, N=30, n=4, k=3, missing=0.1, rounds=None, prevalence=0.3):
+    rng = np.random.default_rng(seed)
+    shape = (N, n, k) if rounds is None else (rounds, N, n, k)
+    values = (rng.random(shape) < prevalence).astype(float)
+    values[rng.random(shape) < missing] = np.nan
+    dims = ("item", "annotator", "label") if rounds is None else ("round", "item",
+                                                                  "annotator", "label")
+    coords = {"label": [f"L{j}" for j in range(k)], "item": [f"i{i}" for i in range(N)],
+              "annotator": [f"a{a}" for a in range(n)]}
+    if rounds is not None:
+        coords["round"] = [f"r{r}" for r in range(rounds)]
+    return xr.DataArray(values, dims=dims, coords=coords)
+
+
+def resampled(da, dim, indices):
+    """``da`` with ``dim`` replaced by the drawn positions, each copy a distinct unit."""
+    return da.isel({dim: indices}).assign_coords({dim: np.arange(len(indices))})
+
+
+def assert_same(actual, expected, context):
+    np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-13, equal_nan=True,
+                               err_msg=context)
+
+
+# ----------------------------------------------------------------------------- resamples
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.Philox,
+                                           np.random.SFC64, np.random.MT19937])
+@pytest.mark.parametrize("n_units,n_resamples,batch", [(1, 3, 2), (2, 9, 4), (7, 11, 3),
+                                                       (1000, 13, 5), (3_000_001, 2, 1)])
+def test_item_counts_are_numpys_draws(bit_generator, n_units, n_resamples, batch):
+    indices = np.random.Generator(bit_generator(7)).integers(0, n_units,
+                                                              (n_resamples, n_units))
+    expected = np.stack([np.bincount(row, minlength=n_units) for row in indices])
+    batches = list(bs.item_resample_counts(np.random.Generator(bit_generator(7)), n_units,
+                                           n_resamples, batch))
+    assert [start for start, _ in batches] == list(range(0, n_resamples, batch))
+    np.testing.assert_array_equal(np.concatenate([c for _, c in batches]), expected)
+
+
+# ----------------------------------------------------------------------------- replicates
+
+
+@pytest.mark.parametrize("unit", ["item", "annotator", "both"])
+def test_replicates_equal_recomputation(unit):
+    da = decisions(1, rounds=2)
+    B = 12
+    out = xr_agreement.mla(da, "all", ci=0.9, n_resamples=B, resample=unit, seed=5,
+                           return_replicates=True)
+    rng = np.random.default_rng(5)
+    N, n = da.sizes["item"], da.sizes["annotator"]
+    annotators = rng.integers(0, n, (B, n)) if unit != "item" else None
+    items = rng.integers(0, N, (B, N)) if unit != "annotator" else None
+    for r in range(B):
+        sample = da
+        if annotators is not None:
+            sample = resampled(sample, "annotator", annotators[r])
+        if items is not None:
+            sample = resampled(sample, "item", items[r])
+        expected = xr_agreement.mla(sample, "all")
+        for name in CORPUS + LABEL:
+            actual = out[f"{name}_replicates"].isel(resample=r)
+            assert actual.dims == expected[name].dims
+            assert_same(actual.values, expected[name].values, f"{unit} {name} replicate {r}")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    N=st.integers(1, 12),
+    n=st.integers(2, 5),
+    k=st.integers(1, 4),
+    missing=st.sampled_from([0.0, 0.3]),
+)
+def test_item_replicates_property(seed, N, n, k, missing):
+    da = decisions(seed, N=N, n=n, k=k, missing=missing, prevalence=0.4)
+    out = xr_agreement.mla(da, ["F", "AC1"], ci=0.95, n_resamples=3, seed=seed,
+                           return_replicates=True)
+    items = np.random.default_rng(seed).integers(0, N, (3, N))
+    for r in range(3):
+        expected = xr_agreement.mla(resampled(da, "item", items[r]), ["F", "AC1"])
+        for name in CORPUS + LABEL:
+            assert_same(out[f"{name}_replicates"].isel(resample=r).values,
+                        expected[name].values, name)
+
+
+def test_generic_recomputation_matches_fast_path():
+    """The generic (recomputing) statistic and the MLA weighted-sum statistic agree."""
+    da = decisions(2, N=10, n=3, k=2)
+    result = xr_agreement.mla(da)
+    for unit in ["item", "annotator", "both"]:
+        fast = xr_agreement.mla(da, ci=0.9, n_resamples=12, resample=unit, method="bca",
+                                seed=3, return_replicates=True)
+        generic = bs.bootstrap(
+            bs.RecomputedStatistic(xr_agreement.mla, da, item="item", annotator="annotator"),
+            result, ci=0.9, n_resamples=12, resample=unit, method="bca", seed=3,
+            return_replicates=True,
+        )
+        for name in CORPUS + LABEL:
+            for suffix in ["lower", "upper", "replicates"]:
+                assert_same(fast[f"{name}_{suffix}"].values,
+                            generic[f"{name}_{suffix}"].transpose(
+                                *fast[f"{name}_{suffix}"].dims).values,
+                            f"{unit} {name}_{suffix}")
+
+
+# ----------------------------------------------------------------------------- scipy
+
+
+def f_coefficient(values):
+    """Fleiss-type multi-label agreement of complete 0/1 data (..., N, n, k), from the
+    definition: mean agreement over annotator pairs, pooled prevalence per label."""
+    n = values.shape[-2]
+    pairs = list(itertools.combinations(range(n), 2))
+    agreeing = sum((values[..., a, :] == values[..., b, :]).astype(float) for a, b in pairs)
+    observed = agreeing.mean(axis=(-2, -1)) / len(pairs)
+    p = values.mean(axis=(-3, -2))
+    expected = (p**2 + (1 - p) ** 2).mean(axis=-1)
+    return (observed - expected) / (1 - expected)
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+@pytest.mark.parametrize("unit", ["item", "annotator"])
+def test_intervals_equal_scipy(method, unit):
+    rng = np.random.default_rng(11)
+    N, n, k = 25, 4, 3
+    latent = rng.random((N, 1, k)) < 0.4
+    values = (latent ^ (rng.random((N, n, k)) < 0.2)).astype(np.int8)
+    da = xr.DataArray(values, dims=("item", "annotator", "label"))
+
+    def statistic(indices, axis=-1):
+        if unit == "item":
+            return f_coefficient(values[indices])
+        picked = np.moveaxis(values[:, indices, :], 0, -3)  # (..., N, n, k)
+        return f_coefficient(picked)
+
+    size = N if unit == "item" else n
+    reference = scipy.stats.bootstrap((np.arange(size),), statistic, n_resamples=999,
+                                      confidence_level=0.9, method=method, vectorized=True,
+                                      rng=np.random.default_rng(4))
+    out = xr_agreement.mla(da, ci=0.9, n_resamples=999, resample=unit, method=method,
+                           seed=np.random.default_rng(4), return_replicates=True)
+    assert float(out.agreement) == pytest.approx(float(f_coefficient(values)), rel=1e-12)
+    np.testing.assert_allclose(np.sort(out.agreement_replicates.values),
+                               np.sort(reference.bootstrap_distribution), rtol=1e-10)
+    assert float(out.agreement_lower) == pytest.approx(reference.confidence_interval.low,
+                                                       rel=1e-10)
+    assert float(out.agreement_upper) == pytest.approx(reference.confidence_interval.high,
+                                                       rel=1e-10)
+
+
+def test_interval_bounds_bca_equals_scipy_on_its_distribution():
+    """BCa from given replicates and jackknife values, against scipy's own."""
+    rng = np.random.default_rng(0)
+    sample = rng.exponential(size=40)
+    res = scipy.stats.bootstrap((sample,), np.mean, n_resamples=500, method="BCa",
+                                confidence_level=0.8, rng=np.random.default_rng(1))
+    indices = np.random.default_rng(1).integers(0, 40, (500, 40))
+    replicates = sample[indices].mean(axis=1)
+    jackknife = np.array([np.delete(sample, i).mean() for i in range(40)])
+    lower, upper = bs.interval_bounds(np.array(sample.mean()), replicates, 0.8, "bca",
+                                      [jackknife])
+    assert float(lower) == pytest.approx(res.confidence_interval.low, rel=1e-12)
+    assert float(upper) == pytest.approx(res.confidence_interval.high, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def test_output_variables_dims_and_attrs():
+    da = decisions(3, rounds=2)
+    plain = xr_agreement.mla(da, "all")
+    out = xr_agreement.mla(da, "all", ci=0.8, n_resamples=50, seed=1, return_replicates=True)
+    for name in CORPUS + LABEL:
+        for suffix in ["lower", "upper"]:
+            bound = out[f"{name}_{suffix}"]
+            assert bound.dims == plain[name].dims
+            for coord in plain[name].coords:
+                np.testing.assert_array_equal(bound[coord].values, plain[name][coord].values)
+            assert {"long_name", "description", "symbol"} <= set(bound.attrs)
+            assert "80%" in bound.attrs["long_name"]
+        assert out[f"{name}_replicates"].dims == ("resample", *plain[name].dims)
+        lower, upper = out[f"{name}_lower"], out[f"{name}_upper"]
+        assert bool(((lower <= upper) | lower.isnull()).all())
+    for name in ["item_observed", "item_agreement", "n_pairable_items",
+                 "n_missing_decisions", "label_pairable_values"]:
+        assert f"{name}_lower" not in out
+        xr.testing.assert_identical(out[name], plain[name])
+    assert out.attrs["ci_level"] == 0.8
+    assert out.attrs["ci_method"] == "percentile"
+    assert out.attrs["ci_n_resamples"] == 50
+    assert out.attrs["ci_resampling_unit"] == "item"
+    without = xr_agreement.mla(da, "all", ci=0.8, n_resamples=50, seed=1)
+    assert not [v for v in without.data_vars if v.endswith("_replicates")]
+
+
+def test_percentile_bounds_are_quantiles_of_defined_replicates():
+    """A rare label is absent from some resamples: its label agreement is NaN there (label
+    universe fixed) and the interval comes from the replicates where it is defined."""
+    values = np.zeros((20, 3, 2))
+    values[:, :, 0] = np.random.default_rng(0).random((20, 3)) < 0.5
+    values[0, :2, 1] = 1  # label 1: one item only
+    da = xr.DataArray(values, dims=("item", "annotator", "label"))
+    out = xr_agreement.mla(da, ci=0.9, n_resamples=200, seed=2, return_replicates=True)
+    reps = out.label_agreement_replicates.sel(label=1).values
+    assert np.isnan(reps).any() and not np.isnan(reps).all()
+    assert out.label_weight_replicates.sel(label=1).values[np.isnan(reps)].max() == 0
+    lower, upper = np.nanquantile(reps, [0.05, 0.95])
+    assert float(out.label_agreement_lower.sel(label=1)) == pytest.approx(lower, rel=1e-12)
+    assert float(out.label_agreement_upper.sel(label=1)) == pytest.approx(upper, rel=1e-12)
+
+
+def test_same_seed_same_intervals_numpy_dask_and_generator():
+    da = decisions(4, N=37, rounds=2)
+    lazy = da.chunk({"item": 10, "round": 1, "label": 2})
+    for unit, method in [("item", "bca"), ("annotator", "percentile"), ("both", "bca")]:
+        kwargs = dict(ci=0.95, n_resamples=40, resample=unit, method=method)
+        eager = xr_agreement.mla(da, seed=9, **kwargs)
+        on_dask = xr_agreement.mla(lazy, seed=9, **kwargs).compute()
+        from_generator = xr_agreement.mla(da, seed=np.random.default_rng(9), **kwargs)
+        for name in CORPUS + LABEL:
+            for suffix in ["lower", "upper"]:
+                key = f"{name}_{suffix}"
+                np.testing.assert_array_equal(on_dask[key].values, eager[key].values, key)
+                np.testing.assert_array_equal(from_generator[key].values, eager[key].values)
+        if unit == "item":  # (4 annotators have few distinct resamples)
+            other = xr_agreement.mla(da, seed=10, **kwargs)
+            assert not np.array_equal(other.agreement_lower.values,
+                                      eager.agreement_lower.values)
+
+
+def test_progress_bar_only_when_asked_outside_interactive_sessions():
+    da = decisions(5)
+    quiet, shown = io.StringIO(), io.StringIO()
+    with redirect_stderr(quiet):
+        xr_agreement.mla(da, ci=0.9, n_resamples=20, seed=0)
+    with redirect_stderr(shown):
+        xr_agreement.mla(da, ci=0.9, n_resamples=20, seed=0, progress=True)
+    assert quiet.getvalue() == ""
+    assert "20/20" in shown.getvalue()
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        (dict(ci=95), ValueError, "ci is the confidence level.*95"),
+        (dict(ci=0.9, n_resamples=1), ValueError, "n_resamples"),
+        (dict(ci=0.9, resample="items"), ValueError, "resample must be one of.*'items'"),
+        (dict(ci=0.9, method="basic"), ValueError, "method must be one of.*'basic'"),
+        (dict(ci=0.9, seed=1.5), TypeError, "seed must be"),
+        (dict(ci=0.9, progress="yes"), ValueError, "progress"),
+    ],
+)
+def test_bad_options_fail_before_counting(kwargs, error, match):
+    values = np.zeros((2, 2, 2))
+    values[0, 0, 0] = 2  # invalid too, but the option is reported first
+    da = xr.DataArray(values, dims=("item", "annotator", "label"))
+    with pytest.raises(error, match=match):
+        xr_agreement.mla(da, **kwargs)
+
+
+def test_invalid_value_in_dask_input_is_named():
+    da = decisions(6, N=20)
+    values = da.values.copy()
+    values[13, 1, 2] = 3.0
+    lazy = da.copy(data=values).chunk({"item": 5})
+    with pytest.raises(ValueError, match=r"3\.0.*item='i13'.*annotator='a1'.*label='L2'"):
+        xr_agreement.mla(lazy, ci=0.9, n_resamples=5, seed=0)
+
+
+# ----------------------------------------------------------------------------- calibration
+
+
+def flip_corpora(rng, n_corpora, N, n, k, p, eps):
+    """Annotators copy a latent Bernoulli(p) label and flip each decision with prob eps."""
+    latent = rng.random((n_corpora, N, 1, k)) < p
+    flips = rng.random((n_corpora, N, n, k)) < eps
+    return xr.DataArray((latent ^ flips).astype(np.int8),
+                        dims=("corpus", "item", "annotator", "label"))
+
+
+@pytest.mark.slow
+def test_item_bootstrap_interval_is_calibrated():
+    p, eps = 0.3, 0.1
+    agreement = (1 - eps) ** 2 + eps**2
+    q = eps + p * (1 - 2 * eps)
+    chance = q**2 + (1 - q) ** 2
+    population = (agreement - chance) / (1 - chance)
+    # N = 300 items: the estimate's O(1/N) bias is about 1% of its standard error
+    rng = np.random.default_rng(2026)
+    covered = []
+    # corpora share resampling counts within a call (items drawn jointly across the
+    # corpus dim); each call has its own seed, and the data of every corpus is independent
+    for call in range(8):
+        corpora = flip_corpora(rng, 125, N=300, n=3, k=2, p=p, eps=eps)
+        out = xr_agreement.mla(corpora, ci=0.95, n_resamples=1000, seed=call)
+        covered.append(((out.agreement_lower <= population)
+                        & (population <= out.agreement_upper)).values)
+    covered = np.concatenate(covered)
+    rate = covered.mean()
+    error = math.sqrt(rate * (1 - rate) / covered.size)
+    message = (f"95% item-bootstrap interval covered the population value {population:.4f} "
+               f"in {rate:.1%} of {covered.size} corpora (Monte Carlo error {error:.1%})")
+    print(message)
+    assert 0.93 <= rate <= 0.97, message

@@ -1,0 +1,807 @@
+"""Krippendorff's alpha from pairable values, with missing data, on single-label ratings and
+on multi-label label sets.
+
+For every item with ``m_i >= 2`` ratings (the pairable items) and every ordered pair of
+its ratings, alpha compares two distances:
+
+- observed ``D_o = (1 / n..) sum_i sum_{a != b} delta(v_ia, v_ib) / (m_i - 1)``, the mean
+  distance in the coincidence matrix;
+- expected ``D_e = 1 / (n.. (n.. - 1)) sum_{u != w} delta(v_u, v_w)`` over all ordered pairs
+  of distinct pairable values ``u, w`` of the corpus (pairs drawn without replacement);
+
+``alpha = 1 - D_o / D_e``, where ``n..`` is the number of pairable values. Items with fewer
+than two ratings are left out, which is how alpha handles missing data.
+
+How each distance is computed without looping over all pairs of values:
+
+- nominal: ``D_o`` from sum_c n_ic (n_ic - 1) per item, ``D_e`` from the pairable value
+  counts ``n_c`` (one pass, integer counts);
+- interval: ``sum_{a != b} (v_a - v_b)**2 = 2 m sum_a (v_a - mean)**2`` per item and the same
+  identity over the pooled values: O(N n) time, O(V) memory however many distinct values;
+- ordinal: Krippendorff's rank metric is the interval metric on mid-ranks
+  ``r_c = sum_{g < c} n_g + n_c / 2`` of the pairable value frequencies, since
+  ``sum_{g=c}^{k} n_g - (n_c + n_k) / 2 = r_k - r_c``;
+- ratio and callables: pairs within each item, and ``D_e`` over pairs of *distinct* values
+  weighted by their counts (O(V**2) time, O(V) memory; a callable is called V**2 times);
+- Jaccard and MASI: label vectors are bit-packed and identical sets counted once; a
+  distance depends only on ``(|s|, |t|, |s & t|)`` (a popcount, then a table look-up).
+  ``D_o`` compares the sets within each item. ``D_e`` needs, over all pairs of pairable
+  sets, the histogram of ``(|s|, |t|, |s & t|)``: for sparse sets it comes from the subsets
+  of each distinct set (a pair sharing ``c`` labels shares ``C(c, r)`` subsets of size
+  ``r``; binomial inversion gives the exact integer histogram, at a cost of
+  ``sum_s 2**|s|``), otherwise from comparing every pair of distinct sets, weighted by
+  their frequencies. Raw annotations are never compared pairwise across items;
+- Hamming: additive over labels, from the per-label counts of
+  :func:`xr_agreement._stats.hamming_counts` (missing cells allowed).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+import xarray as xr
+
+from . import _kernels
+from ._categorical import encode_ratings
+from ._stats import _PARALLEL_LOCK, hamming_counts
+from ._validate import (
+    check_annotators,
+    check_binary_dtype,
+    check_dataarray,
+    check_dims,
+    describe_position,
+)
+
+SINGLE_LABEL_METRICS = {
+    "nominal": "0 if the two values are equal, else 1",
+    "ordinal": "Krippendorff's rank metric (sum_{g=c}^{k} n_g - (n_c + n_k) / 2)**2 with n_g "
+    "the pairable frequencies of the values in rank order",
+    "interval": "(v_c - v_k)**2",
+    "ratio": "((v_c - v_k) / (v_c + v_k))**2, 0 where v_c + v_k = 0; values must be >= 0",
+}
+MULTI_LABEL_METRICS = {
+    "hamming": "share of labels on which the two label vectors differ (normalized Hamming); "
+    "additive over labels, missing decisions allowed per cell",
+    "jaccard": "1 - |s & t| / |s | t|; 0 for two empty sets",
+    "masi": "1 - J(s, t) M(s, t) with Jaccard J and M = 1, 2/3, 1/3, 0 for identical, subset, "
+    "overlapping, disjoint sets (Passonneau 2006); 0 for two empty sets",
+    "masi_rounded": "MASI with M = 0.67 and 0.33 in place of 2/3 and 1/3, as nltk's "
+    "masi_distance computed it before nltk PR #3695 (2026)",
+    "nominal": "0 if the two label sets are equal, else 1",
+}
+SET_METRIC_IDS = {
+    "jaccard": _kernels.DELTA_JACCARD,
+    "masi": _kernels.DELTA_MASI,
+    "masi_rounded": _kernels.DELTA_MASI_ROUNDED,
+}
+
+# Above this many distinct values the (V, V) coincidence matrix is not returned: its memory
+# (times the item tasks below) would dominate, and nothing else needs it.
+COINCIDENCE_LIMIT = 256
+# Jaccard/MASI expected disagreement: a histogram of intersection sizes (one entry per
+# subset of each distinct set) is used when it needs fewer than 1 / SUBSETS_PER_PAIR as many
+# steps as comparing every pair of distinct sets.
+SUBSETS_PER_PAIR = 4
+# A callable distance is evaluated on every pair of distinct values: V**2 Python calls.
+CALLABLE_LIMIT = 5000
+# Fewer elements (or pairs) than this run on one thread.
+PARALLEL_MIN_WORK = 1 << 21
+# Integral ratings spanning at most this many integers are read as codes directly
+# (interval and ratio; nominal and ordinal use COINCIDENCE_LIMIT).
+INTEGER_SPAN_LIMIT = 1 << 12
+
+VARIABLES = {
+    "alpha": (
+        "Krippendorff's alpha",
+        "alpha",
+        ("1 - D_o / D_e. NaN where D_e = 0 (every pairable value identical: there is no "
+        "variation to be reliable about, 0/0) or where there are fewer than 2 pairable values"),
+    ),
+    "observed_disagreement": (
+        "observed disagreement",
+        "D_o",
+        ("(1 / n..) sum_i sum_{a != b} delta(v_ia, v_ib) / (m_i - 1) over items with m_i >= 2 "
+        "ratings: the mean distance in the coincidence matrix"),
+    ),
+    "expected_disagreement": (
+        "expected disagreement",
+        "D_e",
+        ("mean distance over all ordered pairs of distinct pairable values (drawn without "
+        "replacement): (1 / (n.. (n.. - 1))) sum_{c, k} n_c n_k delta_ck, with n_c (n_c - 1) "
+        "pairs on the diagonal"),
+    ),
+    "n_pairable_values": (
+        "pairable values",
+        "n..",
+        "ratings on items with at least 2 ratings",
+    ),
+    "n_pairable_items": (
+        "pairable items",
+        "N_pairable",
+        "items with at least 2 ratings",
+    ),
+    "coincidence": (
+        "coincidence matrix",
+        "o_ck",
+        ("sum over pairable items of (n_ic n_ik - [c = k] n_ic) / (m_i - 1): ordered pairs of "
+        "ratings on the same item, each item weighted 1 / (m_i - 1); rows sum to n_c"),
+    ),
+    "category_pairable_values": (
+        "pairable values per category",
+        "n_c",
+        "ratings of the category on items with at least 2 ratings (the coincidence margins)",
+    ),
+    "label_alpha": (
+        "label alpha",
+        "alpha_j",
+        ("binary alpha of the label, 1 - D_o,j / D_e,j; NaN where D_e,j = 0 (a label nobody or "
+        "everybody selected among its pairable decisions, 0/0)"),
+    ),
+    "label_observed_disagreement": (
+        "label observed disagreement",
+        "D_o,j",
+        "(1 / n_j) sum_i 2 x_ij (m_ij - x_ij) / (m_ij - 1) over cells with m_ij >= 2 decisions",
+    ),
+    "label_expected_disagreement": (
+        "label expected disagreement",
+        "D_e,j",
+        ("2 p_j (1 - p_j) n_j / (n_j - 1): two pairable decisions on the label drawn without "
+        "replacement differ"),
+    ),
+    "label_weight": (
+        "label weight",
+        "w_j",
+        ("(n_j / mean n_j) D_e,j, so that alpha = sum_j w_j alpha_j / sum_j w_j (the paper's eq. "
+        "6 for alpha); on complete data M / (M - 1) times the MLA F-baseline weight 1 - A_e,j; "
+        "0 for a label without variation"),
+    ),
+    "label_pairable_values": (
+        "label pairable decisions",
+        "n_j",
+        "decisions on the label in (item, label) cells with at least 2 decisions",
+    ),
+}
+
+HAMMING_DESCRIPTIONS = {
+    "observed_disagreement": "sum_j n_j D_o,j / sum_j n_j; with whole label vectors missing "
+    "(or none) this is D_o of alpha on label vectors with the normalized Hamming distance",
+    "expected_disagreement": "sum_j n_j D_e,j / sum_j n_j; with whole label vectors missing "
+    "(or none) this is D_e of alpha on label vectors with the normalized Hamming distance",
+    "n_pairable_values": "mean over labels of the pairable decisions n_j: the number of "
+    "pairable label vectors when whole vectors are missing (or none)",
+    "n_pairable_items": "items with at least one (item, label) cell of 2 or more decisions",
+}
+
+
+def alpha(
+    da: xr.DataArray,
+    metric: str | Callable = "nominal",
+    *,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str | None = "label",
+    categories=None,
+) -> xr.Dataset:
+    """Krippendorff's alpha with missing data, on single-label ratings or label sets.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Either single-label ratings with dims ``item`` and ``annotator`` (numbers, category
+        codes or strings; NaN/None missing), or multi-label decisions with dims ``item``,
+        ``annotator`` and ``label`` (0/1, NaN missing). The data is multi-label when it has
+        the ``label`` dim. Any other dim (a ``round``, a ``task``) is carried into every
+        output.
+    metric : str or callable, default "nominal"
+        The distance delta between two values. Single-label: "nominal", "ordinal"
+        (Krippendorff's rank metric from the pairable value frequencies, not Gwet's),
+        "interval", "ratio", or a callable ``f(value, value) -> float`` on category values.
+        Multi-label: "hamming", "jaccard", "masi", "masi_rounded" (see Notes), "nominal"
+        (whole label sets equal or not), or a callable ``f(set, set) -> float`` on two
+        ``frozenset`` of label coordinate values. A callable must be symmetric.
+    item, annotator, label : str
+        Names of the dims that play these roles; ``label=None`` forces single-label data.
+    categories : sequence, optional
+        Single-label only: the declared values, in rank order for "ordinal" (required there
+        for strings). Declared values that nobody used are kept in the coincidence matrix
+        and change nothing else.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``alpha``, ``observed_disagreement``, ``expected_disagreement``,
+        ``n_pairable_values``, ``n_pairable_items``. For nominal-type metrics ("nominal",
+        "ordinal", callables) with at most 256 distinct values also ``coincidence`` (dims
+        ``category``, ``paired_category``) and ``category_pairable_values``; for label sets
+        the categories are ``frozenset`` values. For "hamming" also ``label_alpha``,
+        ``label_observed_disagreement``, ``label_expected_disagreement``,
+        ``label_weight`` and ``label_pairable_values`` over ``label``. Each variable has
+        ``long_name``, ``description`` and ``symbol`` attrs.
+
+    Raises
+    ------
+    ValueError
+        A dim is missing or empty, fewer than 2 annotators, an unknown metric, a decision
+        other than 0/1/NaN, a label vector that is only partly missing (set metrics), a
+        negative or infinite value where numbers are needed, an undeclared category.
+    TypeError
+        Strings for "interval" or "ratio", a non-numeric label dtype.
+
+    Notes
+    -----
+    Undefined values are NaN, never a made-up number: if every pairable value is identical
+    then D_e = 0 and alpha is NaN (the ``krippendorff`` package raises there, nltk returns
+    1); without pairable values every output is NaN. A single pairable item is enough for
+    alpha to be defined.
+
+    With complete nominal data alpha differs from Fleiss' kappa only by the factor
+    M / (M - 1) on the expected disagreement (M = n N values, pairs drawn without
+    replacement): 1 - alpha = (1 - A_o) / (M / (M - 1) (1 - A_e)). In the textbook example
+    below Fleiss' kappa is 0.563 (the chapter reports that number for alpha too) while alpha
+    is 0.578182. The chapter's coincidence matrix counts ordered pairs without the
+    1 / (m_i - 1) weight, so with 3 ratings per item its entries are twice these.
+
+    MASI (Passonneau 2006) multiplies Jaccard by 1, 2/3, 1/3 or 0. nltk's ``masi_distance``
+    used 0.67 and 0.33 until its PR #3695 (2026); "masi_rounded" reproduces such older
+    numbers, "masi" is the exact definition (and what current nltk computes). Jaccard and
+    MASI of two empty sets are taken as 0 (identical sets); nltk divides by zero there.
+
+    "hamming" is additive over labels and accepts missing decisions per cell (Krippendorff's
+    pairable-values weighting per label, as in :func:`xr_agreement.mla`, whose
+    ``alpha_hamming`` it equals). The set metrics compare whole label sets: an annotation is
+    either complete or entirely missing (all labels NaN).
+
+    Single-label and set metrics load the data into memory; "hamming" stays lazy on dask.
+
+    Examples
+    --------
+    The textbook example (3 raters, 10 sentences, Positive/Neutral/Negative):
+
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]],
+    ...     dims=("item", "annotator"), coords={"item": range(1, 11), "annotator": list("ABC")},
+    ... )
+    >>> result = ratings.agreement.alpha("nominal")
+    >>> round(float(result.alpha), 6)
+    0.578182
+    >>> result.coincidence.sel(category="P").values
+    array([ 1.,  3., 11.])
+
+    Label sets of the MLA paper's worked example:
+
+    >>> ex = xr_agreement.datasets.bias_example()
+    >>> round(float(ex.agreement.alpha("masi").alpha), 4)
+    0.272
+    >>> hamming = ex.agreement.alpha("hamming")
+    >>> round(float(hamming.alpha), 4), float(hamming.n_pairable_values)
+    (0.296, 12.0)
+    """
+    check_dataarray(da, "annotations")
+    multi_label = label is not None and label in da.dims
+    if multi_label:
+        check_dims(da, item=item, annotator=annotator, label=label)
+    else:
+        check_dims(da, item=item, annotator=annotator)
+    check_annotators(da, annotator)
+    name = _metric_name(metric, multi_label, label)
+    if multi_label:
+        if categories is not None:
+            raise ValueError("categories= applies to single-label ratings; this array has the "
+                             f"label dim {label!r}")
+        check_binary_dtype(da)
+        if name == "hamming":
+            result = _hamming_alpha(da, item, annotator, label)
+        else:
+            result = _set_alpha(da, metric, name, item, annotator, label)
+    else:
+        result = _single_label_alpha(da, metric, name, item, annotator, categories)
+    for var, (long_name, symbol, description) in VARIABLES.items():
+        if var in result:
+            if name == "hamming":
+                description = HAMMING_DESCRIPTIONS.get(var, description)
+            result[var].attrs = {"long_name": long_name, "symbol": symbol,
+                                 "description": description}
+    definitions = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
+    result.attrs = {
+        "metric": name,
+        "metric_definition": definitions.get(name, "user-supplied distance "
+                                             f"{getattr(metric, '__name__', repr(metric))}"),
+        "n_items": da.sizes[item],
+        "n_annotators": da.sizes[annotator],
+        **({"n_labels": da.sizes[label]} if multi_label else {}),
+        "missing_data": "missing ratings left out; items with fewer than 2 ratings are not "
+        "pairable (Krippendorff's pairable values)",
+        "reference": "Krippendorff, Content Analysis (2004/2019), ch. 12; Passonneau (2006) "
+        "for MASI",
+    }
+    return result
+
+
+def _metric_name(metric, multi_label: bool, label) -> str:
+    if callable(metric):
+        return "callable"
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a name or a callable, got {type(metric).__name__}")
+    key = metric.lower()
+    allowed = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
+    if key not in allowed:
+        kind = (f"multi-label data (with label dim {label!r})" if multi_label
+                else "single-label ratings (no label dim)")
+        other = SINGLE_LABEL_METRICS if multi_label else MULTI_LABEL_METRICS
+        hint = ""
+        if key in other:
+            hint = (" (it applies to single-label ratings)" if multi_label
+                    else f" (it needs a label dim; none named {label!r} was found)")
+        raise ValueError(f"unknown metric {metric!r} for {kind}{hint}; use one of "
+                         f"{list(allowed)} or a callable")
+    return key
+
+
+@contextmanager
+def _threads_for(work: float):
+    """Run a parallel kernel on numba's threads only when ``work`` (elements or pairs) is
+    large: a small kernel is done before a busy machine schedules the second thread."""
+    with _PARALLEL_LOCK:
+        if work >= PARALLEL_MIN_WORK:
+            yield
+            return
+        previous = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
+
+
+def _n_tasks(n_items: int, accumulator_size: int = 1) -> int:
+    """Item runs per kernel call, each with accumulators of ``accumulator_size`` elements:
+    a function of the data's shape only, so that float sums (and results) do not depend on
+    the number of threads; fewer runs when the accumulators are large (many distinct
+    values), so that their memory stays below about 2**20 elements."""
+    by_memory = (1 << 20) // max(1, accumulator_size)
+    return int(max(1, min(16, n_items // 4096, by_memory)))
+
+
+def _extra_frame(da: xr.DataArray, roles) -> tuple[list[str], dict]:
+    extra = [d for d in da.dims if d not in roles]
+    coords = {}
+    for cname, coord in da.coords.items():
+        if set(coord.dims) <= set(extra):
+            coords[cname] = coord
+    return extra, coords
+
+
+def _finish(observed_sum, expected_sum, pairable, pairable_items, extra, shape, coords):
+    """alpha and its parts from the numerators O = sum o_ck delta_ck and
+    E = sum n_c n_k delta_ck (arrays over groups)."""
+    n = pairable.astype(np.float64)
+    enough = pairable >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = np.where(enough, observed_sum / n, np.nan)
+        expected = np.where(enough, expected_sum / (n * (n - 1)), np.nan)
+        value = np.where(enough & (expected_sum > 0),
+                         1.0 - (n - 1) * observed_sum / expected_sum, np.nan)
+
+    def grid(values):
+        return xr.DataArray(np.asarray(values).reshape(shape), dims=extra)
+
+    return xr.Dataset(
+        {
+            "alpha": grid(value),
+            "observed_disagreement": grid(observed),
+            "expected_disagreement": grid(expected),
+            "n_pairable_values": grid(pairable),
+            "n_pairable_items": grid(pairable_items),
+        },
+        coords=coords,
+    )
+
+
+class _Ratings:
+    """Ratings as the kernels take them: ``values`` (G, N, n) and ``low``, so that a rating's
+    code is ``value - low`` (-1 or NaN missing), and the value of each code."""
+
+    def __init__(self, values, low, categories):
+        self.values = values
+        self.low = float(low)
+        self.categories = categories
+
+
+class _Counts:
+    """The one-pass counts of :func:`_kernels.rating_counts`."""
+
+    def __init__(self, ratings: _Ratings, with_coincidence: bool):
+        groups, n_items = ratings.values.shape[:2]
+        n_values = len(ratings.categories)
+        accumulator_size = groups * n_values * (1 + n_values * with_coincidence)
+        with _threads_for(ratings.values.size):
+            (self.value_counts, self.seen, self.items_by_m, self.agreeing_by_m,
+             self.coincidence, self.irregular) = _kernels.rating_counts(
+                ratings.values, ratings.low, n_values, _n_tasks(n_items, accumulator_size),
+                with_coincidence)
+        m = np.arange(self.items_by_m.shape[1])
+        self.pairable = (self.items_by_m * m).sum(axis=1)
+        self.pairable_items = self.items_by_m[:, 2:].sum(axis=1)
+
+
+def _nominal_sums(counts: _Counts):
+    """O and E of the nominal metric from integer counts."""
+    m = np.arange(counts.items_by_m.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_m = np.where(m >= 2, m * counts.items_by_m
+                         - counts.agreeing_by_m / np.maximum(m - 1, 1), 0.0)
+    observed_sum = per_m.sum(axis=1)
+    n = counts.pairable
+    expected_sum = n * n - (counts.value_counts * counts.value_counts).sum(axis=1)
+    return observed_sum, expected_sum.astype(np.float64)
+
+
+def _spread_sums(ratings: _Ratings, weights, counts: _Counts):
+    """O and E of the interval metric on per-code ``weights`` (G, V)."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    observed_sum = _kernels.squared_spread(ratings.values, ratings.low, weights,
+                                           _n_tasks(ratings.values.shape[1]))
+    value_counts = counts.value_counts
+    n = np.maximum(counts.pairable, 1).astype(np.float64)
+    mean = (value_counts * weights).sum(axis=1) / n
+    expected_sum = 2 * counts.pairable * (value_counts * (weights - mean[:, None]) ** 2).sum(1)
+    return observed_sum, expected_sum
+
+
+_EMPTY_DELTA = np.zeros((1, 1))
+_EMPTY_NUMBERS = np.zeros(1)
+_EMPTY_PACKED = np.zeros((1, 1), np.uint64)
+_EMPTY_SIZES = np.zeros(1, np.int64)
+
+
+def _pair_sums(ratings: _Ratings, counts: _Counts, metric_id, delta=_EMPTY_DELTA,
+               numbers=_EMPTY_NUMBERS, packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES,
+               expected=True):
+    """O and E of a non-additive distance: pairs within items, pairs of distinct values."""
+    observed_sum = _kernels.pair_observed(ratings.values, ratings.low, metric_id, delta,
+                                          numbers, packed, sizes,
+                                          _n_tasks(ratings.values.shape[1]))
+    if not expected:
+        return observed_sum, None
+    used = (counts.value_counts > 0).sum(axis=1).max(initial=0)
+    with _threads_for(float(used) ** 2):
+        expected_sum = _kernels.pair_expected(counts.value_counts, metric_id, delta, numbers,
+                                              packed, sizes)
+    if metric_id == _kernels.DELTA_MATRIX:
+        # a callable may give delta(c, c) != 0: n_c (n_c - 1) pairs of equal values
+        value_counts = counts.value_counts
+        expected_sum = expected_sum + (value_counts * (value_counts - 1) * np.diag(delta)).sum(1)
+    return observed_sum, expected_sum
+
+
+def _callable_delta(metric, values: list) -> np.ndarray:
+    if len(values) > CALLABLE_LIMIT:
+        raise ValueError(f"a callable metric is evaluated on every pair of the {len(values)} "
+                         f"distinct values (limit {CALLABLE_LIMIT}); use a built-in metric")
+    delta = np.empty((len(values), len(values)))
+    for c, left in enumerate(values):
+        for k, right in enumerate(values):
+            delta[c, k] = metric(left, right)
+    if not np.isfinite(delta).all():
+        c, k = np.argwhere(~np.isfinite(delta))[0]
+        raise ValueError(f"metric returned {delta[c, k]} for ({values[c]!r}, {values[k]!r})")
+    return delta
+
+
+def _categorical_result(ratings: _Ratings, counts: _Counts, category_coord, metric, name,
+                        extra, shape, coords):
+    """nominal / ordinal / callable; adds the coincidence matrix when it was counted."""
+    if name == "nominal":
+        observed_sum, expected_sum = _nominal_sums(counts)
+    elif name == "ordinal":
+        # mid-ranks of the pairable value frequencies (see the module docstring)
+        value_counts = counts.value_counts
+        ranks = np.cumsum(value_counts, axis=1) - value_counts / 2.0
+        observed_sum, expected_sum = _spread_sums(ratings, ranks, counts)
+    else:
+        values = [_plain(v) for v in ratings.categories]
+        delta = _callable_delta(metric, values)
+        observed_sum, expected_sum = _pair_sums(ratings, counts, _kernels.DELTA_MATRIX,
+                                                delta=delta)
+    result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
+                     extra, shape, coords)
+    if counts.coincidence.shape[-1]:
+        n_values = len(ratings.categories)
+        result["coincidence"] = xr.DataArray(
+            counts.coincidence.reshape(shape + (n_values, n_values)),
+            dims=(*extra, "category", "paired_category"),
+            coords={"category": category_coord, "paired_category": category_coord},
+        )
+        result["category_pairable_values"] = xr.DataArray(
+            counts.value_counts.reshape(shape + (n_values,)), dims=(*extra, "category"))
+    return result
+
+
+# --- single-label ratings -------------------------------------------------------------
+
+
+def _coded(ordered: xr.DataArray, categories) -> _Ratings:
+    """Integer codes (-1 missing) of ratings and the value of each code.
+
+    Strings, objects and declared categories go through :func:`encode_ratings`; numbers
+    through ``numpy.unique``, with the same result (sorted distinct values)."""
+    values = np.asarray(ordered.values)
+    if categories is not None or values.dtype.kind not in "biuf":
+        codes, cats = encode_ratings(ordered, categories)
+    else:
+        if values.dtype.kind == "f":
+            infinite = np.isinf(values)
+            if infinite.any():
+                raise ValueError(_describe_rating(ordered, infinite, "is not finite"))
+            missing = np.isnan(values)
+        else:
+            missing = np.zeros(values.shape, bool)
+        cats, inverse = np.unique(values[~missing], return_inverse=True)
+        codes = np.full(values.shape, -1, np.int64)
+        codes[~missing] = inverse.reshape(-1)
+    codes = codes.astype(np.int32).reshape((-1,) + values.shape[-2:])
+    return _Ratings(codes, 0, cats)
+
+
+def _as_integers(ordered: xr.DataArray, span_limit: int) -> _Ratings | None:
+    """Numeric ratings that may be integral within ``span_limit`` consecutive values: the
+    kernels read them directly (code = value - lowest), with no coding pass. Whether they
+    really are integral is checked by the counting pass (``_Counts.irregular``)."""
+    values = np.asarray(ordered.values)
+    if values.dtype.kind not in "biuf":
+        return None
+    values = np.ascontiguousarray(values, dtype=np.float64).reshape((-1,) + values.shape[-2:])
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN input
+        low, high = np.nanmin(values), np.nanmax(values)
+    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= span_limit:
+        return None
+    span = int(high - low) + 1
+    return _Ratings(values, low, low + np.arange(span, dtype=np.float64))
+
+
+def _describe_rating(da: xr.DataArray, mask: np.ndarray, problem: str) -> str:
+    position = np.unravel_index(int(np.argmax(mask)), mask.shape)
+    where = ", ".join(
+        f"{d}={_plain(da[d].values[p]) if d in da.coords else p!r}"
+        for d, p in zip(da.dims, position)
+    )
+    return (f"rating {_plain(da.values[position])!r} at {where} {problem} "
+            f"({int(mask.sum())} such rating(s))")
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _single_label_alpha(da, metric, name, item, annotator, categories):
+    extra, coords = _extra_frame(da, (item, annotator))
+    ordered = da.transpose(*extra, item, annotator)
+    shape = tuple(ordered.sizes[d] for d in extra)
+    kind = ordered.dtype.kind
+    numeric = name in ("interval", "ratio")
+    if kind == "O" and name in ("ordinal", "interval", "ratio") and categories is None:
+        try:  # numbers (and None) in an object array, as pandas often delivers them
+            ordered = ordered.astype(np.float64)
+            kind = "f"
+        except (TypeError, ValueError):
+            pass
+    if numeric and kind not in "biuf" and categories is None:
+        raise TypeError(f"metric {name!r} needs numeric ratings; got dtype {ordered.dtype}")
+    if name == "ordinal" and kind not in "biuf" and categories is None:
+        raise ValueError("metric 'ordinal' on non-numeric ratings needs their rank order: "
+                         "pass categories=[lowest, ..., highest]")
+    # integral numbers in a short range skip the coding pass; the rest is coded
+    ratings = None
+    if categories is None and name != "callable":
+        ratings = _as_integers(ordered, INTEGER_SPAN_LIMIT if numeric else COINCIDENCE_LIMIT)
+    with_coincidence = not numeric
+    counts = None
+    if ratings is not None:
+        counts = _Counts(ratings, with_coincidence)
+        if counts.irregular:
+            ratings = counts = None
+    integral = ratings is not None
+    if not integral:
+        ratings = _coded(ordered, categories)
+        with_coincidence = with_coincidence and len(ratings.categories) <= COINCIDENCE_LIMIT
+        counts = _Counts(ratings, with_coincidence)
+    if numeric:
+        try:
+            numbers = np.asarray(ratings.categories, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"metric {name!r} needs numeric categories, got "
+                            f"{list(ratings.categories)[:5]}") from None
+        if name == "ratio" and (numbers[counts.seen.sum(axis=0) > 0] < 0).any():
+            values = np.asarray(ordered.values, dtype=np.float64)
+            raise ValueError(_describe_rating(ordered, values < 0, "is negative; the ratio "
+                                              "metric needs values >= 0"))
+        if name == "interval":
+            weights = np.broadcast_to(numbers, counts.value_counts.shape)
+            observed_sum, expected_sum = _spread_sums(ratings, weights, counts)
+        else:
+            observed_sum, expected_sum = _pair_sums(ratings, counts, _kernels.DELTA_RATIO,
+                                                    numbers=numbers)
+        return _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
+                       extra, shape, coords)
+    category_coord = np.asarray(ratings.categories)
+    if integral:  # the input's dtype, like encode_ratings
+        category_coord = category_coord.astype(ordered.dtype if kind in "iuf" else np.int64)
+    result = _categorical_result(ratings, counts, category_coord, metric, name, extra, shape,
+                                 coords)
+    if integral and "coincidence" in result:
+        # the integer path counts a whole range of values: keep those that occur
+        seen = counts.seen.sum(axis=0) > 0
+        result = result.isel(category=seen, paired_category=seen)
+    return result
+
+
+# --- multi-label decisions ----------------------------------------------------------------
+
+
+def _hamming_alpha(da, item, annotator, label):
+    counts = hamming_counts(da, item, annotator, label)
+    table = counts.label_counts
+    m = table["deciders"]
+    pairable = m >= 2
+    cells = table.sel(stat="cells", drop=True)
+    positives = table.sel(stat="positives", drop=True)
+    squares = table.sel(stat="positives_squared", drop=True)
+    values = (m * cells).where(pairable, 0).sum("deciders")
+    ones = positives.where(pairable, 0).sum("deciders")
+    # sum_i 2 x (m - x) / (m - 1) = sum over ordered pairs of differing decisions, / (m - 1)
+    observed_sum = (2 * (m * positives - squares) / np.maximum(m - 1, 1)).where(pairable, 0)
+    observed_sum = observed_sum.sum("deciders")
+    # ordered pairs of pairable decisions that differ: 2 x (n - x)
+    expected_sum = (2 * ones * (values - ones)).astype(np.float64)
+
+    def ratio(numerator, denominator):
+        return numerator / denominator.where(denominator > 0)
+
+    label_expected = ratio(expected_sum, values * (values - 1))
+    total_values = values.sum(label)
+    total_expected = (expected_sum / (values - 1).where(values >= 2)).fillna(0).sum(label)
+    total_observed = observed_sum.sum(label)
+    mean_values = total_values / counts.sizes[label]
+    result = xr.Dataset(
+        {
+            "alpha": 1 - ratio(total_observed, total_expected),
+            "observed_disagreement": ratio(total_observed, total_values),
+            "expected_disagreement": ratio(total_expected, total_values),
+            "n_pairable_values": mean_values.astype(np.float64),
+            "n_pairable_items": (counts.item_pairs > 0).sum(item),
+            "label_alpha": 1 - ratio(observed_sum * (values - 1), expected_sum),
+            "label_observed_disagreement": ratio(observed_sum, values),
+            "label_expected_disagreement": label_expected,
+            "label_weight": (ratio(values, mean_values) * label_expected).fillna(0),
+            "label_pairable_values": values,
+        }
+    )
+    return result
+
+
+def _set_alpha(da, metric, name, item, annotator, label):
+    extra, coords = _extra_frame(da, (item, annotator, label))
+    ordered = da.transpose(*extra, item, annotator, label)
+    shape = tuple(ordered.sizes[d] for d in extra)
+    values = np.asarray(ordered.values)
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8)
+    N, n, k = values.shape[-3:]
+    values4 = values.reshape((-1, N, n, k))
+    words = (k + 63) // 64
+    packed = np.zeros(values4.shape[:-1] + (words,), np.uint64)
+    status = _kernels.pack_label_sets(values4, packed)
+    if (status == 3).any():
+        block_coords = [(d, ordered[d].values if d in ordered.coords
+                         else np.arange(ordered.sizes[d])) for d in ordered.dims]
+        raise ValueError(describe_position(values, block_coords))
+    if (status == 2).any():
+        position = np.unravel_index(int(np.argmax(status == 2)), status.shape)
+        where = _describe_vector(ordered, position, extra, item, annotator, shape)
+        raise ValueError(
+            f"the label vector at {where} is only partly missing ({int((status == 2).sum())} "
+            f"such vector(s)); metric {name!r} compares whole label sets, so an annotation "
+            "must be complete or entirely NaN. Use metric='hamming' for per-decision missing "
+            "data."
+        )
+    present = status == 0
+    rows = packed[present]
+    if words == 1:
+        distinct, inverse = np.unique(rows[:, 0], return_inverse=True)
+        distinct = distinct[:, None]
+    else:
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    codes = np.full(status.shape, -1, np.int32)
+    codes[present] = inverse.reshape(-1)
+    distinct = np.ascontiguousarray(distinct, dtype=np.uint64)
+    bits = np.unpackbits(distinct.astype("<u8").view(np.uint8), axis=1, bitorder="little")[:, :k]
+    sizes = bits.sum(axis=1).astype(np.int64)
+    if name in SET_METRIC_IDS:
+        ratings = _Ratings(codes, 0, np.arange(len(distinct)))
+        counts = _Counts(ratings, False)
+        if words == 1:  # distances looked up by (|s|, |t|, |s & t|)
+            table = _set_distance_table(name, k)
+            observed_sum, expected_sum = _pair_sums(
+                ratings, counts, _kernels.DELTA_SET_TABLE, packed=distinct, sizes=sizes,
+                delta=table, expected=False)
+            expected_sum = _set_expected_sums(counts, distinct, sizes, table, k)
+        else:
+            observed_sum, expected_sum = _pair_sums(ratings, counts, SET_METRIC_IDS[name],
+                                                    packed=distinct, sizes=sizes)
+        return _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
+                       extra, shape, coords)
+    label_values = [_plain(v) for v in
+                    (ordered[label].values if label in ordered.coords else np.arange(k))]
+    label_sets = np.empty(len(distinct), dtype=object)
+    label_sets[:] = [frozenset(label_values[j] for j in np.flatnonzero(row)) for row in bits]
+    ratings = _Ratings(codes, 0, label_sets)
+    counts = _Counts(ratings, len(label_sets) <= COINCIDENCE_LIMIT)
+    return _categorical_result(ratings, counts, label_sets, metric, name, extra, shape, coords)
+
+
+def _set_expected_sums(counts: _Counts, packed, sizes, table, n_labels):
+    """E = sum over ordered pairs of pairable label sets of their distance, per group, for
+    distinct sets ``packed`` (V, 1) uint64: from the histogram of (|s|, |t|, |s & t|) when the
+    sets are sparse enough for its subset enumeration to beat comparing every pair of distinct
+    sets (and its int64 binomial inversion cannot overflow), else pair by pair."""
+    k1 = n_labels + 1
+    out = np.zeros(counts.value_counts.shape[0])
+    for g, value_counts in enumerate(counts.value_counts):
+        used = value_counts > 0
+        n_used = int(used.sum())
+        if n_used < 2:
+            continue
+        largest = int(sizes[used].max())
+        subsets = float(np.sum(2.0 ** sizes[used]))
+        # |terms| of the inversion: C(r, c) * M[a, b, r] <= n**2 C(L, L / 2)**2, L + 1 of them
+        bound = (float(value_counts.sum()) ** 2 * math.comb(largest, largest // 2) ** 2
+                 * (largest + 1))
+        if largest <= 24 and bound < 2.0**62 and subsets * SUBSETS_PER_PAIR < n_used**2 / 2:
+            histogram = _kernels.intersection_histogram(
+                np.ascontiguousarray(packed[:, 0]), sizes, value_counts, n_labels)
+            out[g] = float((histogram * table.reshape(k1, k1, k1)).sum())
+        else:
+            with _threads_for(float(n_used) ** 2):
+                out[g] = _kernels.pair_expected(
+                    np.ascontiguousarray(value_counts[None, :]), _kernels.DELTA_SET_TABLE,
+                    table, _EMPTY_NUMBERS, packed, sizes)[0]
+    return out
+
+
+def _set_distance_table(name: str, n_labels: int) -> np.ndarray:
+    """Jaccard / MASI distance for every (|s|, |t|, |s & t|), shaped
+    ((k + 1) * (k + 1), k + 1) as the kernels index it; impossible cells are 0."""
+    k1 = n_labels + 1
+    size_s, size_t, common = np.meshgrid(np.arange(k1), np.arange(k1), np.arange(k1),
+                                         indexing="ij")
+    union = size_s + size_t - common
+    with np.errstate(divide="ignore", invalid="ignore"):
+        similarity = np.where(union > 0, common / np.maximum(union, 1), 1.0)
+    if name == "jaccard":
+        weight = np.ones_like(similarity)
+    else:
+        subset, overlap = (0.67, 0.33) if name == "masi_rounded" else (2.0 / 3.0, 1.0 / 3.0)
+        weight = np.select(
+            [(size_s == size_t) & (common == size_s), common == np.minimum(size_s, size_t),
+             common > 0],
+            [1.0, subset, overlap], 0.0)
+    distance = np.where(union > 0, 1.0 - similarity * weight, 0.0)
+    return np.ascontiguousarray(distance.reshape(k1 * k1, k1))
+
+
+def _describe_vector(ordered, position, extra, item, annotator, shape) -> str:
+    group, i, a = position
+    extra_position = np.unravel_index(group, shape) if shape else ()
+    parts = []
+    for dim, p in [*zip(extra, extra_position), (item, i), (annotator, a)]:
+        value = _plain(ordered[dim].values[p]) if dim in ordered.coords else p
+        parts.append(f"{dim}={value!r}")
+    return ", ".join(parts)

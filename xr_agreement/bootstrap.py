@@ -1,0 +1,1049 @@
+"""Bootstrap confidence intervals for agreement coefficients.
+
+The pieces, usable by every coefficient function:
+
+* :func:`check_options` validates the keywords (``ci``, ``n_resamples``, ``resample``,
+  ``method``, ``seed``, ``progress``) before any work.
+* A *weighted statistic* (:class:`WeightedStatistic`) evaluates a coefficient with item ``i``
+  counted ``W[r, i]`` times and annotator ``a`` counted ``c[r, a]`` times, for a batch of
+  replicates ``r`` at once. :class:`RecomputedStatistic` does so for any function of a
+  DataArray by building the resampled array (simple, slow); :class:`MLAStatistic` does it
+  for :func:`xr_agreement.mla` from per-item sufficient statistics (fast, see below).
+* :func:`bootstrap` draws the resamples, evaluates the statistic, and attaches
+  ``V_lower``/``V_upper`` (and on request ``V_replicates``) to a result Dataset.
+
+Resampling units
+----------------
+``"item"``
+    Items are drawn with replacement, ``N`` of ``N``: the usual design, for inference to
+    other items rated by the same annotators. Items are drawn jointly across extra dims (a
+    ``round``, a ``task``), so paired comparisons stay paired.
+``"annotator"``
+    Annotators are drawn with replacement, ``n`` of ``n``. An annotator drawn twice counts
+    as two distinct raters who made the same decisions: the pair of copies is compared like
+    any other pair (and agrees perfectly). This is what resampling raters as units means,
+    but it pulls resampled observed agreement above the estimate, the more so the fewer the
+    annotators (with 3 to 5 annotators most resamples contain a copy): annotator intervals
+    for agreement then lie above the estimate, and BCa can be undefined (NaN, as in scipy)
+    when no replicate falls below it. Prefer item resampling unless the annotators are a
+    sample from a larger pool of many raters.
+``"both"``
+    The two-way bootstrap: items and annotators are drawn independently in each replicate
+    (annotator draws for all replicates first, then item draws).
+
+In every replicate the whole coefficient is recomputed, including its chance baseline (the
+pooled prevalences under F and AC1). The label universe is fixed: a label that no resampled
+item carries stays in the result, with the value its definition gives (for instance NaN
+label agreement under F, and weight 0 in the corpus coefficient).
+
+Intervals
+---------
+``"percentile"`` takes the ``(1 - ci)/2`` and ``(1 + ci)/2`` quantiles of the replicates
+(linear interpolation, as :func:`numpy.quantile`). ``"bca"`` is Efron's bias-corrected and
+accelerated interval: the bias correction from the share of replicates below the estimate,
+the acceleration from the leave-one-out jackknife over the resampled unit (for ``"both"``
+over items and over annotators, combined as for several samples, Efron & Tibshirani 1993
+eq. 15.36); the formulas are those of :func:`scipy.stats.bootstrap`, which gives the same
+interval for the same statistic and resamples. The acceleration is taken as 0 where the
+jackknife values do not vary. Replicates (and jackknife values) in which a value is
+undefined (NaN) are left out of its interval; an undefined estimate gets NaN bounds.
+
+Resamples are drawn exactly as ``rng.integers(0, N, (n_resamples, N))`` would draw them (as
+scipy does) from ``numpy.random.default_rng(seed)`` (or the Generator given, which is
+advanced as NumPy would advance it); the same seed gives the same intervals on numpy and on
+dask input.
+
+Speed
+-----
+The Hamming statistics of MLA are sums over items of per-(item, label) terms in ``x`` (the
+positives) and ``m`` (the deciders). For item resampling the label count table of every
+replicate is therefore one matrix product: the multinomial resampling counts ``W`` (R x N)
+times a per-item table of cell counts, ``x`` and ``x (m - x)`` for each (label, m) that
+occurs. Everything else is finished on those small tables in one call of
+:func:`xr_agreement.mla.mla_from_counts` with a ``resample`` dim. The counts ``W`` come
+from NumPy's PCG64 stream stepped in numba, in parallel segments from jumped-ahead states.
+Annotator resampling recounts ``x`` and ``m`` once per distinct multiset of drawn
+annotators. BCa adds the item jackknife: one finishing per distinct item row, so on large
+corpora it costs far more than the percentile interval.
+
+Examples
+--------
+>>> import xr_agreement
+>>> ex = xr_agreement.datasets.bias_example()
+>>> result = ex.agreement.mla(ci=0.9, n_resamples=200, seed=0)
+>>> bool(result.agreement_lower <= result.agreement <= result.agreement_upper)
+True
+>>> result.label_agreement_upper.dims
+('label',)
+>>> result.attrs["ci_method"], result.attrs["ci_resampling_unit"]
+('percentile', 'item')
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from statistics import NormalDist
+
+import numpy as np
+import xarray as xr
+
+from . import _kernels
+from ._stats import _PARALLEL_LOCK, _is_dask
+from ._validate import describe_position
+
+UNITS = ("item", "annotator", "both")
+METHODS = ("percentile", "bca")
+RESAMPLE_DIM = "resample"
+# Bytes of resampling counts held at once (replicates are processed in batches this size).
+BATCH_BYTES = 128 * 2**20
+# Bit generators whose raw output is 64 bits split into two 32-bit draws (low half first),
+# which :func:`_kernels.resample_counts` consumes like NumPy does.
+_SPLIT_64 = ("PCG64", "PCG64DXSM", "Philox", "SFC64")
+
+
+# --------------------------------------------------------------------------- options
+
+
+def check_options(ci, n_resamples, resample, method, seed, progress) -> tuple:
+    """Validated bootstrap keywords: ``(ci, n_resamples, resample, method)``.
+
+    >>> check_options(0.95, 1000, "item", "BCa", 0, None)
+    (0.95, 1000, 'item', 'bca')
+    >>> check_options(95, 1000, "item", "bca", 0, None)
+    Traceback (most recent call last):
+    ...
+    ValueError: ci is the confidence level, a number strictly between 0 and 1 (e.g. 0.95); got 95
+    """
+    if isinstance(ci, bool) or not isinstance(ci, (int, float, np.floating)) or not 0 < ci < 1:
+        raise ValueError(
+            "ci is the confidence level, a number strictly between 0 and 1 (e.g. 0.95); "
+            f"got {ci!r}"
+        )
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or (
+        n_resamples < 2
+    ):
+        raise ValueError(f"n_resamples must be an integer >= 2, got {n_resamples!r}")
+    if resample not in UNITS:
+        raise ValueError(f"resample must be one of {list(UNITS)}, got {resample!r}")
+    if not isinstance(method, str) or method.lower() not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    if not (
+        seed is None
+        or isinstance(seed, (np.random.Generator, np.random.SeedSequence))
+        or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool))
+    ):
+        raise TypeError(
+            f"seed must be None, an int or a numpy.random.Generator, got {type(seed).__name__}"
+        )
+    if progress not in (None, True, False):
+        raise ValueError(f"progress must be None, True or False, got {progress!r}")
+    return float(ci), int(n_resamples), resample, method.lower()
+
+
+def resolve_rng(seed) -> np.random.Generator:
+    """The Generator to draw from: ``seed`` itself if it is one (it is advanced), else
+    ``numpy.random.default_rng(seed)``."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+def _interactive() -> bool:
+    """True in a Python prompt or a Jupyter/IPython session."""
+    if hasattr(sys, "ps1") or sys.flags.interactive:
+        return True
+    ipython = sys.modules.get("IPython")
+    return bool(ipython and getattr(ipython, "get_ipython", lambda: None)())
+
+
+def _progress_bar(total: int, progress, description: str):
+    """A tqdm bar, or None. ``progress=None`` shows one only in interactive sessions."""
+    show = _interactive() if progress is None else progress
+    if not show:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if progress:
+            raise ImportError(
+                "progress=True needs tqdm: pip install tqdm (or xr-agreement[progress])"
+            ) from None
+        return None
+    return tqdm(total=total, desc=description, unit="resample")
+
+
+# --------------------------------------------------------------------------- resamples
+
+
+_PCG_MULTIPLIER = (2549297995355413924 << 64) + 4865540595714422341
+_MASK_128 = (1 << 128) - 1
+_MASK_64 = (1 << 64) - 1
+
+
+def _pcg_advance(state: int, increment: int, steps: int) -> int:
+    """PCG64 state after ``steps`` LCG steps (jump-ahead by squaring, Brown 1994)."""
+    acc_mult, acc_plus = 1, 0
+    cur_mult, cur_plus = _PCG_MULTIPLIER, increment
+    while steps:
+        if steps & 1:
+            acc_mult = (acc_mult * cur_mult) & _MASK_128
+            acc_plus = (acc_plus * cur_mult + cur_plus) & _MASK_128
+        cur_plus = ((cur_mult + 1) * cur_plus) & _MASK_128
+        cur_mult = (cur_mult * cur_mult) & _MASK_128
+        steps >>= 1
+    return (acc_mult * state + acc_plus) & _MASK_128
+
+
+class _PCG64Stream:
+    """The 32-bit draws of a ``numpy.random.PCG64`` generator, made in parallel segments
+    from jumped-ahead states; :meth:`close` leaves the generator exactly where NumPy would
+    (including its buffered half word)."""
+
+    def __init__(self, bit_generator):
+        self.bit_generator = bit_generator
+        state = bit_generator.state
+        self.state = state["state"]["state"]
+        self.increment = state["state"]["inc"]
+        self.pending_high = False  # the current output's high half is still unused
+        self.segments = max(1, min(os.cpu_count() or 1, 8))
+
+    def fill(self, n_draws: int, n_units: int, threshold):
+        """The next ``n_draws`` accepted unit indices, as (buffer, offsets, accepted):
+        segment ``s`` holds ``accepted[s]`` indices from ``buffer[offsets[s]]`` on. The
+        buffer is reused by the next call."""
+        capacity = n_draws + 4096
+        if getattr(self, "buffer", None) is None or self.buffer.size < capacity:
+            self.buffer = np.empty(capacity + capacity // 64, np.uint32)
+        offsets, accepted = [], []
+        used = 0
+        while n_draws > 0:
+            if self.buffer.size < used + n_draws:  # pragma: no cover - very many rejections
+                grown = np.empty(2 * (used + n_draws), np.uint32)
+                grown[:used] = self.buffer[:used]
+                self.buffer = grown
+            for offset, count in self._draw(n_draws, n_units, threshold, used):
+                offsets.append(offset)
+                accepted.append(count)
+                n_draws -= count
+            used = self._used
+        return self.buffer, np.array(offsets, np.int64), np.array(accepted, np.int64)
+
+    def _draw(self, n_halves: int, n_units: int, threshold, offset: int):
+        # segment 0 starts where the stream is (possibly on a buffered high half); later
+        # segments start on whole words, from jumped-ahead states
+        first = int(self.pending_high)
+        per_segment = max(2, -(-(n_halves - first) // self.segments) // 2 * 2)
+        lengths, starts, states = [], [], []
+        done = 0
+        while done < n_halves:
+            length = min(n_halves - done, per_segment + (first if not lengths else 0))
+            if lengths:
+                states.append(_pcg_advance(self.state, self.increment, (done - first) // 2))
+            else:
+                states.append(self.state)
+            starts.append(bool(first) and not lengths)
+            lengths.append(length)
+            done += length
+        offsets = list(offset + np.cumsum([0] + lengths[:-1]))
+        arrays = [
+            np.array([st >> 64, st & _MASK_64, self.increment >> 64,
+                      self.increment & _MASK_64], np.uint64)
+            for st in states
+        ]
+
+        def run(i):
+            out = self.buffer[offsets[i] : offsets[i] + lengths[i]]
+            return _kernels.pcg64_indices(arrays[i], starts[i], lengths[i], n_units, threshold,
+                                          out)
+
+        if len(lengths) > 1:
+            with ThreadPoolExecutor(len(lengths)) as pool:
+                accepted = list(pool.map(run, range(len(lengths))))
+        else:
+            accepted = [run(0)]
+        last = arrays[-1]
+        self.state = (int(last[0]) << 64) | int(last[1])
+        self.pending_high = (first + n_halves) % 2 == 1
+        self._used = offset + n_halves
+        return [(int(o), int(a)) for o, a in zip(offsets, accepted)]
+
+    def close(self):
+        state = self.bit_generator.state
+        state["state"]["state"] = self.state
+        state["has_uint32"] = int(self.pending_high)
+        if self.pending_high:
+            hi, lo = self.state >> 64, self.state & _MASK_64
+            rot = hi >> 58
+            x = hi ^ lo
+            output = ((x >> rot) | (x << ((64 - rot) & 63))) & _MASK_64
+            state["uinteger"] = output >> 32
+        self.bit_generator.state = state
+
+
+def item_resample_counts(
+    rng: np.random.Generator, n_units: int, n_resamples: int, batch: int, reuse: bool = False
+):
+    """Yield ``(start, counts)`` batches of multinomial resampling counts.
+
+    ``counts`` (rows, n_units) float32: how often each unit is drawn in replicates
+    ``start .. start + rows``. The draws equal ``rng.integers(0, n_units, (n_resamples,
+    n_units))`` (what :func:`scipy.stats.bootstrap` draws) for the common bit generators,
+    made without holding the index array. With ``reuse`` every batch is written into the
+    same array (use it before asking for the next batch).
+
+    >>> counts = np.concatenate([c for _, c in item_resample_counts(
+    ...     np.random.default_rng(3), 5, 4, batch=3)])
+    >>> indices = np.random.default_rng(3).integers(0, 5, (4, 5))
+    >>> bool((counts == [np.bincount(row, minlength=5) for row in indices]).all())
+    True
+    """
+    if n_units == 1:  # NumPy draws nothing for a one-value range
+        for start in range(0, n_resamples, batch):
+            yield start, np.ones((min(batch, n_resamples - start), 1), np.float32)
+        return
+    fast = (
+        type(rng.bit_generator).__name__ in _SPLIT_64
+        and n_units < 2**32
+        and not rng.bit_generator.state.get("has_uint32", 0)
+    )
+    threshold = np.uint64((2**32) % n_units)
+    if fast and type(rng.bit_generator).__name__ == "PCG64":
+        stream = _PCG64Stream(rng.bit_generator)
+        # buffers are reused: fresh pages cost more than the draws on some machines
+        reused = None
+        try:
+            for start in range(0, n_resamples, batch):
+                rows = min(batch, n_resamples - start)
+                indices = stream.fill(rows * n_units, n_units, threshold)
+                if reuse and reused is not None and len(reused) >= rows:
+                    counts = reused[:rows]
+                    counts.fill(0)
+                else:
+                    counts = reused = np.zeros((rows, n_units), np.float32)
+                if threading.current_thread() is threading.main_thread():
+                    with _PARALLEL_LOCK:
+                        _kernels.scatter_counts_parallel(*indices, counts)
+                else:
+                    _kernels.scatter_counts(*indices, counts)
+                yield start, counts
+        finally:
+            stream.close()
+        return
+    words = np.empty(0, np.uint64)
+    half = 0
+    for start in range(0, n_resamples, batch):
+        rows = min(batch, n_resamples - start)
+        counts = np.zeros((rows, n_units), np.float32)
+        if not fast:
+            indices = rng.integers(0, n_units, (rows, n_units))
+            for r in range(rows):
+                counts[r] = np.bincount(indices[r], minlength=n_units)
+            yield start, counts
+            continue
+        done = 0
+        while done < rows * n_units:
+            if half >= 2 * words.size:
+                # rejections are rare (probability n_units / 2**32 per draw)
+                words, half = rng.bit_generator.random_raw((rows * n_units - done + 1) // 2 + 1), 0
+            done, half = _kernels.resample_counts(words, half, n_units, threshold, counts, done)
+            if done < rows * n_units:
+                # out of words mid-draw: keep the unused halves in front of fresh words
+                rest = words[half >> 1 :]
+                fresh = rng.bit_generator.random_raw(max(1, (rows * n_units - done) // 2))
+                words, half = np.concatenate([rest, fresh]), half & 1
+        yield start, counts
+
+
+def annotator_resample_counts(rng: np.random.Generator, n_units: int, n_resamples: int):
+    """(n_resamples, n_units) int64: how often each annotator is drawn in each replicate."""
+    indices = rng.integers(0, n_units, (n_resamples, n_units))
+    return np.stack([np.bincount(row, minlength=n_units) for row in indices])
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+_NORMAL = NormalDist()
+_ndtr = np.vectorize(_NORMAL.cdf, otypes=[float])
+
+
+def _ndtri_scalar(p: float) -> float:
+    if math.isnan(p):
+        return math.nan
+    if p <= 0:
+        return -math.inf
+    if p >= 1:
+        return math.inf
+    return _NORMAL.inv_cdf(p)
+
+
+_ndtri = np.vectorize(_ndtri_scalar, otypes=[float])
+
+
+def _quantile(values: np.ndarray, q) -> np.ndarray:
+    """Quantile ``q`` (broadcast against ``values.shape[:-1]``) of the non-NaN values along
+    the last axis, linear interpolation as :func:`numpy.quantile`; NaN where none is valid."""
+    ordered = np.sort(values, axis=-1)  # NaN sorts last
+    n_valid = np.sum(~np.isnan(values), axis=-1)
+    q = np.broadcast_to(np.asarray(q, float), n_valid.shape)
+    position = q * np.maximum(n_valid - 1, 0)
+    position = np.where(np.isfinite(position), position, 0)
+    below = np.clip(np.floor(position).astype(np.int64), 0, np.maximum(n_valid - 1, 0))
+    above = np.minimum(below + 1, np.maximum(n_valid - 1, 0))
+    a = np.take_along_axis(ordered, below[..., None], -1)[..., 0]
+    b = np.take_along_axis(ordered, above[..., None], -1)[..., 0]
+    t = position - below
+    # numpy's _lerp: exact at both ends
+    out = np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)
+    return np.where((n_valid > 0) & ~np.isnan(q), out, np.nan)
+
+
+class JackknifeMoments:
+    """Streaming sums for the BCa acceleration of one resampled unit.
+
+    Leave-one-out values are added in batches (units on the last axis, each with a
+    multiplicity); only the shifted power sums of ``d = value - estimate`` are kept, so the
+    jackknife over many items never has to be held in memory. NaN values are left out.
+    """
+
+    def __init__(self, estimate: np.ndarray):
+        self.estimate = np.asarray(estimate, float)
+        self.sums = [np.zeros(self.estimate.shape) for _ in range(4)]
+
+    def add(self, values: np.ndarray, multiplicity=None) -> None:
+        d = np.asarray(values, float) - self.estimate[..., None]
+        weight = np.ones(d.shape[-1]) if multiplicity is None else np.asarray(multiplicity)
+        weight = np.where(np.isnan(d), 0.0, weight)
+        d = np.nan_to_num(d)
+        for power in range(4):
+            self.sums[power] += np.sum(weight * d**power, axis=-1)
+
+    def terms(self) -> tuple[np.ndarray, np.ndarray]:
+        """scipy's per-sample numerator and denominator: sum U**3 / n**3 and sum U**2 /
+        n**2 with U = (n - 1) (mean - value)."""
+        n, s1, s2, s3 = self.sums
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = s1 / n
+            central2 = np.maximum(s2 - n * mean**2, 0.0)
+            central3 = s3 - 3 * mean * s2 + 2 * n * mean**3
+            return -((n - 1) ** 3) * central3 / n**3, (n - 1) ** 2 * central2 / n**2
+
+
+def acceleration(moments: list[JackknifeMoments]) -> np.ndarray:
+    """BCa acceleration over one or more resampled units (scipy's multi-sample form);
+    0 where the jackknife values do not vary."""
+    numerator = sum(m.terms()[0] for m in moments)
+    denominator = sum(m.terms()[1] for m in moments)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = numerator / 6 / denominator**1.5
+    return np.where(np.asarray(denominator) > 0, a, 0.0)
+
+
+def interval_bounds(
+    estimate: np.ndarray,
+    replicates: np.ndarray,
+    ci: float,
+    method: str = "percentile",
+    jackknives: list[np.ndarray] | None = None,
+    accel: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper confidence bounds, elementwise.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The estimate on the full data, shape S.
+    replicates : numpy.ndarray
+        Bootstrap replicates, shape S + (R,).
+    ci : float
+        Confidence level.
+    method : {"percentile", "bca"}
+    jackknives : list of numpy.ndarray
+        For "bca": leave-one-out values, shape S + (n_units,), one array per resampled unit.
+    accel : numpy.ndarray
+        For "bca", instead of ``jackknives``: the acceleration (see :func:`acceleration`).
+
+    Examples
+    --------
+    >>> interval_bounds(np.array(2.0), np.arange(101.0), 0.9)
+    (array(5.), array(95.))
+    """
+    estimate = np.asarray(estimate, float)
+    replicates = np.asarray(replicates, float)
+    alpha = (1 - ci) / 2
+    if method == "percentile":
+        levels = (np.full(estimate.shape, alpha), np.full(estimate.shape, 1 - alpha))
+    else:
+        valid = ~np.isnan(replicates)
+        below = np.sum(replicates < estimate[..., None], axis=-1)
+        at_most = np.sum(replicates <= estimate[..., None], axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = (below + at_most) / (2 * np.sum(valid, axis=-1))
+        z0 = _ndtri(share)
+        if accel is None:
+            moments = []
+            for values in jackknives or []:
+                moments.append(JackknifeMoments(estimate))
+                moments[-1].add(values)
+            accel = acceleration(moments) if moments else np.zeros(estimate.shape)
+        a = accel
+        levels = []
+        for z_alpha in (_ndtri_scalar(alpha), -_ndtri_scalar(alpha)):
+            shifted = z0 + z_alpha
+            with np.errstate(invalid="ignore", divide="ignore"):
+                levels.append(_ndtr(z0 + shifted / (1 - a * shifted)))
+    lower, upper = (_quantile(replicates, level) for level in levels)
+    undefined = np.isnan(estimate)
+    return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
+
+
+def interval_variables(result: xr.Dataset, item: str) -> list[str]:
+    """Variables that get intervals by default: floating-point values without the item dim
+    (coefficients and their components at corpus and label level; counts and item-level
+    diagnostics get none)."""
+    return [
+        name
+        for name, var in result.data_vars.items()
+        if item not in var.dims and var.dtype.kind == "f"
+    ]
+
+
+def add_intervals(
+    result: xr.Dataset,
+    estimate: xr.Dataset,
+    replicates: xr.Dataset,
+    *,
+    variables: list[str],
+    ci: float,
+    method: str,
+    resample: str,
+    accelerations: dict[str, np.ndarray] | None = None,
+    return_replicates: bool = False,
+) -> xr.Dataset:
+    """``result`` with ``V_lower``, ``V_upper`` (and ``V_replicates``) for each V in
+    ``variables`` and the bootstrap recorded in its attrs.
+
+    ``estimate`` holds the statistic on the full data as the replicates compute it (the BCa
+    bias correction compares replicates with it); ``replicates`` has a ``resample`` dim;
+    ``accelerations`` gives, for "bca", each variable's acceleration (dims of ``result``,
+    see :func:`jackknife_accelerations`).
+    """
+    level = f"{100 * ci:g}%"
+    new = {}
+    for name in variables:
+        template = result[name]
+        point = estimate[name].transpose(*template.dims)
+        reps = replicates[name].transpose(*template.dims, RESAMPLE_DIM)
+        accel = None
+        if method == "bca":
+            accel = np.asarray(accelerations[name]).reshape(template.shape)
+        lower, upper = interval_bounds(point.values, reps.values, ci, method, accel=accel)
+        long_name = template.attrs.get("long_name", name)
+        symbol = template.attrs.get("symbol", name)
+        for side, bound in (("lower", lower), ("upper", upper)):
+            attrs = {
+                "long_name": f"{side} bound of the {level} confidence interval of {long_name}",
+                "symbol": f"{symbol},{side}",
+                "description": f"{method} bootstrap interval, {resample} resampling "
+                f"({replicates.sizes[RESAMPLE_DIM]} resamples); replicates where the value "
+                "is undefined (NaN) are left out",
+            }
+            data = np.asarray(bound, float).reshape(template.shape)
+            new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
+        if return_replicates:
+            values = reps.transpose(RESAMPLE_DIM, *template.dims)
+            attrs = {
+                "long_name": f"bootstrap replicates of {long_name}",
+                "symbol": f"{symbol}*",
+                "description": f"{name} recomputed on each {resample} resample",
+            }
+            new[f"{name}_replicates"] = xr.Variable(values.dims, values.values, attrs)
+    # one merge for all new variables (adding them one by one realigns every time)
+    out = result.assign(new)
+    if return_replicates:
+        out = out.assign_coords({RESAMPLE_DIM: np.arange(replicates.sizes[RESAMPLE_DIM])})
+    out.attrs.update(
+        {
+            "ci_level": ci,
+            "ci_method": method,
+            "ci_n_resamples": int(replicates.sizes[RESAMPLE_DIM]),
+            "ci_resampling_unit": resample,
+            "ci_note": "baseline recomputed in every replicate; label universe fixed; "
+            + (
+                "a resampled annotator drawn twice counts as two distinct raters"
+                if resample != "item"
+                else "items drawn jointly across extra dims"
+            ),
+        }
+    )
+    return out
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+class WeightedStatistic:
+    """A statistic evaluated on resamples given as unit counts.
+
+    Subclasses implement :meth:`replicates` (a batch of replicates, in any form they like)
+    and :meth:`finish` (batches -> Dataset with a ``resample`` dim); :meth:`leave_one_out`
+    has a generic implementation through the same two methods.
+    """
+
+    n_items: int
+    n_annotators: int
+
+    def replicates(self, item_counts, annotator_counts):
+        """Replicates with item ``i`` counted ``item_counts[r, i]`` times and annotator ``a``
+        counted ``annotator_counts[r, a]`` times; None means every count is 1. The count
+        arrays are reused after the call: keep results, not references to them."""
+        raise NotImplementedError
+
+    def finish(self, batches: list) -> xr.Dataset:
+        raise NotImplementedError
+
+    def leave_one_out(self, unit: str, batch: int = 256):
+        """Yield ``(values, multiplicity)``: the statistic without each ``unit`` ("item" or
+        "annotator") in turn, in batches (a Dataset with a ``resample`` dim);
+        ``multiplicity[r]`` counts the units whose removal gives these values."""
+        size = self.n_items if unit == "item" else self.n_annotators
+        for start in range(0, size, batch):
+            rows = min(batch, size - start)
+            counts = np.ones((rows, size), np.float32)
+            counts[np.arange(rows), start + np.arange(rows)] = 0
+            if unit == "item":
+                values = self.finish([self.replicates(counts, None)])
+            else:
+                values = self.finish([self.replicates(None, counts.astype(np.int64))])
+            yield values, np.ones(rows, np.int64)
+
+
+class RecomputedStatistic(WeightedStatistic):
+    """Any ``function(DataArray) -> Dataset``, recomputed on each resampled array.
+
+    The generic (slow) route: the resampled array repeats item ``i`` ``W[r, i]`` times and
+    annotator ``a`` ``c[r, a]`` times (given fresh coordinates ``0 .. n - 1`` so duplicates
+    stay distinct raters).
+    """
+
+    def __init__(self, function, da: xr.DataArray, *, item: str, annotator: str):
+        self.function = function
+        self.da = da
+        self.item = item
+        self.annotator = annotator
+        self.n_items = da.sizes[item]
+        self.n_annotators = da.sizes[annotator]
+
+    def _select(self, dim, counts):
+        size = self.da.sizes[dim]
+        return np.repeat(np.arange(size), np.asarray(counts, np.int64))
+
+    def replicates(self, item_counts, annotator_counts):
+        if item_counts is None and annotator_counts is None:
+            return [self.function(self.da)]
+        rows = len(item_counts) if item_counts is not None else len(annotator_counts)
+        out = []
+        for r in range(rows):
+            selection = {}
+            if item_counts is not None:
+                selection[self.item] = self._select(self.item, item_counts[r])
+            if annotator_counts is not None:
+                selection[self.annotator] = self._select(self.annotator, annotator_counts[r])
+            resampled = self.da.isel(selection)
+            for dim in selection:
+                resampled = resampled.assign_coords({dim: np.arange(resampled.sizes[dim])})
+            out.append(self.function(resampled))
+        return out
+
+    def finish(self, batches):
+        results = [r for batch in batches for r in batch]
+        return xr.concat(results, dim=RESAMPLE_DIM, coords="minimal", compat="override")
+
+
+def jackknife_accelerations(
+    statistic: WeightedStatistic,
+    units: list[str],
+    estimate: xr.Dataset,
+    variables: list[str],
+    result: xr.Dataset,
+) -> dict[str, np.ndarray]:
+    """BCa acceleration of each variable (shaped like ``result[name]``) from the
+    leave-one-out jackknife over ``units``, streamed batch by batch."""
+    moments = {
+        name: [
+            JackknifeMoments(estimate[name].transpose(*result[name].dims).values)
+            for _ in units
+        ]
+        for name in variables
+    }
+    for u, unit in enumerate(units):
+        for values, multiplicity in statistic.leave_one_out(unit):
+            for name in variables:
+                dims = (*result[name].dims, RESAMPLE_DIM)
+                moments[name][u].add(values[name].transpose(*dims).values, multiplicity)
+    return {name: acceleration(moments[name]) for name in variables}
+
+
+def bootstrap(
+    statistic: WeightedStatistic,
+    result: xr.Dataset,
+    *,
+    ci: float,
+    n_resamples: int = 1000,
+    resample: str = "item",
+    method: str = "percentile",
+    seed=None,
+    return_replicates: bool = False,
+    progress: bool | None = None,
+    variables: list[str] | None = None,
+    item: str = "item",
+) -> xr.Dataset:
+    """``result`` with bootstrap confidence bounds for ``variables`` (default
+    :func:`interval_variables`), see the module docstring for the semantics.
+
+    Examples
+    --------
+    A statistic without special structure, through :class:`RecomputedStatistic`:
+
+    >>> import xarray as xr
+    >>> def share_of_ones(da):
+    ...     return xr.Dataset({"share": da.mean(("item", "annotator"))})
+    >>> da = xr.DataArray(np.random.default_rng(0).integers(0, 2, (40, 3)),
+    ...                   dims=("item", "annotator"))
+    >>> statistic = RecomputedStatistic(share_of_ones, da, item="item", annotator="annotator")
+    >>> out = bootstrap(statistic, share_of_ones(da), ci=0.9, n_resamples=200, seed=1)
+    >>> bool(out.share_lower < out.share < out.share_upper)
+    True
+    """
+    ci, n_resamples, resample, method = check_options(
+        ci, n_resamples, resample, method, seed, progress
+    )
+    if variables is None:
+        variables = interval_variables(result, item)
+    rng = resolve_rng(seed)
+    bar = _progress_bar(n_resamples, progress, f"bootstrap ({resample})")
+    try:
+        batches = []
+        annotator_counts = None
+        if resample in ("annotator", "both"):
+            annotator_counts = annotator_resample_counts(
+                rng, statistic.n_annotators, n_resamples
+            )
+        if resample == "annotator":
+            step = max(1, min(n_resamples, 100))
+            for start in range(0, n_resamples, step):
+                batches.append(
+                    statistic.replicates(None, annotator_counts[start : start + step])
+                )
+                if bar is not None:
+                    bar.update(len(annotator_counts[start : start + step]))
+        else:
+            step = int(max(1, min(n_resamples, BATCH_BYTES // (4 * statistic.n_items))))
+            draws = item_resample_counts(rng, statistic.n_items, n_resamples, step, reuse=True)
+            for start, counts in draws:
+                rows = len(counts)
+                chosen = None
+                if annotator_counts is not None:
+                    chosen = annotator_counts[start : start + rows]
+                batches.append(statistic.replicates(counts, chosen))
+                if bar is not None:
+                    bar.update(rows)
+        replicates = statistic.finish(batches)
+        estimate = statistic.finish([statistic.replicates(None, None)]).isel(
+            {RESAMPLE_DIM: 0}
+        )
+        accelerations = None
+        if method == "bca":
+            units = ["item", "annotator"] if resample == "both" else [resample]
+            accelerations = jackknife_accelerations(statistic, units, estimate, variables,
+                                                    result)
+    finally:
+        if bar is not None:
+            bar.close()
+    return add_intervals(
+        result,
+        estimate,
+        replicates,
+        variables=variables,
+        ci=ci,
+        method=method,
+        resample=resample,
+        accelerations=accelerations,
+        return_replicates=return_replicates,
+    )
+
+
+# --------------------------------------------------------------------------- MLA
+
+
+class MLAStatistic(WeightedStatistic):
+    """:func:`xr_agreement.mla` on resamples, from per-item sufficient statistics.
+
+    For annotator weights ``c`` (all 1 for item resampling) one pass gives, per (extra,
+    item, label), the weighted positives ``x`` and deciders ``m``; they become an (N x F)
+    table with, for each (extra, label, m) that occurs, the columns cell count, ``x`` and
+    ``x (m - x)`` (identical columns kept once). Item resampling counts ``W`` (R x N) times
+    this table is the replicates' label count table, computed exactly: float32 (or float64)
+    matrix products of integers whose sums stay below the format's exact-integer range.
+    """
+
+    def __init__(self, da, baselines, single, *, item, annotator, label):
+        self.extra = [d for d in da.dims if d not in (item, annotator, label)]
+        self.ordered = da.transpose(*self.extra, item, annotator, label)
+        self.baselines = baselines
+        self.single = single
+        self.item, self.annotator, self.label = item, annotator, label
+        self.n_items = da.sizes[item]
+        self.n_annotators = da.sizes[annotator]
+        self.n_labels = da.sizes[label]
+        self.extra_shape = tuple(da.sizes[d] for d in self.extra)
+        self.coords = {d: da[d] for d in (*self.extra, label) if d in da.coords}
+        for name, coord in da.coords.items():
+            if name not in self.coords and set(coord.dims) <= {*self.extra, label}:
+                self.coords[name] = coord
+        self._coords = [
+            (d, np.asarray(self.ordered[d].values)) for d in self.ordered.dims
+        ]
+        self._tables = {}
+
+    # per-item counts -------------------------------------------------------------------
+
+    def _item_counts(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x, m), each (G, N, k) int32, annotator ``a`` counted ``weights[a]`` times."""
+        data = self.ordered.data
+        N, k = self.n_items, self.n_labels
+        if _is_dask(data):
+            import dask.array
+
+            nd = data.ndim
+            data = data.rechunk({nd - 2: -1, nd - 1: -1})
+            stacked = dask.array.map_blocks(
+                _count_block,
+                data,
+                weights=weights,
+                coords=self._coords,
+                dtype=np.int32,
+                drop_axis=nd - 2,
+                new_axis=nd - 1,
+                chunks=data.chunks[:-2] + ((k,), (2,)),
+            )
+            stacked = stacked.compute().reshape(-1, N, k, 2)
+            return stacked[..., 0], stacked[..., 1]
+        stacked = _count_block(np.asarray(data), weights, self._coords, parallel=True)
+        stacked = stacked.reshape(-1, N, k, 2)
+        return stacked[..., 0], stacked[..., 1]
+
+    def _table(self, weights: np.ndarray):
+        """Per-item table for annotator weights (cached for the all-ones weights)."""
+        key = weights.tobytes()
+        if key in self._tables:
+            return self._tables[key]
+        positives, deciders = self._item_counts(weights)
+        G, N, k = positives.shape
+        M = int(weights.sum()) + 1
+        # which (extra, label, m) occur: cells per m, via bincount of a combined index
+        combined = (np.arange(G)[:, None, None] * k + np.arange(k)) * M
+        combined = (combined + deciders).ravel()
+        occurs = np.bincount(combined, minlength=G * k * M).reshape(G, k, M) > 0
+        column_of = np.where(occurs[..., None], 0, -1).astype(np.int64).repeat(3, -1)
+        slots = np.flatnonzero(column_of.ravel() >= 0)
+        column_of.ravel()[slots] = np.arange(slots.size)
+        columns = np.zeros((slots.size, N), np.int32)
+        if threading.current_thread() is threading.main_thread():
+            with _PARALLEL_LOCK:
+                _kernels.fill_item_columns_parallel(positives, deciders, column_of, columns)
+        else:
+            _kernels.fill_item_columns(positives, deciders, column_of, columns)
+        # identical columns (the cell counts of labels with the same missing pattern,
+        # every cell count on complete data) are multiplied once
+        first = {}
+        source = np.empty(slots.size, np.int64)
+        for c in range(slots.size):
+            source[c] = first.setdefault(columns[c].tobytes(), len(first))
+        columns = columns[np.unique(source, return_index=True)[1]]
+        largest = max(int(columns.max(initial=0)), 1)
+        # float32 holds every integer below 2**24 exactly: sums of W * table do not exceed
+        # N * largest, since the counts of a replicate add up to N
+        dtype = np.float32 if self.n_items * largest < 2**24 else np.float64
+        entry = {
+            "table": columns.astype(dtype).T,  # (N, F), a view BLAS takes as is
+            "totals": columns.sum(axis=1, dtype=np.int64),
+            "columns": columns,
+            "source": source,
+            "slots": slots,
+            "shape": (G, k, M),
+        }
+        if np.all(weights == 1):
+            self._tables[key] = entry
+        return entry
+
+    def _label_counts(self, entry, sums: np.ndarray) -> np.ndarray:
+        """(R, G, k, n + 1, 3) label_counts (cells, positives, positives_squared) from the
+        replicate sums of the table's columns (R, F)."""
+        G, k, M = entry["shape"]
+        R = sums.shape[0]
+        n = self.n_annotators
+        flat = np.zeros((R, G * k * M * 3), np.int64)
+        flat[:, entry["slots"]] = sums[:, entry["source"]]
+        stats = flat.reshape(R, G, k, M, 3)
+        out = np.zeros((R, G, k, max(M, n + 1), 3), np.int64)
+        out[..., :M, :] = stats
+        m = np.arange(out.shape[3])
+        # x**2 = m x - x (m - x)
+        out[..., 2] = m * out[..., 1] - out[..., 2]
+        return out
+
+    def replicates(self, item_counts, annotator_counts):
+        n = self.n_annotators
+        if annotator_counts is None:
+            entry = self._table(np.ones(n, np.int64))
+            if item_counts is None:
+                return self._label_counts(entry, entry["totals"][None, :])
+            table = entry["table"]
+            sums = np.rint(_product(item_counts.astype(table.dtype, copy=False), table))
+            return self._label_counts(entry, sums.astype(np.int64))
+        annotator_counts = np.asarray(annotator_counts, np.int64)
+        R = len(annotator_counts)
+        unique, inverse = np.unique(annotator_counts, axis=0, return_inverse=True)
+        out = None
+        for u, weights in enumerate(unique):
+            rows = np.flatnonzero(inverse.ravel() == u)
+            entry = self._table(weights)
+            if item_counts is None:
+                sums = np.broadcast_to(entry["totals"], (rows.size, entry["totals"].size))
+            else:
+                chosen = item_counts[rows].astype(entry["table"].dtype, copy=False)
+                sums = np.rint(_product(chosen, entry["table"])).astype(np.int64)
+            counts = self._label_counts(entry, sums)
+            if out is None:
+                out = np.zeros((R,) + counts.shape[1:], np.int64)
+            out[rows] = counts
+        return out
+
+    def leave_one_out(self, unit: str, batch: int = 4096):
+        if unit == "annotator":
+            yield from super().leave_one_out(unit, batch)
+            return
+        # item jackknife: the totals minus one item's row; items with identical rows give
+        # identical values, so each distinct row is finished once
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        rows, multiplicity = np.unique(entry["columns"].T, axis=0, return_counts=True)
+        for start in range(0, len(rows), batch):
+            chunk = rows[start : start + batch]
+            values = self.finish([self._label_counts(entry, entry["totals"] - chunk)])
+            yield values, multiplicity[start : start + batch]
+
+    def finish(self, batches) -> xr.Dataset:
+        from ._stats import COUNT_STATS
+        from .mla import mla_from_counts
+
+        label_counts = np.concatenate(batches, axis=0)
+        R = label_counts.shape[0]
+        n = self.n_annotators
+        label_counts = label_counts.reshape((R,) + self.extra_shape + label_counts.shape[2:])
+        dims = (RESAMPLE_DIM, *self.extra, self.label, "deciders", "stat")
+        dummy = np.zeros((R,) + self.extra_shape + (1,), np.int64)
+        item_dims = (RESAMPLE_DIM, *self.extra, self.item)
+        counts = xr.Dataset(
+            {
+                "label_counts": (dims, label_counts),
+                # one dummy item: item-level values are not bootstrapped
+                "item_agreeing_pairs": (item_dims, dummy),
+                "item_pairs": (item_dims, dummy),
+            },
+            coords={"deciders": np.arange(n + 1), "stat": COUNT_STATS},
+        )
+        result = mla_from_counts(
+            counts,
+            self.baselines,
+            self.single,
+            item=self.item,
+            label=self.label,
+            n_annotators=n,
+        )
+        keep = [
+            name
+            for name, var in result.data_vars.items()
+            if self.item not in var.dims and not name.startswith("n_")
+        ]
+        result = result[keep].assign_coords(self.coords)
+        return result.assign_coords({RESAMPLE_DIM: np.arange(R)})
+
+
+def _product(weights: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``weights @ table``; with few rows as ``(table.T @ weights.T).T``, which multithreaded
+    BLAS (OpenBLAS) splits better when the first operand is short and wide."""
+    if len(weights) < 128:
+        return (table.T @ weights.T).T
+    return weights @ table
+
+
+def _count_block(block, weights, coords=None, parallel=False, block_info=None):
+    """(..., N, n, k) decisions -> (..., N, k, 2) int32 weighted positives and deciders.
+
+    ``coords`` holds (dim, coordinate values) of the whole array, used to name an invalid
+    value (``block_info`` locates a dask block in it).
+    """
+    values = np.asarray(block)
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8)
+    lead = values.shape[:-2]
+    n, k = values.shape[-2:]
+    flat = values.reshape(-1, n, k)
+    positives = np.zeros((flat.shape[0], k), np.int32)
+    deciders = np.zeros((flat.shape[0], k), np.int32)
+    weights = np.asarray(weights, np.int64)
+    if flat.size:
+        if parallel and threading.current_thread() is threading.main_thread():
+            with _PARALLEL_LOCK:
+                bad = _kernels.weighted_item_counts_parallel(flat, weights, positives, deciders)
+        else:
+            bad = _kernels.weighted_item_counts(flat, weights, positives, deciders)
+        if bad:
+            if coords is None:
+                coords = [(f"axis {i}", np.arange(s)) for i, s in enumerate(values.shape)]
+            if block_info and 0 in block_info:
+                location = block_info[0]["array-location"]
+                coords = [(d, v[a:b]) for (d, v), (a, b) in zip(coords, location)]
+            raise ValueError(describe_position(values, coords))
+    return np.stack([positives, deciders], axis=-1).reshape(lead + (k, 2))
+
+
+def mla_intervals(
+    da: xr.DataArray,
+    result: xr.Dataset,
+    baselines: list[str],
+    single: bool,
+    *,
+    item: str,
+    annotator: str,
+    label: str,
+    ci: float,
+    n_resamples: int,
+    resample: str,
+    method: str,
+    seed,
+    return_replicates: bool,
+    progress,
+) -> xr.Dataset:
+    """The :func:`xr_agreement.mla` result with bootstrap intervals (see the module
+    docstring)."""
+    statistic = MLAStatistic(
+        da, baselines, single, item=item, annotator=annotator, label=label
+    )
+    return bootstrap(
+        statistic,
+        result,
+        ci=ci,
+        n_resamples=n_resamples,
+        resample=resample,
+        method=method,
+        seed=seed,
+        return_replicates=return_replicates,
+        progress=progress,
+        item=item,
+    )

@@ -19,10 +19,9 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-# Items per task of the parallel kernel: large enough to amortize the per-task label
-# accumulators, small enough to balance two or more threads.
+# Items per task of the parallel kernels: large enough to amortize per-task accumulators,
+# small enough to balance two or more threads.
 ITEMS_PER_TASK = 2048
-
 
 @njit(cache=True, nogil=True)
 def _count_items_exact(values, g, i0, i1, label_counts, item_counts):
@@ -121,46 +120,82 @@ def count_missing(values, label_counts, item_counts):
     return bad
 
 
-# The parallel kernels split items into tasks; each task owns its label accumulators, summed
-# at the end, so the int64 totals do not depend on the number of threads.
-
-
-@njit(cache=True, parallel=True)
-def count_exact_parallel(values, label_counts, item_counts):
-    """:func:`count_exact` on numba's threads."""
+@njit(cache=True, nogil=True)
+def count_bytes(values, label_counts, item_counts):
+    """:func:`count_exact` for uint8 input (bool is viewed as uint8) with at most
+    255 annotators, about 1.5x faster: per-item sums stay in uint8, squares in uint16, and
+    label sums in uint16 blocks flushed to int64 before they could overflow."""
     G, N, n, k = values.shape
-    n_tasks = max(1, (N + ITEMS_PER_TASK - 1) // ITEMS_PER_TASK)
-    partial = np.zeros((n_tasks, G, k, n + 1, 3), np.int64)
-    flags = np.zeros(n_tasks, np.int64)
-    for t in prange(n_tasks):
-        i0 = t * ITEMS_PER_TASK
-        i1 = min(N, i0 + ITEMS_PER_TASK)
-        for g in range(G):
-            flags[t] |= _count_items_exact(values, g, i0, i1, partial[t], item_counts)
-    flag = 0
-    for t in range(n_tasks):
-        label_counts += partial[t]
-        flag |= flags[t]
-    return flag
+    x = np.zeros(k, np.uint8)
+    seen = np.zeros(k, np.uint8)
+    block_x = np.zeros(k, np.uint16)
+    block_x2 = np.zeros(k, np.uint16)
+    all_pairs = k * (n * (n - 1) // 2)
+    block = max(1, 65535 // (n * n))  # block_x2 <= block * n^2 < 2^16
+    for g in range(G):
+        sum_x = np.zeros(k, np.int64)
+        sum_x2 = np.zeros(k, np.int64)
+        for b0 in range(0, N, block):
+            b1 = min(b0 + block, N)
+            block_x[:] = 0
+            block_x2[:] = 0
+            for i in range(b0, b1):
+                row = values[g, i, 0]
+                for j in range(k):
+                    x[j] = row[j]
+                    seen[j] |= row[j]
+                for a in range(1, n):
+                    row = values[g, i, a]
+                    for j in range(k):
+                        x[j] = x[j] + row[j]
+                        seen[j] |= row[j]
+                s1 = np.uint32(0)
+                s2 = np.uint32(0)
+                for j in range(k):
+                    xj = np.uint16(x[j])
+                    square = np.uint16(xj * xj)
+                    block_x[j] = block_x[j] + xj
+                    block_x2[j] = block_x2[j] + square
+                    s1 += xj
+                    s2 += square
+                item_counts[g, i, 0] = np.int64(s2) - n * np.int64(s1) + all_pairs
+                item_counts[g, i, 1] = all_pairs
+            for j in range(k):
+                sum_x[j] += block_x[j]
+                sum_x2[j] += block_x2[j]
+        for j in range(k):
+            label_counts[g, j, n, 0] += N
+            label_counts[g, j, n, 1] += sum_x[j]
+            label_counts[g, j, n, 2] += sum_x2[j]
+    combined = 0
+    for j in range(k):
+        combined |= np.int64(seen[j])
+    return combined
 
 
-@njit(cache=True, parallel=True)
-def count_missing_parallel(values, label_counts, item_counts):
-    """:func:`count_missing` on numba's threads."""
-    G, N, n, k = values.shape
-    n_tasks = max(1, (N + ITEMS_PER_TASK - 1) // ITEMS_PER_TASK)
-    partial = np.zeros((n_tasks, G, k, n + 1, 3), np.int64)
-    flags = np.zeros(n_tasks, np.int64)
-    for t in prange(n_tasks):
-        i0 = t * ITEMS_PER_TASK
-        i1 = min(N, i0 + ITEMS_PER_TASK)
-        for g in range(G):
-            flags[t] += _count_items_missing(values, g, i0, i1, partial[t], item_counts)
-    bad = 0
-    for t in range(n_tasks):
-        label_counts += partial[t]
-        bad += flags[t]
-    return bad
+@njit(cache=True, nogil=True)
+def item_values(agreeing, pairs, gaps, observed, agreement):
+    """Item-level observed agreement and coefficients in one pass (numpy path of
+    ``mla.finish_counts``; the same float operations as its array arithmetic).
+
+    agreeing, pairs: (G, N) int64; gaps: (B, G) = 1 - A_e per baseline; writes observed
+    (G, N) and agreement (B, G, N); NaN where an item has no pair or a gap is 0.
+    """
+    B = gaps.shape[0]
+    G, N = pairs.shape
+    for g in range(G):
+        for i in range(N):
+            if pairs[g, i] == 0:
+                observed[g, i] = np.nan
+            else:
+                observed[g, i] = agreeing[g, i] / pairs[g, i]
+        for b in range(B):
+            gap = gaps[b, g]
+            for i in range(N):
+                if gap == 0.0:
+                    agreement[b, g, i] = np.nan
+                else:
+                    agreement[b, g, i] = 1 - (1 - observed[g, i]) / gap
 
 
 @njit(cache=True, nogil=True)

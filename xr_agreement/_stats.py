@@ -88,7 +88,12 @@ def _count_block(block, coords, *, parallel):
     item_counts = np.zeros((G, N, 2), np.int64)
     missing = values.dtype.kind == "f"
     if values.size:
-        kernel = _kernels.count_missing if missing else _kernels.count_exact
+        if missing:
+            kernel = _kernels.count_missing
+        elif values.dtype == np.uint8 and n < 256:
+            kernel = _kernels.count_bytes
+        else:
+            kernel = _kernels.count_exact
         if parallel and values.size >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
             flags = _count_threads(values, label_counts, item_counts, kernel)
             flag = sum(flags) if missing else int(np.bitwise_or.reduce(flags))

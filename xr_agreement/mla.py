@@ -374,6 +374,19 @@ def _divide(numerator, denominator):
     return numerator / np.where(denominator == 0, np.nan, denominator)
 
 
+def _item_values(agreeing, pairs, gaps):
+    """Item observed agreement (*extra, N) and coefficients (B, *extra, N) in one numba pass."""
+    lead, N = pairs.shape[:-1], pairs.shape[-1]
+    G = int(np.prod(lead))
+    observed = np.empty((G, N))
+    agreement = np.empty((gaps.shape[0], G, N))
+    _kernels.item_values(
+        agreeing.reshape(G, N), pairs.reshape(G, N),
+        np.ascontiguousarray(gaps, dtype=np.float64).reshape(-1, G), observed, agreement,
+    )
+    return observed.reshape(pairs.shape), agreement.reshape((gaps.shape[0], *pairs.shape))
+
+
 def _nan_as_zero(values):
     """NaN -> 0 (labels without pairable decisions contribute nothing), numpy or dask."""
     return np.where(np.isnan(values), 0.0, values)
@@ -436,8 +449,6 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     label_disagreement = _divide(disagreement, n_j)
     label_observed = 1 - label_disagreement
     max_disagreement = _max_disagreement(cells, positives_j)
-    item_observed = _divide(item_agreeing, item_pairs)
-    item_disagreement = 1 - item_observed  # exactly 0 where every pair agrees
     observed_disagreement = _divide(disagreement.sum(-1), total_values)
     observed = 1 - observed_disagreement
     maximum_disagreement = _divide(2 * max_disagreement.sum(-1), total_values)
@@ -464,9 +475,13 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     n_items = item_pairs.shape[-1]
     n_annotators = label_counts.shape[-2] - 1
     values = {key: stack(arrays) for key, arrays in dependent.items()}
-    # one broadcast over (baseline, *extra, item) instead of a copy per baseline
-    values["item_agreement"] = 1 - _divide(item_disagreement, values["gap"][..., None])
-    del values["gap"]
+    gaps = values.pop("gap")
+    if isinstance(item_pairs, np.ndarray):
+        item_observed, values["item_agreement"] = _item_values(item_agreeing, item_pairs, gaps)
+    else:
+        item_observed = _divide(item_agreeing, item_pairs)
+        item_disagreement = 1 - item_observed  # exactly 0 where every pair agrees
+        values["item_agreement"] = 1 - _divide(item_disagreement, gaps[..., None])
     values.update(
         observed=observed,
         observed_minimum=observed_minimum,

@@ -7,6 +7,7 @@ and hand-built tables whose numbers are derived in the tests.
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -558,3 +559,201 @@ def test_invalid_values_are_named():
         xr_agreement.versus(make_decisions(values), "judge", abstain_value=-1)
     with pytest.raises(TypeError, match="dtype"):
         xr_agreement.versus(make_decisions(values).astype(str), "judge")
+
+
+# --- bootstrap intervals (items resampled) -------------------------------------------------
+
+
+@pytest.mark.parametrize("reference, abstain", [("majority", "all"), ("each", "disagree")])
+def test_replicates_are_versus_on_resampled_items(reference, abstain):
+    da = make_decisions(random_decisions(11, n_items=25))
+    seed, n_resamples = 5, 4
+    result = xr_agreement.versus(
+        da, "judge", reference=reference, abstain=abstain, ci=0.9, n_resamples=n_resamples,
+        seed=seed, return_replicates=True,
+    )
+    # the resamples scipy.stats.bootstrap would draw with this seed, applied by hand
+    indices = np.random.default_rng(seed).integers(0, da.sizes["item"], (n_resamples, 25))
+    names = [n[: -len("_replicates")] for n in result.data_vars if n.endswith("_replicates")]
+    assert {"label_kappa", "f1", "coverage", "human_agreement"} <= set(names)
+    for r, rows in enumerate(indices):
+        resampled = da.isel(item=rows).assign_coords(item=np.arange(len(rows)))
+        expected = xr_agreement.versus(resampled, "judge", reference=reference, abstain=abstain)
+        for name in names:
+            np.testing.assert_allclose(
+                result[name + "_replicates"].isel(resample=r).transpose(*expected[name].dims),
+                expected[name], rtol=1e-12, atol=1e-12, err_msg=name,
+            )
+
+
+def test_intervals_same_seed_same_bounds_and_contain_estimate():
+    da = make_decisions(random_decisions(12, n_items=40))
+    first = xr_agreement.versus(da, "judge", ci=0.9, n_resamples=200, seed=3, method="bca")
+    again = da.agreement.versus("judge", ci=0.9, n_resamples=200, seed=3, method="bca")
+    other = xr_agreement.versus(da, "judge", ci=0.9, n_resamples=200, seed=4, method="bca")
+    xr.testing.assert_identical(first, again)
+    assert not np.allclose(first.kappa_lower, other.kappa_lower)
+    for name in ("kappa", "label_f1", "coverage", "human_agreement"):
+        lower, value, upper = first[name + "_lower"], first[name], first[name + "_upper"]
+        assert bool(((lower <= value) & (value <= upper)).all()), name
+    assert "true_positives_lower" not in first  # counts get no interval
+    assert first.attrs["ci_method"] == "bca" and first.attrs["ci_resampling_unit"] == "item"
+    with pytest.raises(ValueError, match="resamples items only"):
+        xr_agreement.versus(da, "judge", ci=0.9, resample="annotator")
+    with pytest.raises(ValueError, match="ci is the confidence level"):
+        xr_agreement.versus(da, "judge", ci=95)
+
+
+def test_intervals_with_one_human_leave_human_agreement_out():
+    da = make_decisions(random_decisions(13, n_items=30, n_humans=1))
+    result = xr_agreement.versus(da, "judge", ci=0.8, n_resamples=50, seed=0)
+    assert "kappa_lower" in result and "human_agreement_lower" not in result
+
+
+# --- the judge-validation report ------------------------------------------------------------
+
+
+def markdown_table(markdown, first_header):
+    """Rows (lists of cells) of the markdown table whose first header cell is given."""
+    lines = markdown.splitlines()
+    for start, line in enumerate(lines):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == first_header:
+            rows = []
+            for row in lines[start + 2:]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip().strip("|").split("|")])
+            return cells, rows
+    raise AssertionError(f"no table starting with {first_header!r}")
+
+
+def number(cell):
+    return float("nan") if cell == "NaN" else float(cell)
+
+
+def test_judge_report_content_equals_sklearn_and_loops():
+    sys_path_oracle()
+    from oracle import oracle_mla_missing
+
+    values = random_decisions(21, n_items=50, n_humans=4)
+    da = make_decisions(values)
+    rep = da.agreement.judge_report("judge", digits=9)
+    markdown = rep.to_markdown()
+    reference, ties = majority_by_loops(values[:, 1:], "exclude")
+    judge = values[:, 0]
+    compared = ~np.isnan(reference)
+    abstained = compared & np.isnan(judge)
+    decided = compared & ~np.isnan(judge)
+
+    # confusion matrix pooled, from the definition
+    header, rows = markdown_table(markdown, "")
+    assert header == ["", "reference 1", "reference 0"]
+    expected = [[(judge == a) & (reference == b) & decided for b in (1, 0)] for a in (1, 0)]
+    expected.append([abstained & (reference == b) for b in (1, 0)])
+    assert [[int(c) for c in row[1:]] for row in rows] == [
+        [int(m.sum()) for m in row] for row in expected
+    ]
+    assert f"{int(ties.sum())} tied (item, label) cells" in markdown
+    assert f"({int(decided.sum())} of {int(compared.sum())} compared cells decided)" in markdown
+
+    # per label, "exclude": scikit-learn on the decided cells, and the human ceiling
+    humans = oracle_mla_missing(values[:, 1:], "F"), oracle_mla_missing(values[:, 1:], "AC1")
+    header, rows = markdown_table(markdown.split("## 5.")[1], "label")
+    assert header[:8] == ["label", "Acc", "P", "R", "F1", "Spec", "kappa", "phi (MCC)"]
+    for j, row in enumerate(rows):
+        keep = decided[:, j]
+        oracle = sklearn_label_values(reference[keep, j], judge[keep, j])
+        shown = dict(zip(header[1:], map(number, row[1:])))
+        for name, caption in [("accuracy", "Acc"), ("precision", "P"), ("recall", "R"),
+                              ("f1", "F1"), ("specificity", "Spec"), ("kappa", "kappa"),
+                              ("phi", "phi (MCC)")]:
+            np.testing.assert_allclose(shown[caption], oracle[name], atol=1e-8, err_msg=name)
+        np.testing.assert_allclose(
+            shown["p_J - p_R"],
+            oracle["judge_positive_rate"] - oracle["reference_positive_rate"], atol=1e-8)
+        np.testing.assert_allclose(shown["human A_j (F)"], humans[0]["label_agreement"][j],
+                                   atol=1e-8)
+        np.testing.assert_allclose(shown["human A_j (AC1)"],
+                                   humans[1]["label_agreement"][j], atol=1e-8)
+    _, rows = markdown_table(markdown, "baseline")
+    np.testing.assert_allclose([number(r[1]) for r in rows],
+                               [humans[0]["agreement"], humans[1]["agreement"]], atol=1e-8)
+
+    # micro: scikit-learn on the pooled decided cells; the three modes side by side
+    pooled_ref, pooled_judge = reference[decided], judge[decided]
+    pooled = sklearn_label_values(pooled_ref, pooled_judge)
+    _, rows = markdown_table(markdown, "measure")
+    micro = {row[0]: number(row[1]) for row in rows}
+    for name, caption in [("precision", "P"), ("recall", "R"), ("f1", "F1"),
+                          ("kappa", "kappa"), ("phi", "phi (MCC)")]:
+        np.testing.assert_allclose(micro[caption], pooled[name], atol=1e-8, err_msg=name)
+    _, rows = markdown_table(markdown, "abstain")
+    modes = {row[0].split()[0]: [number(c) for c in row[1:]] for row in rows}
+    assert list(modes) == ["exclude", "disagree", "category"]
+    all_ref = reference[compared].astype(int)
+    three = np.where(np.isnan(judge[compared]), 2, judge[compared]).astype(int)
+    # disagree: an abstention becomes the wrong answer
+    flipped = np.where(three == 2, 1 - all_ref, three)
+    for mode, judged in (("disagree", flipped), ("category", three)):
+        accuracy, _, _, _, kappa, phi = modes[mode]
+        np.testing.assert_allclose(accuracy, accuracy_score(all_ref, judged), atol=1e-8)
+        np.testing.assert_allclose(kappa, cohen_kappa_score(all_ref, judged), atol=1e-8)
+        np.testing.assert_allclose(phi, matthews_corrcoef(all_ref, judged), atol=1e-8)
+    assert "No confidence intervals were computed" in markdown
+
+
+def sys_path_oracle():
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+
+
+def test_judge_report_json_round_trip_and_renderings():
+    da = make_decisions(random_decisions(22, n_items=30))
+    rep = xr_agreement.judge_report(da, "judge", abstain="disagree", ci=0.9, n_resamples=50,
+                                    seed=2, title="LLM judge on criteria")
+    text = rep.to_json()
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON {c}"))
+    restored = xr_agreement.JudgeReport.from_json(text)
+    xr.testing.assert_allclose(restored.result, rep.result)
+    for name in rep.result.variables:
+        assert restored.result[name].attrs == rep.result[name].attrs, name
+    assert str(restored) == str(rep)
+    assert restored.to_markdown() == rep.to_markdown()
+    html = rep.to_html()
+    assert html.startswith("<!DOCTYPE html>") and "<title>LLM judge on criteria</title>" in html
+    assert "LLM judge on criteria" in rep._repr_html_()
+    # the intervals shown are the result's
+    micro = rep.result.sel(abstain="disagree", average="micro")
+    shown = f"kappa = {micro.kappa.item():.3f} [{micro.kappa_lower.item():.3f}, "
+    assert shown in rep.to_markdown() and "abstentions 'disagree'" in rep.to_markdown()
+    assert "percentile bootstrap, 50 item resamples, seed=2" in rep.to_markdown()
+    with pytest.raises(ValueError, match="not an xr-agreement judge report"):
+        xr_agreement.JudgeReport.from_json('{"format": "xr-agreement-report/1"}')
+
+
+def test_judge_report_errors():
+    da = make_decisions(random_decisions(23, n_items=10))
+    with pytest.raises(ValueError, match="reference='each' is not supported"):
+        xr_agreement.judge_report(da, "judge", reference="each")
+    with pytest.raises(ValueError, match="abstain must be one of"):
+        xr_agreement.judge_report(da, "judge", abstain="all")
+    with pytest.raises(ValueError, match="only apply with ci"):
+        xr_agreement.judge_report(da, "judge", n_resamples=10)
+    with pytest.raises(ValueError, match="extra dims"):
+        xr_agreement.judge_report(da.expand_dims(round=2), "judge")
+
+
+def test_intervals_dask_equal_numpy_with_abstention_code():
+    values = random_decisions(24, n_items=30)
+    values[:, 0] = np.where(np.isnan(values[:, 0]), -1, values[:, 0])
+    values[3, 0, 1] = np.nan  # a missing judge decision next to the code
+    da = make_decisions(values)
+    options = {"abstain": "all", "abstain_value": -1, "ci": 0.9, "n_resamples": 40, "seed": 7}
+    expected = xr_agreement.versus(da, "judge", **options)
+    lazy = xr_agreement.versus(da.chunk({"item": 10}), "judge", **options)
+    xr.testing.assert_allclose(lazy.compute(), expected)

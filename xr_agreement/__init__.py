@@ -14,7 +14,7 @@ from .io import from_long, from_sets
 from .judge import versus
 from .kappa import brennan_prediger, cohen, conger, fleiss, gwet, one_hot, percent
 from .mla import mla
-from .report import Report, report
+from .report import JudgeReport, Report, judge_report, report
 from .simulate import analytic_flip, prevalence_sensitivity, simulate, table4
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "boot_f1",
     "bootstrap",
     "AnnotationFileError",
+    "JudgeReport",
     "Report",
     "brennan_prediger",
     "cohen",
@@ -34,6 +35,7 @@ __all__ = [
     "from_long",
     "from_sets",
     "gwet",
+    "judge_report",
     "masi",
     "mla",
     "one_hot",

@@ -64,6 +64,10 @@ class AgreementAccessor:
         """Call :func:`xr_agreement.report` on this DataArray."""
         return _report.report(self._obj, *args, **kwargs)
 
+    def judge_report(self, *args, **kwargs):
+        """Call :func:`xr_agreement.judge_report` on this DataArray."""
+        return _report.judge_report(self._obj, *args, **kwargs)
+
     def augmented_kappa(self, *args, **kwargs) -> xr.Dataset:
         """Call :func:`xr_agreement.augmented_kappa` on this DataArray."""
         return _compare.augmented_kappa(self._obj, *args, **kwargs)

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from . import bootstrap as _bootstrap
 from ._validate import _plain, check_binary_dtype, check_dataarray, check_dims
 from .mla import mla
 
@@ -171,6 +172,13 @@ def versus(
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    resample: str = "item",
+    method: str = "percentile",
+    seed=None,
+    return_replicates: bool = False,
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """One annotator (an LLM judge) against a human reference, label by label and aggregated.
 
@@ -199,6 +207,24 @@ def versus(
         Reference value where the humans present split evenly; the count is in ``ties``.
     item, annotator, label : str
         Names of the dims that play these roles.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of bootstrap intervals, items resampled (see
+        :mod:`xr_agreement.bootstrap`): every floating-point variable ``V`` (measures,
+        coverage, human agreement) gains ``V_lower`` and ``V_upper``; counts get none. The
+        judge's and the humans' values are recomputed on the same resamples, the reference
+        (majority, ties) of an item moves with it.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    resample : {"item"}, default "item"
+        The resampled unit; only items (the judge is one fixed annotator).
+    method : {"percentile", "bca"}, default "percentile"
+        Percentile or bias-corrected and accelerated intervals.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling; the same seed gives the same intervals.
+    return_replicates : bool, default False
+        Add ``V_replicates`` (with a ``resample`` dim) for each interval variable.
+    progress : bool, optional
+        Show a tqdm progress bar; by default only in interactive sessions.
 
     Returns
     -------
@@ -261,6 +287,9 @@ def versus(
     >>> xr_agreement.versus(decisions, "llm", reference="ann", abstain="disagree").accuracy.sel(
     ...     average="micro").item()  # 6 right of 8 cases
     0.75
+    >>> with_ci = decisions.agreement.versus("llm", reference="ann", ci=0.9, seed=0)
+    >>> with_ci.accuracy_lower.dims, with_ci.attrs["ci_resampling_unit"]
+    (('average',), 'item')
     """
     check_dataarray(da)
     check_dims(da, item=item, annotator=annotator, label=label)
@@ -271,6 +300,15 @@ def versus(
                 f"dim {dim!r} is used by the result; rename it first (da.rename({dim}=...))"
             )
     modes = _parse_choice("abstain", abstain, ABSTAIN_MODES, allow_all=True)
+    if ci is not None:
+        ci, n_resamples, resample, method = _bootstrap.check_options(
+            ci, n_resamples, resample, method, seed, progress
+        )
+        if resample != "item":
+            raise ValueError(
+                f"versus resamples items only (the judge is one fixed annotator); got "
+                f"resample={resample!r}"
+            )
     tie_rule = _parse_choice("tie", tie, TIE_RULES)[0]
     marker_is_nan = _check_marker(abstain_value)
     judge_position = _annotator_position(da, annotator, judge)
@@ -352,7 +390,29 @@ def versus(
         "zero_division": ZERO_DIVISION,
         "average_definition": [f"{k}: {v}" for k, v in AVERAGES.items()],
     }
-    return result
+    if ci is None:
+        return result
+    statistic = VersusStatistic(counts, modes, humans, item=item, annotator=annotator,
+                                label=label)
+    variables = [
+        name
+        for name in _bootstrap.interval_variables(result, item)
+        # one human: no human agreement to resample
+        if statistic.human is not None or not name.startswith("human_")
+    ]
+    return _bootstrap.bootstrap(
+        statistic,
+        result,
+        ci=ci,
+        n_resamples=n_resamples,
+        resample=resample,
+        method=method,
+        seed=seed,
+        return_replicates=return_replicates,
+        progress=progress,
+        variables=variables,
+        item=item,
+    )
 
 
 def _parse_choice(name: str, value, choices: dict, allow_all: bool = False) -> list[str]:
@@ -616,6 +676,13 @@ def measures_from_counts(counts: xr.DataArray, modes: list[str], *, item: str, l
 
 def _measures(by_label, by_item, pooled, mode, item, label):
     """(label measures, measures along ``average``), each with a ``measure`` dim."""
+    exemplar = _nan_mean(_table_measures(by_item, mode).sel(measure=list(MEASURES)), item)
+    return _assemble(by_label, pooled, exemplar, mode, label)
+
+
+def _assemble(by_label, pooled, exemplar, mode, label):
+    """(label measures, measures along ``average``) from the label and pooled tables and
+    the exemplar average (computed by the caller: plain or bootstrap-weighted)."""
     label_values = _table_measures(by_label, mode)
     support = label_values.sel(measure="support", drop=True)
     label_values = label_values.sel(measure=list(MEASURES))
@@ -623,7 +690,7 @@ def _measures(by_label, by_item, pooled, mode, item, label):
         _table_measures(pooled, mode).sel(measure=list(MEASURES)),
         _nan_mean(label_values, label),
         _nan_mean(label_values, label, support),
-        _nan_mean(_table_measures(by_item, mode).sel(measure=list(MEASURES)), item),
+        exemplar,
     ]
     averaged = xr.concat(averaged, dim="average", coords="minimal").assign_coords(
         average=list(AVERAGES)
@@ -690,3 +757,92 @@ def _describe(result: xr.Dataset, modes: list[str], tie_rule: str) -> None:
         "description": "label agreement of xr_agreement.mla among the non-judge annotators "
         "(NaN where undefined, see mla)",
     }
+
+
+class VersusStatistic(_bootstrap.WeightedStatistic):
+    """:func:`versus` on item resamples, from the per-item :func:`cell_counts`.
+
+    Every table of :func:`versus` is a sum over items of the 0/1 cell counts, so the label
+    tables of a batch of replicates are one matrix product: the resampling counts ``W``
+    (R x N) times the per-item counts (N x labels x 6). The exemplar average is the
+    ``W``-weighted mean of the per-item measures (undefined items left out), and the human
+    agreement comes from :class:`xr_agreement.bootstrap.MLAStatistic` on the same ``W``.
+    """
+
+    def __init__(self, counts: xr.DataArray, modes: list[str], humans: xr.DataArray, *,
+                 item: str, annotator: str, label: str):
+        self.item, self.label, self.modes = item, label, modes
+        extra = [d for d in counts.dims if d not in (item, label, "count")]
+        counts = counts.transpose(item, *extra, label, "count").compute()
+        self.n_items = counts.sizes[item]
+        self.n_annotators = humans.sizes[annotator]
+        # (extra..., label, count) without item: the shape of one replicate's label tables
+        self.template = counts.isel({item: 0}, drop=True)
+        self.table = counts.values.reshape(self.n_items, -1).astype(np.float64)
+        by_item = counts.sum(label)
+        self.item_values = []  # per mode: (N, G) measures with NaN as 0, and defined 0/1
+        for mode in modes:
+            values = _table_measures(by_item, mode).sel(measure=list(MEASURES))
+            self.measure_template = values.isel({item: 0}, drop=True)
+            flat = values.values.reshape(self.n_items, -1)
+            defined = ~np.isnan(flat)
+            self.item_values.append((np.where(defined, flat, 0.0), defined.astype(np.float64)))
+        self.human = None
+        if humans.sizes[annotator] >= 2:
+            self.human = _bootstrap.MLAStatistic(
+                humans.compute(), HUMAN_BASELINES, False, item=item, annotator=annotator,
+                label=label,
+            )
+
+    def replicates(self, item_counts, annotator_counts):
+        if annotator_counts is not None:
+            raise ValueError("versus resamples items only")
+        weights = (
+            np.ones((1, self.n_items)) if item_counts is None
+            else np.asarray(item_counts, np.float64)
+        )
+        # counts are exact: integers far below 2**53
+        tables = np.rint(weights @ self.table)
+        exemplar = []
+        for values, defined in self.item_values:
+            total = weights @ defined
+            with np.errstate(divide="ignore", invalid="ignore"):
+                exemplar.append(np.where(total > 0, (weights @ values) / total, np.nan))
+        human = None if self.human is None else self.human.replicates(item_counts, None)
+        return tables, exemplar, human
+
+    def finish(self, batches) -> xr.Dataset:
+        tables = np.concatenate([b[0] for b in batches])
+        R = len(tables)
+        dims = (_bootstrap.RESAMPLE_DIM, *self.template.dims)
+        by_label = xr.DataArray(
+            tables.reshape((R,) + self.template.shape), dims=dims,
+            coords=self.template.coords,
+        )
+        pooled = by_label.sum(self.label)
+        per_mode = []
+        for m, mode in enumerate(self.modes):
+            exemplar = np.concatenate([b[1][m] for b in batches])
+            exemplar = xr.DataArray(
+                exemplar.reshape((R,) + self.measure_template.shape),
+                dims=(_bootstrap.RESAMPLE_DIM, *self.measure_template.dims),
+                coords=self.measure_template.coords,
+            )
+            per_mode.append(_assemble(by_label, pooled, exemplar, mode, self.label))
+        if len(self.modes) == 1:
+            label_measures, averaged = per_mode[0]
+        else:
+            label_measures, averaged = (
+                xr.concat([p[k] for p in per_mode], dim="abstain", coords="minimal")
+                .assign_coords(abstain=self.modes)
+                for k in range(2)
+            )
+        data = {"label_coverage": _coverage(by_label), "coverage": _coverage(pooled)}
+        for name in MEASURES:
+            data["label_" + name] = label_measures.sel(measure=name, drop=True)
+            data[name] = averaged.sel(measure=name, drop=True)
+        if self.human is not None:
+            human = self.human.finish([b[2] for b in batches])
+            data["human_agreement"] = human.agreement
+            data["human_label_agreement"] = human.label_agreement
+        return xr.Dataset(data).assign_coords({_bootstrap.RESAMPLE_DIM: np.arange(R)})

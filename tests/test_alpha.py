@@ -655,3 +655,259 @@ def test_numbers_in_object_array():
         expected = float(as_ratings(x).agreement.alpha(metric).alpha)
         assert float(as_ratings(objects).agreement.alpha(metric).alpha) == pytest.approx(
             expected, abs=1e-14)
+
+
+# --- analytic standard errors against irrCAC (Gwet 2014) ---------------------------------
+
+
+def irrcac_krippendorff(x, weights, categories=None, **options):
+    import pandas as pd
+    from irrCAC.raw import CAC
+
+    used = sorted(set(x[~np.isnan(x)].tolist())) if categories is None else categories
+    # categories passed explicitly: irrCAC otherwise counts NaN as a category
+    return CAC(pd.DataFrame(x), weights=weights, categories=used, digits=15,
+               **options).krippendorff()["est"]
+
+
+def krippendorff_ordinal_weights(x):
+    """Agreement weights 1 - delta / max delta of Krippendorff's rank metric, from the
+    pairable value frequencies, by its sum-over-ranks definition."""
+    pairable = (~np.isnan(x)).sum(axis=1) >= 2
+    pooled = x[pairable][~np.isnan(x[pairable])]
+    ranked = sorted(set(x[~np.isnan(x)].tolist()))
+    frequency = [float((pooled == v).sum()) for v in ranked]
+    q = len(ranked)
+    delta = np.zeros((q, q))
+    for c in range(q):
+        for k in range(q):
+            lo, hi = min(c, k), max(c, k)
+            delta[c, k] = (sum(frequency[lo:hi + 1]) - (frequency[c] + frequency[k]) / 2) ** 2
+    return 1 - delta / delta.max()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("metric, weights", [("nominal", "identity"),
+                                             ("interval", "quadratic"),
+                                             ("ratio", "ratio"), ("ordinal", None)])
+def test_standard_error_matches_irrcac(seed, metric, weights):
+    """Gwet's variance of alpha: irrCAC's quadratic weights are the interval metric, its
+    ratio weights the ratio metric (both up to a scale alpha does not see). irrCAC's own
+    "ordinal" weights are not Krippendorff's rank metric, so the ordinal case passes
+    Krippendorff's weights to irrCAC as a matrix."""
+    x = random_ratings(seed, [1, 2, 3, 5, 8], n_items=25, n_annotators=4, missing=0.3)
+    if weights is None:
+        weights = krippendorff_ordinal_weights(x)
+    peer = irrcac_krippendorff(x, weights, confidence_level=0.9)
+    result = as_ratings(x).agreement.alpha(metric, confidence=0.9)
+    assert float(result.alpha) == pytest.approx(peer["coefficient_value"], abs=1e-9)
+    assert float(result.se) == pytest.approx(peer["se"], abs=1e-9)
+    lower, upper = peer["confidence_interval"]
+    assert float(result.ci_lower) == pytest.approx(lower, abs=1e-9)
+    assert float(result.ci_upper) == pytest.approx(upper, abs=1e-9)
+    for var in ("se", "ci_lower", "ci_upper"):
+        assert {"long_name", "description", "symbol"} <= set(result[var].attrs)
+
+
+def test_standard_error_population_size_strings_and_extra_dims():
+    """The finite-population factor (irrCAC's N), string categories, items with a single
+    rating (rated, not pairable: irrCAC's sampling fraction counts them) and one value per
+    round of an extra dim."""
+    x = random_ratings(4, [1, 2, 3], n_items=30, n_annotators=3, missing=0.35)
+    y = random_ratings(5, [1, 2, 3], n_items=30, n_annotators=3, missing=0.2)
+    names = np.array(["low", "mid", "high"], dtype=object)
+    as_strings = np.where(np.isnan(x), None, names[np.nan_to_num(x).astype(int) - 1])
+    strings = as_ratings(as_strings)
+    result = strings.agreement.alpha("nominal", population_size=80)
+    peer = irrcac_krippendorff(x, "identity", N=80)
+    assert float(result.se) == pytest.approx(peer["se"], abs=1e-9)
+    both = xr.concat([as_ratings(x), as_ratings(y)], dim="round")
+    per_round = both.agreement.alpha("interval")
+    for r, data in enumerate([x, y]):
+        assert float(per_round.se[r]) == pytest.approx(
+            irrcac_krippendorff(data, "quadratic")["se"], abs=1e-9)
+
+
+def test_standard_error_undefined_and_bad_options():
+    one_item = as_ratings(np.array([[1.0, 2.0, np.nan], [np.nan, 3.0, np.nan]]))
+    result = one_item.agreement.alpha("interval")
+    assert np.isfinite(float(result.alpha)) and np.isnan(float(result.se))
+    constant = as_ratings(np.ones((5, 3)))
+    result = constant.agreement.alpha("nominal")
+    assert np.isnan(float(result.se)) and np.isnan(float(result.ci_upper))
+    with pytest.raises(ValueError, match="confidence"):
+        constant.agreement.alpha("nominal", confidence=95)
+    with pytest.raises(ValueError, match="population_size"):
+        constant.agreement.alpha("nominal", population_size=2)
+    with pytest.raises(ValueError, match="ci is the confidence level"):
+        constant.agreement.alpha("nominal", ci=1.5)
+
+
+# --- bootstrap intervals -------------------------------------------------------------------
+
+
+def resampled_alphas(da, metric, seed, n_resamples, unit, **keywords):
+    """alpha recomputed on arrays resampled explicitly with NumPy's draws (annotators first
+    for the two-way bootstrap, as documented in xr_agreement.bootstrap)."""
+    rng = np.random.default_rng(seed)
+    n_items, n_annotators = da.sizes["item"], da.sizes["annotator"]
+    annotators = items = None
+    if unit in ("annotator", "both"):
+        annotators = rng.integers(0, n_annotators, (n_resamples, n_annotators))
+    if unit in ("item", "both"):
+        items = rng.integers(0, n_items, (n_resamples, n_items))
+    out = []
+    for r in range(n_resamples):
+        selection = {}
+        if items is not None:
+            selection["item"] = items[r]
+        if annotators is not None:
+            selection["annotator"] = annotators[r]
+        resampled = da.isel(selection)
+        # fresh coordinates: an annotator drawn twice is two raters
+        resampled = resampled.assign_coords({d: np.arange(resampled.sizes[d])
+                                             for d in selection})
+        out.append(float(xr_agreement.alpha(resampled, metric, **keywords).alpha))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("metric, unit", [("nominal", "item"), ("ordinal", "item"),
+                                          ("interval", "annotator"), ("ratio", "both"),
+                                          ("ordinal", "both")])
+def test_bootstrap_replicates_are_alpha_of_resampled_arrays(metric, unit):
+    da = as_ratings(random_ratings(7, [1, 2, 3, 4, 6], n_items=30, n_annotators=4,
+                                   missing=0.2))
+    result = da.agreement.alpha(metric, ci=0.9, n_resamples=25, resample=unit, seed=11,
+                                return_replicates=True)
+    expected = resampled_alphas(da, metric, 11, 25, unit)
+    np.testing.assert_allclose(result.alpha_replicates.values, expected, rtol=0, atol=1e-12)
+    assert result.attrs["ci_resampling_unit"] == unit
+
+
+def test_bootstrap_recomputed_route_for_label_sets():
+    x = random_sets(3, n_items=15, n_annotators=3, n_labels=4, missing=0.1)
+    da = as_decisions(x)
+    result = da.agreement.alpha("jaccard", ci=0.9, n_resamples=12, seed=2,
+                                return_replicates=True)
+    expected = resampled_alphas(da, "jaccard", 2, 12, "item")
+    np.testing.assert_allclose(result.alpha_replicates.values, expected, rtol=0, atol=1e-12)
+    hamming = da.agreement.alpha("hamming", ci=0.9, n_resamples=12, seed=2)
+    assert hamming.label_alpha_lower.dims == ("label",)
+
+
+def test_bootstrap_reproducible_and_covers_estimate():
+    rng = np.random.default_rng(12)
+    truth = rng.integers(1, 5, (80, 1))
+    x = np.where(rng.random((80, 4)) < 0.8, truth, rng.integers(1, 5, (80, 4))).astype(float)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    da = as_ratings(x)
+    for method in ("percentile", "bca"):
+        first = da.agreement.alpha("ordinal", ci=0.95, n_resamples=200, seed=5, method=method)
+        second = da.agreement.alpha("ordinal", ci=0.95, n_resamples=200, seed=5, method=method)
+        for var in ("alpha", "observed_disagreement", "expected_disagreement"):
+            assert float(first[f"{var}_lower"]) == float(second[f"{var}_lower"])
+            assert float(first[f"{var}_lower"]) < float(first[var])
+            assert float(first[var]) < float(first[f"{var}_upper"])
+        assert first.attrs["ci_method"] == method
+    assert "coincidence_lower" not in first and "se_lower" not in first
+
+
+# --- dask: lazy results ------------------------------------------------------------------
+
+
+def _raising_scheduler(*args, **kwargs):
+    raise RuntimeError("the graph was computed while it was being built")
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval", "ratio", "jaccard",
+                                    "masi", "hamming"])
+def test_dask_lazy_and_equal_to_numpy(metric):
+    """Building the result computes nothing (a scheduler that raises); computed, it equals
+    the numpy result, on uneven item chunks with missing data and an extra dim."""
+    import dask
+    import dask.array
+
+    if metric in ("jaccard", "masi", "hamming"):
+        x = np.stack([random_sets(s, n_items=23, n_annotators=3, n_labels=4, missing=0.15)
+                      for s in (1, 2)])
+        da = xr.DataArray(x, dims=("round", "item", "annotator", "label"),
+                          coords={"round": ["a", "b"], "label": list("wxyz")})
+    else:
+        x = np.stack([random_ratings(s, [1, 2, 3, 5], n_items=23, n_annotators=4)
+                      for s in (1, 2)])
+        da = xr.DataArray(x, dims=("round", "item", "annotator"),
+                          coords={"round": ["a", "b"]})
+    chunked = da.chunk({"item": (5, 11, 7)})
+    with dask.config.set(scheduler=_raising_scheduler):
+        lazy = chunked.agreement.alpha(metric)
+    assert isinstance(lazy.alpha.data, dask.array.Array)
+    computed = lazy.compute()
+    expected = da.agreement.alpha(metric)
+    for var in computed.data_vars:
+        np.testing.assert_allclose(computed[var].values, expected[var].values, rtol=0,
+                                   atol=1e-12, err_msg=var)
+    assert computed.alpha.dims == ("round",)
+    assert list(computed["round"].values) == ["a", "b"]
+
+
+def test_dask_strings_with_declared_order():
+    import dask
+
+    names = np.array(["lo", "mid", "hi"])
+    codes = np.random.default_rng(3).integers(0, 3, (17, 3))
+    da = as_ratings(names[codes])
+    with dask.config.set(scheduler=_raising_scheduler):
+        lazy = da.chunk({"item": 5}).agreement.alpha("ordinal", categories=["lo", "mid", "hi"])
+    expected = da.agreement.alpha("ordinal", categories=["lo", "mid", "hi"])
+    for var in ("alpha", "se"):
+        assert float(lazy[var].compute()) == pytest.approx(float(expected[var]), abs=1e-12)
+
+
+def test_dask_bootstrap_same_intervals_as_numpy():
+    da = as_ratings(random_ratings(9, [1, 2, 3], n_items=25, n_annotators=3, missing=0.1))
+    options = {"ci": 0.9, "n_resamples": 30, "seed": 4}
+    on_numpy = da.agreement.alpha("nominal", **options)
+    on_dask = da.chunk({"item": 6}).agreement.alpha("nominal", **options).compute()
+    for var in ("alpha_lower", "alpha_upper", "se"):
+        assert float(on_dask[var]) == pytest.approx(float(on_numpy[var]), abs=1e-12)
+
+
+def test_bootstrap_bca_equals_scipy():
+    """BCa with the item jackknife from coincidence contributions equals
+    scipy.stats.bootstrap on the same resamples, alpha recomputed from scratch."""
+    from scipy import stats
+
+    da = as_ratings(random_ratings(13, [1, 2, 3, 4], n_items=20, n_annotators=3,
+                                   missing=0.15))
+
+    def statistic(indices):
+        indices = np.asarray(indices, dtype=np.int64)
+        resampled = da.isel(item=indices).assign_coords(item=np.arange(indices.size))
+        return float(xr_agreement.alpha(resampled, "ordinal").alpha)
+
+    peer = stats.bootstrap((np.arange(20),), statistic, n_resamples=60, method="BCa",
+                           confidence_level=0.9, vectorized=False,
+                           random_state=np.random.default_rng(8))
+    ours = da.agreement.alpha("ordinal", ci=0.9, n_resamples=60, method="bca", seed=8)
+    assert float(ours.alpha_lower) == pytest.approx(peer.confidence_interval.low, abs=1e-9)
+    assert float(ours.alpha_upper) == pytest.approx(peer.confidence_interval.high, abs=1e-9)
+
+
+def test_bootstrap_extra_dim_items_drawn_jointly():
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 5, (2, 20, 3)).astype(float)
+    x[rng.random(x.shape) < 0.2] = np.nan
+    da = xr.DataArray(x, dims=("round", "item", "annotator"), coords={"round": ["a", "b"]})
+    result = da.agreement.alpha("ordinal", ci=0.9, n_resamples=10, seed=1,
+                                return_replicates=True)
+    indices = np.random.default_rng(1).integers(0, 20, (10, 20))
+    for r, chosen in enumerate(indices):
+        resampled = da.isel(item=chosen).assign_coords(item=np.arange(20))
+        for g, name in enumerate(["a", "b"]):
+            expected = ordinal_oracle_alpha(resampled.sel(round=name).values)
+            got = float(result.alpha_replicates.sel(resample=r, round=name))
+            assert got == pytest.approx(expected, abs=1e-12)
+
+
+def ordinal_oracle_alpha(values):
+    return oracle(units_of(values), ordinal_given())[0]

@@ -106,7 +106,8 @@ def chunked_cases(draw):
     k = draw(st.integers(1, 4))
     extra = draw(st.sampled_from([None, 1, 2, 3]))
     missing = draw(st.sampled_from([0.0, 0.0, 0.2, 0.6]))
-    dtype = np.float64 if missing else draw(st.sampled_from([np.float64, np.bool_, np.uint8, np.int64]))
+    dtypes = [np.float64, np.bool_, np.uint8, np.int64]
+    dtype = np.float64 if missing else draw(st.sampled_from(dtypes))
     prevalence = draw(st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]))
     seed = draw(st.integers(0, 2**32 - 1))
     shape = (N, n, k) if extra is None else (extra, N, n, k)
@@ -189,7 +190,8 @@ def test_graph_has_one_named_counting_task_per_block():
         lazy = xr_agreement.mla(da)
     graph = dict(lazy.__dask_graph__())
     prefixes = {key_split(key) for key in graph}
-    assert {"hamming-counts", "label-counts", "item-counts", "label-counts-sum-aggregate"} <= prefixes
+    named = {"hamming-counts", "label-counts", "item-counts", "label-counts-sum-aggregate"}
+    assert named <= prefixes
     counting = [key for key in graph if key_split(key) == "hamming-counts"]
     assert len(counting) == 2 * 3  # round blocks x item blocks
     for key in counting:

@@ -9,10 +9,15 @@ are in test_kappa_peers.py.
 """
 
 import itertools
+from contextlib import contextmanager
 
+import dask
+import dask.array
 import numpy as np
 import pytest
 import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import xr_agreement
 from xr_agreement import kappa
@@ -562,3 +567,226 @@ def test_dask_input_gives_the_numpy_result():
             eager = getattr(xr_agreement, name)(da)
             chunked = getattr(xr_agreement, name)(da.chunk({"item": 7}))
             xr.testing.assert_allclose(eager, chunked)
+
+
+# --------------------------------------------------------------------------- bootstrap (issue 5)
+
+
+def missing_ratings(rng, n_items=25, n_annotators=4, n_cats=3, missing=0.2):
+    values = rng.integers(0, n_cats, size=(n_items, n_annotators)).astype(float)
+    values[rng.random(values.shape) < missing] = np.nan
+    return xr.DataArray(
+        values,
+        dims=("item", "annotator"),
+        coords={
+            "item": [f"i{i}" for i in range(n_items)],
+            "annotator": list("ABCDEFG"[:n_annotators]),
+        },
+    )
+
+
+def missing_decisions(rng, n_items=25, n_annotators=3, n_labels=3, missing=0.15):
+    values = (rng.random((n_items, n_annotators, n_labels)) < 0.4).astype(float)
+    values[rng.random(values.shape) < missing] = np.nan
+    return xr.DataArray(values, dims=("item", "annotator", "label"),
+                        coords={"label": ["x", "y", "z"]})
+
+
+def explicit_resamples(seed, n_items, n_annotators, n_resamples, unit):
+    """Item and annotator index arrays drawn as bootstrap.py documents: annotators first
+    (for "annotator" and "both"), then items, each as rng.integers(0, size, (R, size))."""
+    rng = np.random.default_rng(seed)
+    annotators = items = None
+    if unit in ("annotator", "both"):
+        annotators = rng.integers(0, n_annotators, (n_resamples, n_annotators))
+    if unit in ("item", "both"):
+        items = rng.integers(0, n_items, (n_resamples, n_items))
+    return items, annotators
+
+
+@pytest.mark.parametrize("name", GWET_FAMILY + ["cohen"])
+@pytest.mark.parametrize("unit", ["item", "annotator", "both"])
+def test_bootstrap_replicates_are_the_coefficient_on_resampled_arrays(name, unit):
+    rng = np.random.default_rng(len(name) + 7 * len(unit))
+    function = getattr(xr_agreement, name)
+    for da, categories in (
+        (missing_ratings(rng, n_items=15), [0.0, 1.0, 2.0]),
+        (missing_decisions(rng, n_items=15), None),
+    ):
+        R = 4
+        out = function(da, categories=categories, ci=0.9, n_resamples=R, seed=11,
+                       resample=unit, return_replicates=True)
+        items, annotators = explicit_resamples(11, da.sizes["item"], da.sizes["annotator"], R, unit)
+        checked = ["coefficient", "observed", "expected", "category_coefficient"]
+        if name == "cohen" and unit != "item":
+            checked = ["mean_coefficient"]
+        for r in range(R):
+            selection = {}
+            if items is not None:
+                selection["item"] = items[r]
+            if annotators is not None:
+                selection["annotator"] = annotators[r]
+            resampled = da.isel(selection)
+            # copies of an annotator are distinct raters: fresh coordinates
+            resampled = resampled.assign_coords(
+                {dim: np.arange(resampled.sizes[dim]) for dim in selection}
+            )
+            expected = function(resampled, categories=categories)
+            for var in checked:
+                got = out[f"{var}_replicates"].isel(resample=r)
+                np.testing.assert_allclose(
+                    got.values, expected[var].values, rtol=1e-12, atol=1e-12,
+                    err_msg=f"{name} {unit} replicate {r} {var}",
+                )
+
+
+def test_bootstrap_names_do_not_collide_with_the_analytic_interval():
+    ratings = seed_ratings()
+    out = xr_agreement.gwet(ratings, ci=0.9, n_resamples=40, seed=1, method="bca")
+    analytic = xr_agreement.gwet(ratings)
+    # the analytic limits are untouched; bootstrap bounds sit beside them
+    for var in ("ci_lower", "ci_upper", "se"):
+        assert float(out[var]) == float(analytic[var])
+    for var in ("coefficient", "observed", "expected", "category_coefficient"):
+        assert out[f"{var}_lower"].dims == out[var].dims
+        assert {"long_name", "symbol", "description"} <= set(out[f"{var}_lower"].attrs)
+    assert not {"se_lower", "ci_lower_lower", "ci_upper_upper", "category_se_lower"} & set(out)
+    assert out.attrs["ci_level"] == 0.9 and out.attrs["confidence"] == 0.95
+    assert out.attrs["ci_method"] == "bca" and out.attrs["ci_resampling_unit"] == "item"
+    with pytest.raises(ValueError, match="ci is the confidence level"):
+        xr_agreement.fleiss(ratings, ci=95)
+    with pytest.raises(ValueError, match="resample must be one of"):
+        xr_agreement.cohen(ratings, ci=0.9, resample="rater")
+
+
+@pytest.mark.parametrize(
+    "name, unit, method",
+    [
+        ("fleiss", "both", "bca"),
+        ("conger", "annotator", "percentile"),
+        ("cohen", "item", "percentile"),
+    ],
+)
+def test_same_seed_same_intervals_on_numpy_and_dask(name, unit, method):
+    rng = np.random.default_rng(3)
+    da = missing_ratings(rng, n_items=20)
+    function = getattr(xr_agreement, name)
+    kwargs = {"ci": 0.9, "n_resamples": 10, "resample": unit, "method": method}
+    first = function(da, seed=5, **kwargs)
+    again = function(da, seed=np.random.default_rng(5), **kwargs)
+    chunked = function(da.chunk({"item": 7}), seed=5, **kwargs).compute()
+    other = function(da, seed=6, **kwargs)
+    bounds = [v for v in first.data_vars if v.endswith(("_lower", "_upper")) and "ci_" not in v]
+    assert bounds
+    for var in bounds:
+        np.testing.assert_array_equal(first[var].values, again[var].values)
+        np.testing.assert_array_equal(first[var].values, chunked[var].values)
+    assert any(
+        not np.array_equal(first[v].values, other[v].values, equal_nan=True) for v in bounds
+    )
+
+
+def test_bootstrap_se_is_close_to_the_analytic_se():
+    """The spread of 400 item replicates against Gwet's linearized standard error (and
+    Cohen's ASE) on 400 items (4 annotators, 3 categories, 10% missing). The ratio's Monte
+    Carlo error is about 1 / sqrt(2 * 400) = 3.5%; the tolerance is 15%."""
+    rng = np.random.default_rng(0)
+    N, n, q = 400, 4, 3
+    latent = rng.integers(0, q, N)
+    values = np.where(rng.random((N, n)) < 0.6, latent[:, None], rng.integers(0, q, (N, n)))
+    values = values.astype(float)
+    values[rng.random((N, n)) < 0.1] = np.nan
+    da = xr.DataArray(values, dims=("item", "annotator"))
+    for name in GWET_FAMILY:
+        out = getattr(xr_agreement, name)(da, ci=0.95, n_resamples=400, seed=1,
+                                          return_replicates=True)
+        spread = float(out.coefficient_replicates.std("resample", ddof=1))
+        ratio = spread / float(out.se)
+        assert abs(ratio - 1) < 0.15, f"{name}: bootstrap sd / analytic se = {ratio:.3f}"
+    # Cohen's kappa of each distinct pair against the Fleiss-Cohen-Everitt ASE
+    out = xr_agreement.cohen(da, ci=0.95, n_resamples=400, seed=1, return_replicates=True)
+    spread = out.coefficient_replicates.std("resample", ddof=1)
+    for a, b in itertools.combinations(range(n), 2):
+        ratio = float(spread[a, b]) / float(out.se[a, b])
+        assert abs(ratio - 1) < 0.15, f"cohen pair {a, b}: bootstrap sd / ASE = {ratio:.3f}"
+
+
+# --------------------------------------------------------------------------- dask (issue 6)
+
+
+@contextmanager
+def raise_if_dask_computes():
+    """Any compute inside the block fails (as xarray's and flox's tests check laziness)."""
+
+    def scheduler(dsk, keys, **kwargs):
+        raise AssertionError("dask computed while the graph was being built")
+
+    with dask.config.set(scheduler=scheduler):
+        yield
+
+
+@st.composite
+def chunked_case(draw):
+    n_items = draw(st.integers(3, 24))
+    cuts = sorted(draw(st.sets(st.integers(1, n_items - 1), max_size=4))) if n_items > 1 else []
+    chunks = tuple(np.diff([0, *cuts, n_items]).tolist())
+    seed = draw(st.integers(0, 2**16))
+    multi_label = draw(st.booleans())
+    extra = draw(st.booleans())
+    missing = draw(st.sampled_from([0.0, 0.25]))
+    name = draw(st.sampled_from(GWET_FAMILY + ["cohen"]))
+    return n_items, chunks, seed, multi_label, extra, missing, name
+
+
+@settings(max_examples=12, deadline=None)
+@given(chunked_case())
+def test_lazy_and_dask_equals_numpy_on_uneven_chunks(case):
+    n_items, chunks, seed, multi_label, extra, missing, name = case
+    rng = np.random.default_rng(seed)
+    if multi_label:
+        da = missing_decisions(rng, n_items=n_items, missing=missing)
+        categories = None
+    else:
+        da = missing_ratings(rng, n_items=n_items, missing=missing)
+        categories = [0.0, 1.0, 2.0]
+    if extra:
+        reversed_items = da.isel(item=slice(None, None, -1))
+        reversed_items = reversed_items.assign_coords(item=da["item"].values)
+        da = xr.concat([da, reversed_items], dim="round").assign_coords(round=["a", "b"])
+    lazy_input = da.chunk({"item": chunks, **({"round": 1} if extra else {})})
+    function = getattr(xr_agreement, name)
+    with raise_if_dask_computes():
+        lazy = function(lazy_input, categories=categories)
+    for var, value in lazy.data_vars.items():
+        assert isinstance(value.data, dask.array.Array), f"{name}: {var} is not lazy"
+    eager = function(da, categories=categories)
+    computed = lazy.compute()
+    xr.testing.assert_allclose(eager, computed, rtol=1e-12, atol=1e-12)
+    for var in eager.data_vars:
+        assert eager[var].attrs == computed[var].attrs
+    assert eager.attrs == computed.attrs
+
+
+def test_dask_without_declared_categories_and_errors_at_compute_time():
+    rng = np.random.default_rng(8)
+    codes = missing_ratings(rng, n_items=20)
+    words = np.array(["no", "maybe", "yes"], object)[codes.fillna(0).values.astype(int)]
+    ratings = codes.copy(data=np.where(codes.isnull(), None, words))
+    # the category set is computed (documented), the rest stays lazy
+    lazy = xr_agreement.fleiss(ratings.chunk({"item": (3, 9, 8)}))
+    assert isinstance(lazy.coefficient.data, dask.array.Array)
+    xr.testing.assert_allclose(xr_agreement.fleiss(ratings), lazy.compute(), rtol=1e-12, atol=1e-12)
+    # a rating outside declared categories, and a multi-label value other than 0/1/NaN,
+    # are named by their coordinates in the whole array when computed
+    single = ratings.where(ratings != "maybe", "no")
+    single[13, 2] = "maybe"
+    with raise_if_dask_computes():
+        bad = xr_agreement.gwet(single.chunk({"item": 6}), categories=["no", "yes"])
+    with pytest.raises(ValueError, match="'maybe' at item='i13', annotator='C'"):
+        bad.compute()
+    decisions = missing_decisions(rng, n_items=12)
+    decisions[9, 1, 2] = 3
+    with raise_if_dask_computes():
+        bad = xr_agreement.fleiss(decisions.chunk({"item": 5}))
+    with pytest.raises(ValueError, match="found 3.0 at item=9, annotator=1, label='z'"):
+        bad.compute()

@@ -33,6 +33,12 @@ How each distance is computed without looping over all pairs of values:
   their frequencies. Raw annotations are never compared pairwise across items;
 - Hamming: additive over labels, from the per-label counts of
   :func:`xr_agreement._stats.hamming_counts` (missing cells allowed).
+
+Uncertainty: single-label results carry Gwet's (2014) analytic standard error, from three
+numbers per item (m_i, the within-item distance sum and sum_a sum_k n_k delta(c_a, k); one
+kernel pass, see :func:`_gwet_alpha_variance`); ``ci=`` adds bootstrap intervals through
+:mod:`xr_agreement.bootstrap`, from per-item coincidence contributions where the number of
+distinct values allows.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from ._validate import (
     check_dims,
     describe_position,
 )
+from .kappa import _check_confidence, _check_population
 
 SINGLE_LABEL_METRICS = {
     "nominal": "0 if the two values are equal, else 1",
@@ -114,6 +121,25 @@ VARIABLES = {
         ("mean distance over all ordered pairs of distinct pairable values (drawn without "
         "replacement): (1 / (n.. (n.. - 1))) sum_{c, k} n_c n_k delta_ck, with n_c (n_c - 1) "
         "pairs on the diagonal"),
+    ),
+    "se": (
+        "standard error",
+        "se",
+        ("Gwet's (2014) analytic standard error of alpha conditional on the annotators, from "
+        "his linearized per-item terms over the pairable items (distances held fixed: for "
+        "'ordinal' the ranks of the observed frequencies); times sqrt(1 - n / "
+        "population_size) when a population size is given; NaN with alpha or with fewer "
+        "than 2 pairable items"),
+    ),
+    "ci_lower": (
+        "lower confidence limit",
+        "CI_lo",
+        "alpha - t(n - 1) quantile * se, n the pairable items (Gwet's t-based interval)",
+    ),
+    "ci_upper": (
+        "upper confidence limit",
+        "CI_hi",
+        "alpha + t(n - 1) quantile * se, capped at 1",
     ),
     "n_pairable_values": (
         "pairable values",
@@ -186,6 +212,15 @@ def alpha(
     annotator: str = "annotator",
     label: str | None = "label",
     categories=None,
+    confidence: float = 0.95,
+    population_size=None,
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    resample: str = "item",
+    method: str = "percentile",
+    seed=None,
+    return_replicates: bool = False,
+    progress: bool | None = None,
 ) -> xr.Dataset:
     """Krippendorff's alpha with missing data, on single-label ratings or label sets.
 
@@ -210,6 +245,30 @@ def alpha(
         Single-label only: the declared values, in rank order for "ordinal" (required there
         for strings). Declared values that nobody used are kept in the coincidence matrix
         and change nothing else.
+    confidence : float in (0, 1), default 0.95
+        Level of the analytic confidence limits ``ci_lower``/``ci_upper`` (single-label).
+    population_size : int, optional
+        Number of items in the population, for the finite-population factor of ``se``.
+    ci : float, optional
+        Confidence level of bootstrap intervals: ``alpha``, ``observed_disagreement`` and
+        ``expected_disagreement`` (for "hamming" also the label-level ``label_alpha``,
+        ``label_observed_disagreement``, ``label_expected_disagreement``,
+        ``label_weight``) gain ``V_lower`` and ``V_upper``; the attrs record
+        ``ci_level``, ``ci_method``, ``ci_n_resamples``, ``ci_resampling_unit``. See
+        :mod:`xr_agreement.bootstrap` for the semantics.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    resample : {"item", "annotator", "both"}, default "item"
+        The resampled unit; an annotator drawn twice counts as two raters (their pair
+        is compared like any other). Expected disagreement, the ordinal ranks and the
+        pairable values are recomputed in every replicate.
+    method : {"percentile", "bca"}, default "percentile"
+    seed : int or numpy.random.Generator, optional
+        The same seed gives the same intervals on numpy and dask input.
+    return_replicates : bool, default False
+        Add ``V_replicates`` with a ``resample`` dim for each interval variable.
+    progress : bool, optional
+        A tqdm progress bar; by default only in interactive sessions.
 
     Returns
     -------
@@ -220,8 +279,10 @@ def alpha(
         ``category``, ``paired_category``) and ``category_pairable_values``; for label sets
         the categories are ``frozenset`` values. For "hamming" also ``label_alpha``,
         ``label_observed_disagreement``, ``label_expected_disagreement``,
-        ``label_weight`` and ``label_pairable_values`` over ``label``. Each variable has
-        ``long_name``, ``description`` and ``symbol`` attrs.
+        ``label_weight`` and ``label_pairable_values`` over ``label``. For single-label
+        metrics also ``se``, ``ci_lower`` and ``ci_upper`` (Gwet's analytic standard
+        error and t-based limits, see Notes). Each variable has ``long_name``,
+        ``description`` and ``symbol`` attrs.
 
     Raises
     ------
@@ -256,7 +317,27 @@ def alpha(
     ``alpha_hamming`` it equals). The set metrics compare whole label sets: an annotation is
     either complete or entirely missing (all labels NaN).
 
-    Single-label and set metrics load the data into memory; "hamming" stays lazy on dask.
+    Standard errors (single-label metrics) follow Gwet (2014, ch. 6) and irrCAC's
+    ``krippendorff()``: the variance conditional on the annotators from linearized
+    per-item terms over the pairable items, ``n - 1`` degrees of freedom for the t limits
+    (the upper one capped at 1), the finite-population factor ``1 - n_rated /
+    population_size``; as for :func:`xr_agreement.fleiss`. Gwet writes alpha with agreement
+    weights; irrCAC's "identity", "quadratic" and "ratio" weights are the nominal, interval
+    and ratio metrics (equal standard errors). irrCAC's "ordinal" weights use rank
+    distances of the categories, not Krippendorff's frequency-based rank metric: here
+    "ordinal" is Gwet's variance with Krippendorff's distances taken as fixed (the ranks of
+    the observed frequencies; their sampling variation is not propagated), which equals
+    irrCAC given these distances as a weight matrix. Callables get the same treatment.
+
+    Bootstrap: single-label metrics with a modest number of distinct values resample
+    per-item coincidence contributions (a matrix product per batch of replicates); label
+    sets, "hamming" and many distinct values recompute :func:`alpha` on each resampled
+    array (slow for large data).
+
+    Dask: "hamming" is computed from per-chunk additive counts. The single-label and set
+    metrics give a lazy result whose one task gathers the whole array when computed (not
+    chunk by chunk: the memory of the numpy path) and omit the data-sized ``coincidence``
+    and ``category_pairable_values``; invalid values are then reported at compute time.
 
     Examples
     --------
@@ -273,6 +354,11 @@ def alpha(
     0.578182
     >>> result.coincidence.sel(category="P").values
     array([ 1.,  3., 11.])
+
+    Gwet's standard error and 95% limits (irrCAC prints 0.18508, (0.15951, 0.99685)):
+
+    >>> [round(float(result[v]), 5) for v in ("se", "ci_lower", "ci_upper")]
+    [0.18508, 0.15951, 0.99685]
 
     Label sets of the MLA paper's worked example:
 
@@ -291,6 +377,14 @@ def alpha(
         check_dims(da, item=item, annotator=annotator)
     check_annotators(da, annotator)
     name = _metric_name(metric, multi_label, label)
+    _check_confidence(confidence)
+    _check_population(population_size, da.sizes[item])
+    if ci is not None:
+        from . import bootstrap as _bootstrap
+
+        ci, n_resamples, resample, method = _bootstrap.check_options(
+            ci, n_resamples, resample, method, seed, progress
+        )
     if multi_label:
         if categories is not None:
             raise ValueError("categories= applies to single-label ratings; this array has the "
@@ -299,9 +393,14 @@ def alpha(
         if name == "hamming":
             result = _hamming_alpha(da, item, annotator, label)
         else:
-            result = _set_alpha(da, metric, name, item, annotator, label)
+            result = _maybe_lazy(lambda d: _set_alpha(d, metric, name, item, annotator, label),
+                                 da, item, f"alpha-{name}")
     else:
-        result = _single_label_alpha(da, metric, name, item, annotator, categories)
+        result = _maybe_lazy(
+            lambda d: _single_label_alpha(d, metric, name, item, annotator, categories,
+                                          confidence, population_size),
+            da, item, f"alpha-{name}",
+            filler=None if categories is None else next(iter(categories)))
     for var, (long_name, symbol, description) in VARIABLES.items():
         if var in result:
             if name == "hamming":
@@ -319,9 +418,60 @@ def alpha(
         "missing_data": "missing ratings left out; items with fewer than 2 ratings are not "
         "pairable (Krippendorff's pairable values)",
         "reference": "Krippendorff, Content Analysis (2004/2019), ch. 12; Passonneau (2006) "
-        "for MASI",
+        "for MASI; Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., for se",
     }
-    return result
+    if "se" in result:
+        result.attrs["confidence"] = confidence
+    if ci is None:
+        return result
+    return _bootstrap_intervals(
+        da, result, metric, name, multi_label,
+        item=item, annotator=annotator, label=label, categories=categories, ci=ci,
+        n_resamples=n_resamples, resample=resample, method=method, seed=seed,
+        return_replicates=return_replicates, progress=progress,
+    )
+
+
+def _maybe_lazy(compute, da: xr.DataArray, item: str, task_name: str,
+                filler=None) -> xr.Dataset:
+    """``compute(da)``; on dask input a lazy Dataset of the same variables.
+
+    The graph has one task that receives the whole array (dask gathers its chunks) and
+    computes every output; building it computes nothing. The output structure comes from
+    ``compute`` on a one-item stand-in of the input's dtype (which also runs the dtype
+    checks). Variables whose size depends on the data (the coincidence matrix and the
+    per-category counts: the categories are only known from the values) are left out.
+    """
+    from ._stats import _is_dask
+
+    if not _is_dask(da.data):
+        return compute(da)
+    import dask
+    import dask.array
+
+    stand_in = da.isel({item: [0]})
+    kind = da.dtype.kind
+    if filler is None:  # else a declared category, valid whatever the metric
+        filler = None if kind == "O" else (np.zeros((), da.dtype) if kind in "biuf" else "")
+    stand_in = stand_in.copy(data=np.full(stand_in.shape, filler, dtype=da.dtype))
+    template = compute(stand_in)
+    roles = set(stand_in.dims) - set(template["alpha"].dims)
+    variables = [v for v in template.data_vars
+                 if set(template[v].dims) == set(template["alpha"].dims)]
+    dims, coords = da.dims, {k: v.variable for k, v in da.coords.items()}
+
+    def run(values):
+        result = compute(xr.DataArray(values, dims=dims, coords=coords))
+        return {v: result[v].transpose(*template[v].dims).values for v in variables}
+
+    token = dask.base.tokenize(da.data, task_name, sorted(roles))
+    outputs = dask.delayed(run, pure=True)(da.data, dask_key_name=f"{task_name}-{token}")
+    lazy = {
+        v: (template[v].dims, dask.array.from_delayed(outputs[v], template[v].shape,
+                                                       dtype=template[v].dtype))
+        for v in variables
+    }
+    return xr.Dataset(lazy, coords=template[variables].coords)
 
 
 def _metric_name(metric, multi_label: bool, label) -> str:
@@ -581,7 +731,8 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _single_label_alpha(da, metric, name, item, annotator, categories):
+def _single_label_alpha(da, metric, name, item, annotator, categories, confidence=0.95,
+                        population_size=None):
     extra, coords = _extra_frame(da, (item, annotator))
     ordered = da.transpose(*extra, item, annotator)
     shape = tuple(ordered.sizes[d] for d in extra)
@@ -629,8 +780,11 @@ def _single_label_alpha(da, metric, name, item, annotator, categories):
         else:
             observed_sum, expected_sum = _pair_sums(ratings, counts, _kernels.DELTA_RATIO,
                                                     numbers=numbers)
-        return _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
-                       extra, shape, coords)
+        result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
+                         extra, shape, coords)
+        scores = numbers if name == "interval" else None
+        return _with_standard_errors(result, ratings, counts, name, metric, numbers, scores,
+                                     confidence, population_size)
     category_coord = np.asarray(ratings.categories)
     if integral:  # the input's dtype, like encode_ratings
         category_coord = category_coord.astype(ordered.dtype if kind in "iuf" else np.int64)
@@ -640,7 +794,280 @@ def _single_label_alpha(da, metric, name, item, annotator, categories):
         # the integer path counts a whole range of values: keep those that occur
         seen = counts.seen.sum(axis=0) > 0
         result = result.isel(category=seen, paired_category=seen)
-    return result
+    return _with_standard_errors(result, ratings, counts, name, metric, None, None, confidence,
+                                 population_size)
+
+
+# --- analytic standard errors (Gwet 2014) ----------------------------------------------
+
+
+def _distance_rows(ratings: _Ratings, counts: _Counts, name, metric, numbers, scores):
+    """The kernel's distance id and arrays, and ``rows[g, c] = sum_k n_k delta(c, k)``
+    over the pairable values of group ``g``."""
+    value_counts = counts.value_counts.astype(np.float64)
+    G, V = value_counts.shape
+    delta, no_numbers = _EMPTY_DELTA, _EMPTY_NUMBERS
+    no_scores = np.zeros((1, 1))
+    total = value_counts.sum(axis=1, keepdims=True)
+    if name == "nominal":
+        return _kernels.DELTA_NOMINAL, delta, no_numbers, no_scores, total - value_counts
+    if name in ("interval", "ordinal"):
+        if name == "ordinal":  # mid-ranks of the pairable frequencies
+            scores = np.cumsum(value_counts, axis=1) - value_counts / 2.0
+        scores = np.ascontiguousarray(np.broadcast_to(scores, (G, V)), dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (value_counts * scores).sum(axis=1, keepdims=True) / total
+        mean = np.nan_to_num(mean)
+        spread = (value_counts * (scores - mean) ** 2).sum(axis=1, keepdims=True)
+        rows = total * (scores - mean) ** 2 + spread
+        return _kernels.DELTA_SQUARED_SCORES, delta, no_numbers, scores, rows
+    if name == "ratio":
+        rows = np.zeros((G, V))
+        for start in range(0, V, 256):  # (256, V) distances at a time
+            left = numbers[start:start + 256, None]
+            sums = left + numbers[None, :]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                block = np.where(sums > 0, ((left - numbers[None, :]) / sums) ** 2, 0.0)
+            rows[:, start:start + 256] = value_counts @ block.T
+        return _kernels.DELTA_RATIO, delta, np.ascontiguousarray(numbers, np.float64), \
+            no_scores, rows
+    delta = _callable_delta(metric, [_plain(v) for v in ratings.categories])
+    return _kernels.DELTA_MATRIX, delta, no_numbers, no_scores, value_counts @ delta.T
+
+
+def _gwet_alpha_variance(terms: np.ndarray, rows, value_counts, rated_items, population_size):
+    """Gwet's (2014, ch. 6) variance of alpha for one group, and its degrees of freedom.
+
+    ``terms`` (N, 3) holds per item m_i, P_i = sum_{a != b} delta and e_i = sum_a rows[c_a].
+    Gwet writes alpha with agreement weights w = 1 - s delta; his linearized per-item terms
+    are free of the scale s, so they are written here with distances only:
+    k_i = 1 + ((m_i - m̄)(1 - 1/n..) D_o - P_i / (m_i - 1)) / (m̄ T'),
+    alpha' = 1 - D_o / T', e'_i = (m_i - e_i n.. / T) / m̄ and
+    kx_i = k_i - 2 (1 - alpha') e'_i, with T = sum_c n_c rows_c, T' = T / n..**2 and
+    D_o = sum_i P_i / (m_i - 1) / n..; var = (1 - f) sum_i (kx_i - alpha')**2 / (n (n - 1))
+    over the n pairable items, f = rated items / population size."""
+    m, pair_sums, spread = terms[:, 0], terms[:, 1], terms[:, 2]
+    pairable = m >= 2
+    n = int(pairable.sum())
+    if n < 2:
+        return math.nan, n - 1
+    m, pair_sums, spread = m[pairable], pair_sums[pairable], spread[pairable]
+    values = m.sum()
+    mean_m = values / n
+    expected = float((value_counts * rows).sum())
+    if not expected > 0:
+        return math.nan, n - 1
+    scaled_expected = expected / values**2
+    observed = (pair_sums / (m - 1)).sum() / values
+    k_i = 1 + ((m - mean_m) * (1 - 1 / values) * observed - pair_sums / (m - 1)) / (
+        mean_m * scaled_expected)
+    alpha_prime = 1 - observed / scaled_expected
+    expected_i = (m - spread * values / expected) / mean_m
+    linearized = k_i - 2 * (1 - alpha_prime) * expected_i
+    finite = 1.0 if population_size is None else 1 - rated_items / population_size
+    variance = finite * float(((linearized - alpha_prime) ** 2).sum()) / (n * (n - 1))
+    return variance, n - 1
+
+
+def _with_standard_errors(result, ratings, counts, name, metric, numbers, scores, confidence,
+                          population_size):
+    """``result`` with ``se``, ``ci_lower``, ``ci_upper`` (Gwet's t-based limits)."""
+    from scipy import stats  # here, so that ``import xr_agreement`` stays light
+
+    metric_id, delta, numbers, scores, rows = _distance_rows(ratings, counts, name, metric,
+                                                             numbers, scores)
+    terms = _kernels.item_pair_terms(ratings.values, ratings.low, metric_id, delta, numbers,
+                                     scores, np.ascontiguousarray(rows))
+    rated = (terms[..., 0] >= 1).sum(axis=1)
+    G = terms.shape[0]
+    se = np.full(G, np.nan)
+    t = np.full(G, np.nan)
+    for g in range(G):
+        variance, dof = _gwet_alpha_variance(terms[g], rows[g], counts.value_counts[g],
+                                             rated[g], population_size)
+        se[g] = math.sqrt(variance) if variance >= 0 else math.nan
+        if dof >= 1:
+            t[g] = stats.t.ppf(0.5 + confidence / 2, dof)
+    shape = result["alpha"].shape
+    value = result["alpha"].values
+    se = np.where(np.isnan(value), np.nan, se.reshape(shape))
+    t = t.reshape(shape)
+    dims = result["alpha"].dims
+    return result.assign(
+        se=(dims, se),
+        ci_lower=(dims, value - t * se),
+        ci_upper=(dims, np.minimum(value + t * se, 1.0)),
+    )
+
+
+# --- bootstrap intervals ---------------------------------------------------------------
+
+# The coincidence route of the bootstrap keeps an (items x groups * V * V) table of per-item
+# coincidence contributions: used up to this many table entries, else the recomputing route.
+BOOTSTRAP_TABLE_LIMIT = 1 << 24
+INTERVAL_VARIABLES = ("alpha", "observed_disagreement", "expected_disagreement")
+HAMMING_INTERVAL_VARIABLES = INTERVAL_VARIABLES + (
+    "label_alpha", "label_observed_disagreement", "label_expected_disagreement", "label_weight")
+
+
+class CoincidenceStatistic:
+    """Single-label alpha on resamples from per-item coincidence contributions.
+
+    Item ``i`` with category counts ``R_i`` (annotator ``a`` counted ``c_a`` times) adds
+    ``(R_i R_i' - diag R_i) / (m_i - 1)`` to the coincidence matrix, so an item resample's
+    coincidence matrices are the resampling counts ``W`` (R x N) times the (N x V * V) table
+    of these contributions: one matrix product per batch. Every replicate is then finished
+    from its own matrix (margins ``n_c``, and for "ordinal" the mid-ranks of its own
+    frequencies), like :func:`alpha` finishes the full data.
+    """
+
+    def __init__(self, codes, n_values, delta, ordinal, extra, extra_shape, coords):
+        self.codes = codes  # (G, N, n) int64, -1 missing
+        self.n_values = n_values
+        self.delta = delta  # (V, V), ignored for ordinal
+        self.ordinal = ordinal
+        self.extra, self.extra_shape, self.coords = extra, extra_shape, coords
+        self.n_items, self.n_annotators = codes.shape[1:]
+        self._ones = None
+
+    def _table(self, weights):
+        G, N, _ = self.codes.shape
+        V = self.n_values
+        present = self.codes >= 0
+        index = (np.arange(G * N).reshape(G, N, 1) * V + np.where(present, self.codes, 0))
+        counts = np.bincount(index[present], np.broadcast_to(weights, self.codes.shape)[present],
+                             minlength=G * N * V).reshape(G, N, V)
+        m = counts.sum(axis=-1)
+        scale = np.where(m >= 2, 1.0 / np.maximum(m - 1, 1), 0.0)
+        table = counts[..., :, None] * counts[..., None, :]
+        table[..., np.arange(V), np.arange(V)] -= counts
+        table *= scale[..., None, None]
+        return np.ascontiguousarray(table.transpose(1, 0, 2, 3).reshape(N, G * V * V))
+
+    def replicates(self, item_counts, annotator_counts):
+        if annotator_counts is None:
+            if self._ones is None:
+                self._ones = self._table(np.ones(self.n_annotators))
+            table = self._ones
+            if item_counts is None:
+                return table.sum(axis=0)[None, :]
+            return item_counts.astype(np.float64) @ table
+        rows = []
+        for r, weights in enumerate(np.asarray(annotator_counts, np.float64)):
+            table = self._table(weights)
+            rows.append(table.sum(axis=0) if item_counts is None
+                        else item_counts[r].astype(np.float64) @ table)
+        return np.stack(rows)
+
+    def leave_one_out(self, unit: str, batch: int = 4096):
+        from .bootstrap import WeightedStatistic
+
+        if unit == "annotator":
+            yield from WeightedStatistic.leave_one_out(self, unit, 256)
+            return
+        # the totals minus one item's contribution; identical items give identical values
+        self.replicates(None, None)
+        rows, multiplicity = np.unique(self._ones, axis=0, return_counts=True)
+        totals = self._ones.sum(axis=0)
+        for start in range(0, len(rows), batch):
+            values = self.finish([totals - rows[start:start + batch]])
+            yield values, multiplicity[start:start + batch]
+
+    def finish(self, batches) -> xr.Dataset:
+        from .bootstrap import RESAMPLE_DIM
+
+        V = self.n_values
+        coincidence = np.concatenate(batches, axis=0)
+        R = coincidence.shape[0]
+        coincidence = coincidence.reshape((R, -1, V, V))
+        margins = coincidence.sum(axis=-1)
+        # the margins are sums of integers: round away the float error of the weights
+        margins = np.rint(margins)
+        total = margins.sum(axis=-1)
+        if self.ordinal:
+            ranks = np.cumsum(margins, axis=-1) - margins / 2.0
+            delta = (ranks[..., :, None] - ranks[..., None, :]) ** 2
+        else:
+            delta = self.delta
+        observed_sum = (coincidence * delta).sum(axis=(-2, -1))
+        expected_sum = (np.einsum("...c,...ck,...k->...", margins, delta, margins)
+                        - (margins * np.diagonal(delta, axis1=-2, axis2=-1)).sum(axis=-1))
+        enough = total >= 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            observed = np.where(enough, observed_sum / total, np.nan)
+            expected = np.where(enough, expected_sum / (total * (total - 1)), np.nan)
+            value = np.where(enough & (expected_sum > 0),
+                             1.0 - (total - 1) * observed_sum / expected_sum, np.nan)
+        dims = (RESAMPLE_DIM, *self.extra)
+        shape = (R, *self.extra_shape)
+        out = xr.Dataset(
+            {name: (dims, values.reshape(shape)) for name, values in
+             zip(INTERVAL_VARIABLES, (value, observed, expected))},
+            coords=self.coords,
+        )
+        return out.assign_coords({RESAMPLE_DIM: np.arange(R)})
+
+
+def _coincidence_statistic(da, metric, name, item, annotator, categories):
+    """A :class:`CoincidenceStatistic` for single-label ``da``, or None when the table
+    would be too large (many distinct values) or the ratings need the general route."""
+    extra, coords = _extra_frame(da, (item, annotator))
+    ordered = da.transpose(*extra, item, annotator)
+    if ordered.dtype.kind == "O" and categories is None and name != "nominal":
+        try:
+            ordered = ordered.astype(np.float64)
+        except (TypeError, ValueError):
+            return None
+    ratings = _coded(ordered, categories)
+    codes = ratings.values.astype(np.int64)
+    used = np.unique(codes[codes >= 0])
+    V = used.size
+    G, N = codes.shape[:2]
+    if V == 0 or N * G * V * V > BOOTSTRAP_TABLE_LIMIT:
+        return None
+    compact = np.full(len(ratings.categories) + 1, -1, np.int64)
+    compact[used] = np.arange(V)
+    codes = compact[codes]  # -1 stays -1 (the last entry)
+    values = [ratings.categories[c] for c in used]
+    delta = None
+    if name == "nominal":
+        delta = 1.0 - np.eye(V)
+    elif name in ("interval", "ratio"):
+        numbers = np.asarray(values, np.float64)
+        difference = numbers[:, None] - numbers[None, :]
+        if name == "interval":
+            delta = difference**2
+        else:
+            sums = numbers[:, None] + numbers[None, :]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                delta = np.where(sums > 0, (difference / sums) ** 2, 0.0)
+    elif name == "callable":
+        delta = _callable_delta(metric, [_plain(v) for v in values])
+    return CoincidenceStatistic(codes, V, delta, name == "ordinal", extra,
+                                tuple(ordered.sizes[d] for d in extra), coords)
+
+
+def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotator, label,
+                         categories, ci, n_resamples, resample, method, seed,
+                         return_replicates, progress):
+    """``result`` with bootstrap intervals of alpha and its parts (see :func:`alpha`)."""
+    from .bootstrap import RecomputedStatistic, bootstrap
+
+    variables = list(HAMMING_INTERVAL_VARIABLES if name == "hamming" else INTERVAL_VARIABLES)
+    statistic = None
+    if not multi_label:
+        statistic = _coincidence_statistic(da, metric, name, item, annotator, categories)
+    if statistic is None:
+        keywords = {"item": item, "annotator": annotator,
+                    "label": label if multi_label else None, "categories": categories}
+
+        def recompute(resampled):
+            return alpha(resampled, metric, **keywords)[variables]
+
+        statistic = RecomputedStatistic(recompute, da, item=item, annotator=annotator)
+    return bootstrap(statistic, result, ci=ci, n_resamples=n_resamples, resample=resample,
+                     method=method, seed=seed, return_replicates=return_replicates,
+                     progress=progress, variables=variables, item=item)
 
 
 # --- multi-label decisions ----------------------------------------------------------------

@@ -15,8 +15,22 @@ Two kinds of input are accepted:
   :func:`xr_agreement.mla` with baselines F, AC1 and PB).
 
 A ``label`` dim (name given by ``label=``) marks multi-label input; without it the array is
-read as single-label ratings and any further dim (a ``round``) is carried through. Dask input
-is computed once when the ratings are encoded: the results are in memory.
+read as single-label ratings and any further dim (a ``round``) is carried through.
+
+Dask input gives a lazy result: nothing is computed until asked (``.compute()``), the sums over
+items run chunk by chunk with dask's tree reductions, and a multi-label value other than 0/1/NaN
+(or a rating outside declared ``categories``) is reported when computed. One exception: for
+single-label ratings without declared ``categories`` the set of categories must be known to
+shape the result, so the distinct ratings are computed first (one pass over the ratings;
+declare ``categories=`` to avoid it). Bootstrap intervals (``ci=``) are numbers in memory:
+with ``ci`` the encoded ratings are computed once and the ``*_lower``/``*_upper`` (and
+``*_replicates``) variables are numpy, the other variables stay lazy.
+
+Two kinds of interval: ``ci_lower``/``ci_upper`` are the analytic (Gwet's t-based, or normal
+for Cohen's) limits at level ``confidence``; with ``ci=`` each coefficient variable ``V`` also
+gains bootstrap bounds ``V_lower``/``V_upper`` (:mod:`xr_agreement.bootstrap`). Item
+resampling of the Gwet family is a weighted sum of per-item terms (no resampled array is
+built), for Cohen's kappa too (a pair's contingency table is a sum over items).
 
 Missing ratings follow Gwet's generalized formulas (Gwet 2014, *Handbook of Inter-Rater
 Reliability*, 4th ed., ch. 2-5): items with no rating are dropped, observed agreement averages
@@ -31,9 +45,12 @@ from __future__ import annotations
 from statistics import NormalDist
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
+from . import bootstrap as _bootstrap
 from ._categorical import MISSING_CODE, encode_ratings
+from ._stats import _is_dask
 from ._validate import check_annotators, check_dataarray, check_dims, describe_position
 
 # internal dim names; user dims cannot collide with them (checked)
@@ -201,6 +218,13 @@ def fleiss(
     item="item",
     annotator="annotator",
     label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
 ) -> xr.Dataset:
     """Fleiss' kappa in Gwet's generalized form (Scott's pi for two annotators).
 
@@ -224,6 +248,28 @@ def fleiss(
         Number of items in the population, for the finite-population correction of ``se``.
     item, annotator, label : str
         Names of the dims playing these roles; ``label`` marks multi-label input when present.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of *bootstrap* intervals, independent of the analytic
+        ``ci_lower``/``ci_upper`` (whose level is ``confidence``). Each of ``coefficient``,
+        ``observed``, ``expected``, ``category_coefficient``, ``category_observed`` and
+        ``category_expected`` then gains ``<name>_lower`` and ``<name>_upper`` (same dims);
+        the Dataset attrs record ``ci_level``, ``ci_method``, ``ci_n_resamples`` and
+        ``ci_resampling_unit``. See :mod:`xr_agreement.bootstrap` for the semantics.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    resample : {"item", "annotator", "both"}, default "item"
+        The resampled unit. Chance agreement is recomputed in every replicate; the category
+        set (or label set) stays that of the data. An annotator drawn twice counts as two
+        distinct raters with identical ratings (their pair agrees; under Conger each copy
+        has its own marginals).
+    method : {"percentile", "bca"}, default "percentile"
+        Percentile or bias-corrected and accelerated interval.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling; the same seed gives the same intervals.
+    return_replicates : bool, default False
+        Add ``<name>_replicates`` with a ``resample`` dim for each interval variable.
+    progress : bool, optional
+        Show a tqdm progress bar; by default only in interactive sessions.
 
     Returns
     -------
@@ -231,7 +277,8 @@ def fleiss(
         ``coefficient``, ``observed``, ``expected``, ``se``, ``ci_lower``, ``ci_upper``,
         ``n_rated_items``, ``n_pairable_items``, ``undefined_reason``; over ``category`` (or
         ``label``): ``category_coefficient``, ``category_observed``, ``category_expected``,
-        ``category_se``.
+        ``category_se``; with ``ci`` the bootstrap bounds listed above. With dask input
+        everything except the bootstrap bounds is lazy (see the module docstring).
 
     Raises
     ------
@@ -260,9 +307,18 @@ def fleiss(
     0.563636
     >>> result.category_coefficient.round(3).to_series().to_dict()
     {'G': 0.76, 'N': 0.55, 'P': 0.467}
+
+    Bootstrap intervals over items next to Gwet's analytic (t-based) interval:
+
+    >>> boot = xr_agreement.fleiss(ratings, ci=0.9, n_resamples=200, seed=0)
+    >>> bool(boot.coefficient_lower < boot.coefficient < boot.coefficient_upper)
+    True
+    >>> boot.attrs["ci_method"], float(boot.ci_lower) < float(boot.coefficient)
+    ('percentile', True)
     """
     return _coefficient(
-        da, "fleiss", weights, categories, confidence, population_size, item, annotator, label
+        da, "fleiss", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
     )
 
 
@@ -276,6 +332,13 @@ def conger(
     item="item",
     annotator="annotator",
     label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
 ) -> xr.Dataset:
     """Conger's kappa: chance agreement from each annotator's own marginals, averaged over
     annotator pairs (Cohen's kappa for two annotators on complete data).
@@ -295,7 +358,8 @@ def conger(
     0.567568
     """
     return _coefficient(
-        da, "conger", weights, categories, confidence, population_size, item, annotator, label
+        da, "conger", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
     )
 
 
@@ -309,6 +373,13 @@ def gwet(
     item="item",
     annotator="annotator",
     label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
 ) -> xr.Dataset:
     """Gwet's AC1 (AC2 with weights).
 
@@ -325,7 +396,8 @@ def gwet(
     0.616
     """
     return _coefficient(
-        da, "gwet", weights, categories, confidence, population_size, item, annotator, label
+        da, "gwet", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
     )
 
 
@@ -339,6 +411,13 @@ def brennan_prediger(
     item="item",
     annotator="annotator",
     label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
 ) -> xr.Dataset:
     """Brennan-Prediger coefficient: chance agreement ``T_w / q**2`` (``1 / q`` unweighted),
     PABAK for two categories. Parameters and returns as in :func:`fleiss`.
@@ -362,6 +441,7 @@ def brennan_prediger(
         item,
         annotator,
         label,
+        _bootstrap_options(locals()),
     )
 
 
@@ -375,6 +455,13 @@ def percent(
     item="item",
     annotator="annotator",
     label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
 ) -> xr.Dataset:
     """Percent (raw) agreement: Gwet's ``p_a`` with no chance correction (``expected`` = 0).
     Parameters and returns as in :func:`fleiss`.
@@ -389,7 +476,8 @@ def percent(
     0.733333
     """
     return _coefficient(
-        da, "percent", weights, categories, confidence, population_size, item, annotator, label
+        da, "percent", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
     )
 
 
@@ -423,10 +511,9 @@ def one_hot(da, categories=None, *, label="label") -> xr.DataArray:
     check_dataarray(da, "ratings")
     if label in da.dims:
         raise ValueError(f"dim {label!r} already exists in {list(da.dims)}; pass label=...")
-    codes, cats = encode_ratings(da, categories)
-    onehot = (codes[..., None] == np.arange(len(cats))).astype(np.float64)
-    onehot[codes == MISSING_CODE] = np.nan
-    out = xr.DataArray(onehot, dims=(*da.dims, label), coords=da.coords)
+    codes, cats = _encode(da, categories)  # lazy on dask input (see the module docstring)
+    onehot = codes == xr.DataArray(np.arange(len(cats)), dims=label)
+    out = onehot.astype(np.float64).where(codes != MISSING_CODE)
     out = out.assign_coords({label: cats})
     out.name = da.name
     out.attrs = {
@@ -445,6 +532,13 @@ def cohen(
     item="item",
     annotator="annotator",
     label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
 ) -> xr.Dataset:
     """Cohen's kappa of every annotator pair, with the Byrt prevalence and bias indices.
 
@@ -465,6 +559,14 @@ def cohen(
         Level of ``ci_lower``/``ci_upper``.
     item, annotator, label : str
         Names of the dims playing these roles.
+    ci, n_resamples, resample, method, seed, return_replicates, progress
+        Bootstrap intervals as in :func:`fleiss` (``<name>_lower``/``<name>_upper``,
+        separate from the analytic ``ci_lower``/``ci_upper``), the categories those of the
+        data in every replicate. With
+        ``resample="item"`` every pair- and category-level value but ``se``, ``ci_*`` and
+        ``category_se`` gets an interval. Resampling annotators scrambles the pairs, so
+        then only ``mean_coefficient`` (Light's kappa, a copied annotator's self-pair
+        counting as a pair that agrees) gets one.
 
     Returns
     -------
@@ -489,19 +591,52 @@ def cohen(
     array([ 0.1,  0. , -0.1])
     """
     _check_confidence(confidence)
+    options = _check_bootstrap(_bootstrap_options(locals()))
     data = _prepare(da, weights, categories, item, annotator, label)
+    out, category_dim = _cohen_values(data, confidence)
+    result = xr.Dataset(out)
+    result = _name_categories(result, data, category_dim)
+    _attach_attrs(result, COHEN_VARIABLES)
+    result.attrs = _dataset_attrs(data, "Cohen's kappa (pairwise)", confidence)
+    result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"
+    if options is None:
+        return result
+    if options["resample"] == "item":
+        variables = _interval_variables(result)
+    else:
+        variables = ["mean_coefficient"]
+
+    def values(data, item_weights):
+        return _cohen_values(data, confidence, item_weights)[0]
+
+    statistic = KappaStatistic(data, values, variables)
+    return _bootstrap.bootstrap(statistic, result, variables=variables, item=item, **options)
+
+
+def _cohen_values(data, confidence, item_weights=None):
+    """Every value of :func:`cohen` from :func:`_prepare`'s output, and the category dim.
+
+    With ``item_weights`` (dims resample, item) the sums over items are weighted: the values
+    on item-resampled data (a pair's contingency table is a sum over items), except the
+    pooled multi-label ``se``, then NaN (its per-item terms are not formed).
+    """
     ind, w = data["indicator"], data["weights"]
+    item, annotator, label = data["item"], data["annotator"], data["label"]
     x1 = ind.rename({annotator: "annotator_1"})
     x2 = ind.rename({annotator: "annotator_2"})
     # contingency table of every pair: T[a1, a2, row, col] = items rated row by a1, col by a2
-    table = xr.dot(x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}), dim=item)
+    if item_weights is None:
+        table = xr.dot(x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}), dim=item)
+    else:  # the tables of item-resampled data: weighted sums over items
+        table = xr.dot(x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}), item_weights, dim=item)
     w_rc = w.rename({_CAT: _ROW, _CAT2: _COL})
     q = w.sizes[_CAT]
     bp_expected = float(w.sum()) / q**2
     if data["multi_label"]:
         m1 = data["rated"].rename({annotator: "annotator_1"}).astype(np.float64)
         m2 = data["rated"].rename({annotator: "annotator_2"}).astype(np.float64)
-        overall = _cohen_pooled(x1, m1, x2, m2, w, item=item, label=label)
+        overall = _cohen_pooled(x1, m1, x2, m2, w, item=item, label=label,
+                                item_weights=item_weights)
         used = overall["used"]
         per_label = _cohen_table(table, w_rc)
         pi = (per_label["row"] + per_label["col"].rename({_COL: _ROW})) / 2
@@ -536,7 +671,7 @@ def cohen(
         n_common == 0, REASONS["no_common"], xr.where(coefficient.isnull(), REASONS["gap"], "")
     )
     pair_dims = ("annotator_1", "annotator_2")
-    n_annotators = da.sizes[annotator]
+    n_annotators = ind.sizes[annotator]
     distinct = xr.DataArray(np.triu(np.ones((n_annotators, n_annotators), bool), 1), dims=pair_dims)
     defined = coefficient.notnull() & distinct
     n_pairs = defined.sum(pair_dims)
@@ -558,12 +693,7 @@ def cohen(
         "n_pairs": n_pairs,
         "undefined_reason": reason,
     }
-    result = xr.Dataset(out)
-    result = _name_categories(result, data, category_dim)
-    _attach_attrs(result, COHEN_VARIABLES)
-    result.attrs = _dataset_attrs(data, "Cohen's kappa (pairwise)", confidence)
-    result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"
-    return result
+    return out, category_dim
 
 
 # --------------------------------------------------------------------------- preparation
@@ -598,18 +728,17 @@ def _prepare(da, weights, categories, item, annotator, label):
                 f"multi-label decisions must be 0/1 (bool, int or float, NaN "
                 f"missing); got dtype {da.dtype}"
             )
-        values = np.asarray(da.values)
-        bad = (values != 0) & (values != 1)
-        if values.dtype.kind == "f":
-            bad &= ~np.isnan(values)
-        if bad.any():
-            coords = [
-                (d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in da.dims
-            ]
-            raise ValueError(describe_position(values, coords))
+        coords = [
+            (d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in da.dims
+        ]
+        if _is_dask(da.data):
+            # checked block by block when computed (the graph is built without computing)
+            decisions = da.copy(
+                data=da.data.map_blocks(_check_decisions, coords=coords, dtype=da.dtype)
+            )
+        else:
+            decisions = da.copy(data=_check_decisions(np.asarray(da.values), coords))
         cats = np.array([0, 1])
-        # from here on in memory (dask input is computed once, like single-label ratings)
-        decisions = da.copy(data=values)
         rated = decisions.notnull()
         ind = xr.concat([decisions == 0, decisions == 1], dim=_CAT).astype(np.float64)
     else:
@@ -617,10 +746,9 @@ def _prepare(da, weights, categories, item, annotator, label):
         check_annotators(da, annotator)
         if "category" in da.dims:
             raise ValueError("dim 'category' is reserved for outputs; rename it")
-        codes, cats = encode_ratings(da, categories)
+        codes_da, cats = _encode(da, categories)
         if len(cats) == 0:
             raise ValueError("every rating is missing: there is nothing to compare")
-        codes_da = xr.DataArray(codes, dims=da.dims, coords=da.coords)
         rated = codes_da != MISSING_CODE
         ind = (codes_da == xr.DataArray(np.arange(len(cats)), dims=_CAT)).astype(np.float64)
     w, weights_name = _weight_matrix(weights, cats)
@@ -638,6 +766,70 @@ def _prepare(da, weights, categories, item, annotator, label):
         "label": label,
         "da": da,
     }
+
+
+def _check_decisions(block, coords, block_info=None):
+    """``block`` of multi-label decisions unchanged, or an error naming the first value other
+    than 0/1/NaN by its coordinates (``coords``: (dim, values) of the whole array; dask's
+    ``block_info`` locates a block in it)."""
+    values = np.asarray(block)
+    bad = (values != 0) & (values != 1)
+    if values.dtype.kind == "f":
+        bad &= ~np.isnan(values)
+    if bad.any():
+        if block_info and 0 in block_info:
+            location = block_info[0]["array-location"]
+            coords = [(d, v[a:b]) for (d, v), (a, b) in zip(coords, location)]
+        raise ValueError(describe_position(values, coords))
+    return block
+
+
+def _encode(da, categories):
+    """Category codes of single-label ratings as a DataArray (``MISSING_CODE`` where
+    missing) and the categories. Dask input stays lazy when ``categories`` is declared;
+    otherwise the distinct ratings are computed first (one pass over the ratings), the
+    codes then lazily, block by block."""
+    if not _is_dask(da.data):
+        codes, cats = encode_ratings(da, categories)
+        return xr.DataArray(codes, dims=da.dims, coords=da.coords), cats
+    import dask
+
+    if da.dtype.kind == "c":
+        raise TypeError(f"ratings must be numbers, codes or strings, got dtype {da.dtype}")
+    if categories is None:
+        blocks = da.data.to_delayed().ravel()
+        parts = dask.compute(*[dask.delayed(_distinct_ratings)(b) for b in blocks])
+        try:
+            cats = np.asarray(sorted(set().union(*parts)), dtype=object)
+        except TypeError as error:
+            raise TypeError(f"ratings of mixed types cannot be ordered: {error}") from None
+        # as encode_ratings: numeric categories keep the ratings' dtype
+        if da.dtype.kind in "biuf" and cats.size:
+            cats = cats.astype(da.dtype if da.dtype.kind != "b" else np.int64)
+    else:
+        cats = np.asarray(list(categories), dtype=object)
+        if len(set(cats.tolist())) != len(cats):
+            raise ValueError("declared categories have duplicates")
+    coords = {d: da[d].values for d in da.dims if d in da.coords}
+    codes = da.data.map_blocks(
+        _encode_block, categories=cats, dims=da.dims, coords=coords, dtype=np.int64
+    )
+    return xr.DataArray(codes, dims=da.dims, coords=da.coords), cats
+
+
+def _distinct_ratings(block) -> set:
+    flat = np.asarray(block).ravel()
+    return set(flat[~pd.isna(flat)].tolist())
+
+
+def _encode_block(block, categories, dims, coords, block_info=None):
+    """Codes of one block; a rating outside ``categories`` is named by its coordinates in the
+    whole array (``coords``, located with dask's ``block_info``)."""
+    if block_info and 0 in block_info:
+        location = block_info[0]["array-location"]
+        coords = {d: coords[d][a:b] for d, (a, b) in zip(dims, location) if d in coords}
+    located = xr.DataArray(block, dims=dims, coords=coords)
+    return encode_ratings(located, categories)[0]
 
 
 def _weight_matrix(weights, cats):
@@ -675,34 +867,51 @@ def _weight_matrix(weights, cats):
 # --------------------------------------------------------------------------- Gwet family
 
 
-def _problem_terms(ind, w, method, item, annotator):
+def _item_sum(values, item, item_weights):
+    """Sum over items, item ``i`` counted ``item_weights[..., i]`` times when given (dims
+    resample, item): the sum over an item-resampled array, without building it."""
+    if item_weights is None:
+        return values.sum(item, skipna=False)
+    return xr.dot(values.astype(np.float64), item_weights, dim=item)
+
+
+def _problem_terms(ind, w, method, item, annotator, item_weights=None):
     """Per-problem quantities of Gwet's formulas for indicator ``ind`` (dims ..., item,
-    annotator, _category; 0/1, no NaN). Every leading dim is a separate problem."""
+    annotator, _category; 0/1, no NaN). Every leading dim is a separate problem.
+
+    With ``item_weights`` (dims resample, item) every sum over items is weighted, which is
+    the value on item-resampled data (Gwet's statistics are sums of per-item terms); the
+    per-item chance terms, needed only for the standard error, are then left out (None).
+    """
     q = ind.sizes[_CAT]
+    weighted = item_weights is not None
     # the indicator has no NaN: skipna=False avoids NaN-aware (slow) reductions
     counts = ind.sum(annotator, skipna=False)  # r_ik
     raters = counts.sum(_CAT, skipna=False)  # r_i
     rated_item = raters >= 1
     pairable = raters >= 2
-    n = rated_item.sum(item)
-    n_pairable = pairable.sum(item)
+    n = _item_sum(rated_item, item, item_weights)
+    n_pairable = _item_sum(pairable, item, item_weights)
     weighted_counts = xr.dot(w, counts.rename({_CAT: _CAT2}), dim=_CAT2)  # r*_ik
     pair_den = np.maximum(raters * (raters - 1), 1)
     item_observed = (xr.dot(counts, weighted_counts - 1, dim=_CAT) / pair_den).where(pairable, 0.0)
-    observed = item_observed.sum(item, skipna=False) / n_pairable.where(n_pairable > 0)
+    observed = _item_sum(item_observed, item, item_weights) / n_pairable.where(n_pairable > 0)
     share = counts / np.maximum(raters, 1)  # r_ik / r_i (0 on unrated items)
-    pi = share.sum(item, skipna=False) / n.where(n > 0)
+    pi = _item_sum(share, item, item_weights) / n.where(n > 0)
     total_weight = float(w.sum())
+    item_expected = None
     if method == "fleiss":
         pi_other = pi.rename({_CAT: _CAT2})
         expected = xr.dot(w, pi, pi_other, dim=[_CAT, _CAT2])
-        # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
-        pi_w = xr.dot(w, pi_other, dim=_CAT2) + xr.dot(w, pi, dim=_CAT).rename({_CAT2: _CAT})
-        item_expected = xr.dot(share, pi_w / 2, dim=_CAT)
+        if not weighted:
+            # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
+            pi_w = xr.dot(w, pi_other, dim=_CAT2) + xr.dot(w, pi, dim=_CAT).rename({_CAT2: _CAT})
+            item_expected = xr.dot(share, pi_w / 2, dim=_CAT)
     elif method == "gwet":
         scale = total_weight / (q * (q - 1)) if q >= 2 else np.nan
         expected = scale * xr.dot(pi, 1 - pi, dim=_CAT)
-        item_expected = scale * xr.dot(share, 1 - pi, dim=_CAT)
+        if not weighted:
+            item_expected = scale * xr.dot(share, 1 - pi, dim=_CAT)
     elif method == "brennan_prediger":
         expected = xr.full_like(observed, total_weight / q**2)
         item_expected = expected
@@ -710,7 +919,7 @@ def _problem_terms(ind, w, method, item, annotator):
         expected = xr.zeros_like(observed)
         item_expected = expected
     elif method == "conger":
-        expected, item_expected = _conger_terms(ind, w, n, item, annotator)
+        expected, item_expected = _conger_terms(ind, w, n, item, annotator, item_weights)
     else:  # pragma: no cover - internal
         raise ValueError(method)
     return {
@@ -726,7 +935,7 @@ def _problem_terms(ind, w, method, item, annotator):
     }
 
 
-def _conger_terms(ind, w, n, item, annotator):
+def _conger_terms(ind, w, n, item, annotator, item_weights=None):
     """Conger's chance agreement and Gwet's per-item chance terms (Gwet 2014, ch. 5).
 
     Gwet's ``lambda_ig = (n / n_g) sum_kl (r pbar_k - p_gk) w_kl (delta_igl - (eps_ig - n_g /
@@ -735,16 +944,18 @@ def _conger_terms(ind, w, n, item, annotator):
     array is formed.
     """
     rated = ind.sum(_CAT, skipna=False)  # epsilon_ig
-    n_g = rated.sum(item, skipna=False)
+    n_g = _item_sum(rated, item, item_weights)
     active = n_g > 0  # annotators without any rating are left out
     r = active.sum(annotator)
-    p_gk = ind.sum(item, skipna=False) / n_g.where(active)
+    p_gk = _item_sum(ind, item, item_weights) / n_g.where(active)
     p_mean = p_gk.sum(annotator) / r
     p_other = p_gk.rename({_CAT: _CAT2})
     mean_other = p_mean.rename({_CAT: _CAT2})
     cross = xr.dot(p_gk.fillna(0.0), p_other.fillna(0.0), dim=annotator)
     s2 = (cross - r * p_mean * mean_other) / (r - 1).where(r > 1)
     expected = (w * (p_mean * mean_other - s2 / r)).sum([_CAT, _CAT2], skipna=False)
+    if item_weights is not None:  # per-item terms serve the standard error only
+        return expected, None
     factor = (n / n_g.where(active)) * xr.dot(r * p_mean - p_gk, w, dim=_CAT)
     factor = factor.rename({_CAT2: _CAT}).where(active, 0.0)  # B_gl
     c_g = xr.dot(factor, p_gk.fillna(0.0), dim=_CAT)
@@ -765,9 +976,10 @@ def _pool_mean(values, used):
     return _mean_over(values, used, _POOL)
 
 
-def _gwet_finish(terms, method, item, confidence, population_size, pooled):
+def _gwet_finish(terms, method, item, confidence, population_size, pooled, point_only=False):
     """Coefficient, its standard error and limits from :func:`_problem_terms`, pooling the
-    problems along _POOL when ``pooled``."""
+    problems along _POOL when ``pooled``; only coefficient, observed and expected with
+    ``point_only`` (bootstrap replicates)."""
     from scipy import stats  # imported here so that ``import xr_agreement`` stays light
 
     observed_j, expected_j = terms["observed"], terms["expected"]
@@ -785,6 +997,8 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled):
     gap = 1 - expected
     gap = gap.where(np.abs(gap) > _ZERO_GAP)
     coefficient = (observed - expected) / gap
+    if point_only:
+        return {"coefficient": coefficient, "observed": observed, "expected": expected}
     # Gwet's linearized per-item terms, rescaled from each problem's n'' (or n) to the pooled n
     obs_term = ((n / n2_j.where(n2_j > 0)) * (terms["item_observed"] - expected_j)).where(
         pairable_j, 0.0
@@ -803,7 +1017,10 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled):
     variance = finite * spread / (n * (n - 1)).where(n > 1)
     se = np.sqrt(variance).where(coefficient.notnull())
     t = xr.apply_ufunc(
-        lambda dof: stats.t.ppf(0.5 + confidence / 2, dof), (n - 1).where(n > 1).astype(np.float64)
+        lambda dof: stats.t.ppf(0.5 + confidence / 2, dof),
+        (n - 1).where(n > 1).astype(np.float64),
+        dask="parallelized",
+        output_dtypes=[np.float64],
     )
     n2 = pairable_j.any(_POOL).sum(item) if pooled else n2_j
     reason = xr.where(observed.isnull(), REASONS["no_pairs"], "")
@@ -835,49 +1052,186 @@ def _check_population(population_size, n_items):
         )
 
 
-def _coefficient(
-    da, method, weights, categories, confidence, population_size, item, annotator, label
-):
-    _check_confidence(confidence)
-    _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
-    data = _prepare(da, weights, categories, item, annotator, label)
+def _gwet_values(data, method, confidence, population_size, item_weights=None):
+    """Overall and per-category (or per-label) values of a Gwet-family coefficient from
+    :func:`_prepare`'s output; point estimates only, weighted over items, with
+    ``item_weights`` (see :func:`_problem_terms`)."""
     ind, w = data["indicator"], data["weights"]
-    binary_identity = xr.DataArray(np.eye(2), dims=(_CAT, _CAT2))
+    item, annotator, label = data["item"], data["annotator"], data["label"]
+    point_only = item_weights is not None
+    finish = {
+        "method": method,
+        "item": item,
+        "confidence": confidence,
+        "population_size": population_size,
+        "point_only": point_only,
+    }
     if data["multi_label"]:
         # each label is a binary problem; pooled over labels for the overall coefficient
-        terms = _problem_terms(ind, w, method, item, annotator)
+        terms = _problem_terms(ind, w, method, item, annotator, item_weights)
         terms = {
             k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray) and label in v.dims else v)
             for k, v in terms.items()
         }
-        overall = _gwet_finish(terms, method, item, confidence, population_size, pooled=True)
+        overall = _gwet_finish(terms, pooled=True, **finish)
         # the labels' own binary problems (the pooled constituents, same weights)
-        per_cat = _gwet_finish(terms, method, item, confidence, population_size, pooled=False)
+        per_cat = _gwet_finish(terms, pooled=False, **finish)
         per_cat = {
             k: v.rename({_POOL: label}) if _POOL in v.dims else v for k, v in per_cat.items()
         }
         category_dim = label
     else:
-        terms = _problem_terms(ind, w, method, item, annotator)
-        overall = _gwet_finish(terms, method, item, confidence, population_size, pooled=False)
+        terms = _problem_terms(ind, w, method, item, annotator, item_weights)
+        overall = _gwet_finish(terms, pooled=False, **finish)
         # category-vs-rest: the category's own indicator against all other ratings
         vs_rest = xr.concat([ind, data["rated"].astype(np.float64) - ind], dim=_OUTCOME)
         vs_rest = vs_rest.rename({_CAT: "category", _OUTCOME: _CAT})
-        per_cat_terms = _problem_terms(vs_rest, binary_identity, method, item, annotator)
-        per_cat = _gwet_finish(
-            per_cat_terms, method, item, confidence, population_size, pooled=False
+        binary_identity = xr.DataArray(np.eye(2), dims=(_CAT, _CAT2))
+        per_cat_terms = _problem_terms(
+            vs_rest, binary_identity, method, item, annotator, item_weights
         )
+        per_cat = _gwet_finish(per_cat_terms, pooled=False, **finish)
         category_dim = "category"
     out = dict(overall)
     for key in ("coefficient", "observed", "expected", "se"):
-        out[f"category_{key}"] = per_cat[key]
+        if key in per_cat:
+            out[f"category_{key}"] = per_cat[key]
+    return out, category_dim
+
+
+def _coefficient(da, method, weights, categories, confidence, population_size, item,
+                 annotator, label, bootstrap_options):
+    _check_confidence(confidence)
+    _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
+    options = _check_bootstrap(bootstrap_options)
+    data = _prepare(da, weights, categories, item, annotator, label)
+    out, category_dim = _gwet_values(data, method, confidence, population_size)
     result = xr.Dataset(out)
     result = _name_categories(result, data, category_dim)
     _attach_attrs(result, VARIABLES)
     result.attrs = _dataset_attrs(data, METHOD_NAMES[method], confidence)
     if method == "gwet":
         result.attrs["coefficient_name"] = "AC1" if data["weights_name"] == "identity" else "AC2"
-    return result
+    if options is None:
+        return result
+    from . import bootstrap as _bootstrap
+
+    variables = _interval_variables(result)
+
+    def values(data, item_weights):
+        out, _ = _gwet_values(data, method, confidence, None, item_weights=item_weights)
+        return out
+
+    statistic = KappaStatistic(data, values, variables)
+    return _bootstrap.bootstrap(statistic, result, variables=variables, item=item, **options)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+_BOOTSTRAP_KEYS = ("ci", "n_resamples", "resample", "method", "seed", "return_replicates",
+                   "progress")
+# analytic uncertainty: an interval for a standard error or a confidence limit means little
+_NO_INTERVAL = ("se", "ci_lower", "ci_upper", "category_se")
+
+
+def _bootstrap_options(arguments: dict) -> dict:
+    """The bootstrap keywords among a public function's ``locals()``."""
+    return {key: arguments[key] for key in _BOOTSTRAP_KEYS}
+
+
+def _check_bootstrap(options: dict):
+    """Validated keywords for :func:`xr_agreement.bootstrap.bootstrap`, None without ``ci``."""
+    if options["ci"] is None:
+        return None
+    ci, n_resamples, resample, method = _bootstrap.check_options(
+        options["ci"],
+        options["n_resamples"],
+        options["resample"],
+        options["method"],
+        options["seed"],
+        options["progress"],
+    )
+    return {
+        "ci": ci,
+        "n_resamples": n_resamples,
+        "resample": resample,
+        "method": method,
+        "seed": options["seed"],
+        "return_replicates": bool(options["return_replicates"]),
+        "progress": options["progress"],
+    }
+
+
+def _interval_variables(result: xr.Dataset) -> list[str]:
+    return [
+        name
+        for name, var in result.data_vars.items()
+        if var.dtype.kind == "f" and name not in _NO_INTERVAL
+    ]
+
+
+class KappaStatistic(_bootstrap.WeightedStatistic):
+    """A coefficient of this module on resamples, for :func:`xr_agreement.bootstrap.bootstrap`.
+
+    ``values(data, item_weights)`` gives the coefficient's variables (``_gwet_values`` or
+    ``_cohen_values``). Item counts weight the per-item terms (the statistics are sums over
+    items), so a whole batch of item replicates is one evaluation with a ``resample`` dim,
+    never a resampled array. Annotator counts select the annotators (a copy is one more
+    rater with the same ratings) and each such replicate is evaluated on its own.
+    """
+
+    def __init__(self, data: dict, values, variables: list[str]):
+        annotator = data["annotator"]
+        data = dict(data)
+        for key in ("indicator", "rated"):
+            array = data[key]
+            # copies of an annotator must not meet as duplicate coordinate labels
+            on_annotator = [name for name, c in array.coords.items() if annotator in c.dims]
+            # intervals are numbers in memory: a dask indicator is computed once here
+            data[key] = array.drop_vars(on_annotator).compute()
+        self.data = data
+        self.values = values
+        self.variables = variables
+        self.n_items = data["indicator"].sizes[data["item"]]
+        self.n_annotators = data["indicator"].sizes[annotator]
+
+    def _evaluate(self, data: dict, item_counts) -> xr.Dataset:
+        weights = None
+        if item_counts is not None:
+            weights = xr.DataArray(
+                np.asarray(item_counts, np.float64), dims=(_bootstrap.RESAMPLE_DIM, data["item"])
+            )
+        values = self.values(data, weights)
+        rows = 1 if weights is None else weights.sizes[_bootstrap.RESAMPLE_DIM]
+        return xr.Dataset(
+            {
+                name: values[name]
+                if _bootstrap.RESAMPLE_DIM in values[name].dims
+                else values[name].expand_dims({_bootstrap.RESAMPLE_DIM: rows})
+                for name in self.variables
+            }
+        )
+
+    def replicates(self, item_counts, annotator_counts):
+        if annotator_counts is None:
+            return [self._evaluate(self.data, item_counts)]
+        annotator = self.data["annotator"]
+        out = []
+        for r, counts in enumerate(np.asarray(annotator_counts, np.int64)):
+            chosen = {annotator: np.repeat(np.arange(self.n_annotators), counts)}
+            data = dict(
+                self.data,
+                indicator=self.data["indicator"].isel(chosen),
+                rated=self.data["rated"].isel(chosen),
+            )
+            rows = None if item_counts is None else item_counts[r : r + 1]
+            out.append(self._evaluate(data, rows))
+        return out
+
+    def finish(self, batches) -> xr.Dataset:
+        results = [dataset for batch in batches for dataset in batch]
+        return xr.concat(results, dim=_bootstrap.RESAMPLE_DIM, coords="minimal",
+                         compat="override")
 
 
 # --------------------------------------------------------------------------- Cohen
@@ -929,40 +1283,48 @@ def _mean_over(values, used, dim):
     return values.where(used).sum(dim) / used.sum(dim).where(used.any(dim))
 
 
-def _cohen_pooled(x1, m1, x2, m2, w, item, label):
+def _cohen_pooled(x1, m1, x2, m2, w, item, label, item_weights=None):
     """Cohen's kappa pooled over labels, ``(mean P_o,j - mean P_e,j) / (1 - mean P_e,j)``
     over the labels the pair shares an item on, and its delta-method standard error from
-    per-item influence terms (for a single label: the Fleiss-Cohen-Everitt ASE)."""
+    per-item influence terms (for a single label: the Fleiss-Cohen-Everitt ASE). With
+    ``item_weights`` sums over items are weighted and ``se`` is NaN (see
+    :func:`_cohen_values`)."""
     both = m1 * m2  # item rated by both annotators on the label
-    n_j = both.sum(item)
+    n_j = _item_sum(both, item, item_weights)
     used = n_j > 0
     per_item_agreement = xr.dot(x1, w, x2.rename({_CAT: _CAT2}), dim=[_CAT, _CAT2])
-    marg1 = xr.dot(x1, m2, dim=item) / n_j.where(used)
-    marg2 = xr.dot(m1, x2, dim=item) / n_j.where(used)
-    observed_j = per_item_agreement.sum(item) / n_j.where(used)
+    # xr.dot: no (pair x item x category x label) product is formed
+    extra_factor = () if item_weights is None else (item_weights,)
+    marg1 = xr.dot(x1, m2, *extra_factor, dim=item) / n_j.where(used)
+    marg2 = xr.dot(m1, x2, *extra_factor, dim=item) / n_j.where(used)
+    observed_j = _item_sum(per_item_agreement, item, item_weights) / n_j.where(used)
     expected_j = xr.dot(w, marg1, marg2.rename({_CAT: _CAT2}), dim=[_CAT, _CAT2])
-    # derivative of P_e,j with respect to the item: sum_kl w_kl (x1_ik p2_l + p1_k x2_il)
-    w_marg2 = xr.dot(w, marg2.rename({_CAT: _CAT2}), dim=_CAT2).fillna(0.0)
-    w_marg1 = xr.dot(w, marg1, dim=_CAT).rename({_CAT2: _CAT}).fillna(0.0)
-    item_expected = xr.dot(x1, w_marg2, dim=_CAT) * m2 + xr.dot(x2, w_marg1, dim=_CAT) * m1
-    n = (both.max(label) > 0).sum(item)
+    n = _item_sum(both.max(label) > 0, item, item_weights)
     observed = _mean_over(observed_j, used, label)
     expected = _mean_over(expected_j, used, label)
     gap = (1 - expected).where(np.abs(1 - expected) > _ZERO_GAP)
     kappa = (observed - expected) / gap
+    values = {
+        "coefficient": kappa,
+        "observed": observed,
+        "expected": expected,
+        "n": n,
+        "used": used,
+    }
+    if item_weights is not None:
+        values["se"] = xr.full_like(kappa, np.nan)
+        return values
+    # derivative of P_e,j with respect to the item: sum_kl w_kl (x1_ik p2_l + p1_k x2_il)
+    w_marg2 = xr.dot(w, marg2.rename({_CAT: _CAT2}), dim=_CAT2).fillna(0.0)
+    w_marg1 = xr.dot(w, marg1, dim=_CAT).rename({_CAT2: _CAT}).fillna(0.0)
+    item_expected = xr.dot(x1, w_marg2, dim=_CAT) * m2 + xr.dot(x2, w_marg1, dim=_CAT) * m1
     scale = n / n_j.where(used)
     obs_term = _mean_over(scale * (per_item_agreement - observed_j * both), used, label)
     exp_term = _mean_over(scale * (item_expected - 2 * expected_j * both), used, label)
     influence = (obs_term - (1 - kappa) * exp_term) / gap
     variance = (influence**2).sum(item) / (n.where(n > 0) ** 2)
-    return {
-        "coefficient": kappa,
-        "observed": observed,
-        "expected": expected,
-        "se": np.sqrt(variance),
-        "n": n,
-        "used": used,
-    }
+    values["se"] = np.sqrt(variance)
+    return values
 
 
 def _safe_ratio(numerator, denominator):

@@ -70,6 +70,20 @@ def test_item_counts_are_numpys_draws(bit_generator, n_units, n_resamples, batch
     np.testing.assert_array_equal(np.concatenate([c for _, c in batches]), expected)
 
 
+def test_counts_above_16_bits_are_exact():
+    """Rows are counted in 16 bits first; a count above 65535 must still come out right."""
+    from xr_agreement import _kernels
+
+    N = 70_000
+    draws = np.concatenate([np.zeros(N, np.uint32), np.arange(N, dtype=np.uint32)[::-1]])
+    counts = np.full((2, N), 7.0, np.float32)  # overwritten, not added to
+    # the stream in two segments, split inside the first row
+    _kernels.scatter_count_rows(draws, np.array([0, 5]), np.array([5, 2 * N - 5]), counts,
+                                0, 2)
+    expected = [np.bincount(draws[:N], minlength=N), np.bincount(draws[N:], minlength=N)]
+    np.testing.assert_array_equal(counts, expected)
+
+
 # ----------------------------------------------------------------------------- replicates
 
 
@@ -114,6 +128,51 @@ def test_item_replicates_property(seed, N, n, k, missing):
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
                         expected[name].values, name)
+
+
+def test_shared_missing_patterns_share_table_columns():
+    """Labels missing on the same (item, annotator) cells share their cell-count columns;
+    the replicates still equal recomputations on the resampled items."""
+    rng = np.random.default_rng(11)
+    N, n = 40, 4
+    values = (rng.random((N, n, 4)) < 0.4).astype(float)
+    gone = rng.random((N, n)) < 0.3
+    values[gone, :2] = np.nan  # labels 0 and 1: the same missing cells
+    values[rng.random((N, n)) < 0.3, 2] = np.nan  # label 2: its own; label 3 complete
+    da = xr.DataArray(values, dims=("item", "annotator", "label"),
+                      coords={"label": list("abcd")})
+    statistic = bs.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
+                                label="label")
+    table = statistic._table(np.ones(n, np.int64))["table"]
+    # brute force: one indicator column per (label, m) that occurs, equal ones counted once
+    deciders = (~np.isnan(values)).sum(axis=1)
+    indicators = {tuple(deciders[:, j] == m) for j in range(4) for m in np.unique(deciders[:, j])}
+    slots = sum(len(np.unique(deciders[:, j])) for j in range(4))
+    assert table.shape == (N, len(indicators) + 2 * slots)
+    out = xr_agreement.mla(da, "F", ci=0.9, n_resamples=4, seed=2, return_replicates=True)
+    items = np.random.default_rng(2).integers(0, N, (4, N))
+    for r in range(4):
+        expected = xr_agreement.mla(resampled(da, "item", items[r]), "F")
+        for name in CORPUS + LABEL:
+            assert_same(out[f"{name}_replicates"].isel(resample=r).values,
+                        expected[name].values, name)
+
+
+def test_same_replicates_from_a_pool_thread():
+    """Called from one of the package's own pool threads (as a nested task would be), the
+    bootstrap runs there instead of waiting on the pool, with the same draws."""
+    from xr_agreement._stats import _thread_pool
+
+    da = decisions(4, N=5000, n=3, k=2, missing=0.0)
+
+    def run():
+        return xr_agreement.mla(da, "F", ci=0.9, n_resamples=6, seed=1,
+                                return_replicates=True)
+
+    in_pool = [_thread_pool().submit(run) for _ in range(4)]  # more tasks than threads
+    expected = run()
+    for future in in_pool:
+        xr.testing.assert_identical(future.result(timeout=120), expected)
 
 
 def test_generic_recomputation_matches_fast_path():

@@ -704,18 +704,15 @@ def _weighted_item_range(values, weights, i0, i1, positives, deciders):
             positives[r, j] = 0
             deciders[r, j] = 0
         for a in range(n):
-            w = weights[a]
-            if w == 0:
-                continue
+            w = np.int32(weights[a])
+            # branch-free, so that the loop over labels vectorizes
             for j in range(k):
                 v = values[r, a, j]
-                if v == 1:
-                    positives[r, j] += w
-                    deciders[r, j] += w
-                elif v == 0:
-                    deciders[r, j] += w
-                elif v == v:
-                    bad += 1
+                one = v == 1
+                decided = one | (v == 0)
+                positives[r, j] += w * one
+                deciders[r, j] += w * decided
+                bad += (not decided) & (v == v)  # noqa: PLR0124 (v is not NaN)
     return bad
 
 
@@ -725,60 +722,6 @@ def weighted_item_counts(values, weights, positives, deciders):
     ``a`` counted ``weights[a]`` times (a resampled annotator appears as that many distinct
     raters). Runs on the calling thread; returns the number of invalid values."""
     return _weighted_item_range(values, weights, 0, values.shape[0], positives, deciders)
-
-
-@njit(cache=True, parallel=True)
-def weighted_item_counts_parallel(values, weights, positives, deciders):
-    """:func:`weighted_item_counts` on numba's threads (disjoint rows per task)."""
-    R = values.shape[0]
-    n_tasks = max(1, (R + ITEMS_PER_TASK - 1) // ITEMS_PER_TASK)
-    bad = np.zeros(n_tasks, np.int64)
-    for t in prange(n_tasks):
-        i0 = t * ITEMS_PER_TASK
-        i1 = min(R, i0 + ITEMS_PER_TASK)
-        bad[t] = _weighted_item_range(values, weights, i0, i1, positives, deciders)
-    return bad.sum()
-
-
-@njit(cache=True, nogil=True)
-def _fill_label(positives, deciders, column_of, columns, g, j):
-    N = positives.shape[1]
-    for i in range(N):
-        x = positives[g, i, j]
-        m = deciders[g, i, j]
-        c = column_of[g, j, m, 0]
-        if c >= 0:
-            columns[c, i] = 1
-        c = column_of[g, j, m, 1]
-        if c >= 0:
-            columns[c, i] = x
-        c = column_of[g, j, m, 2]
-        if c >= 0:
-            columns[c, i] = x * (m - x)
-
-
-@njit(cache=True, nogil=True)
-def fill_item_columns(positives, deciders, column_of, columns):
-    """Per-item sufficient statistics, one row of ``columns`` (F, N) per statistic.
-
-    ``positives``/``deciders`` are (G, N, k); ``column_of`` (G, k, M, 3) gives the row of
-    ``columns`` holding, for label cells with ``m`` deciders, the cell count (stat 0),
-    ``x`` (stat 1) and ``x (m - x)`` (stat 2), or -1 where no item has such a cell.
-    """
-    G, N, k = positives.shape
-    for g in range(G):
-        for j in range(k):
-            _fill_label(positives, deciders, column_of, columns, g, j)
-
-
-@njit(cache=True, parallel=True)
-def fill_item_columns_parallel(positives, deciders, column_of, columns):
-    """:func:`fill_item_columns` with labels on numba's threads (each (g, j) writes its own
-    rows of ``columns``)."""
-    G, N, k = positives.shape
-    for gj in prange(G * k):
-        g = gj // k
-        _fill_label(positives, deciders, column_of, columns, g, gj - g * k)
 
 
 # PCG64 (NumPy's default bit generator), stepped inline so that resampling draws run at
@@ -850,8 +793,10 @@ def pcg64_indices(state, start_high, n_halves, n_units, threshold, out):
 
 
 @njit(cache=True, nogil=True)
-def _scatter_rows(buffer, offsets, accepted, counts, r0, r1):
-    R, N = counts.shape
+def _scatter_rows(buffer, offsets, accepted, counts, r0, r1, row_shift=0):
+    """Count draws ``r * N .. (r + 1) * N - 1`` of the stream into ``counts[r -
+    row_shift]`` for ``r`` in ``r0:r1``."""
+    N = counts.shape[1]
     for r in range(r0, r1):
         # the segment holding this row's first draw (draw r * N of the stream)
         position = r * N
@@ -859,11 +804,12 @@ def _scatter_rows(buffer, offsets, accepted, counts, r0, r1):
         while position >= accepted[s]:
             position -= accepted[s]
             s += 1
+        row = r - row_shift
         for t in range(N):
             while position >= accepted[s]:
                 position = 0
                 s += 1
-            counts[r, buffer[offsets[s] + position]] += 1
+            counts[row, buffer[offsets[s] + position]] += 1
             position += 1
 
 
@@ -875,13 +821,83 @@ def scatter_counts(buffer, offsets, accepted, counts):
     _scatter_rows(buffer, offsets, accepted, counts, 0, counts.shape[0])
 
 
-@njit(cache=True, parallel=True)
-def scatter_counts_parallel(buffer, offsets, accepted, counts):
-    """:func:`scatter_counts` with rows on numba's threads."""
-    R = counts.shape[0]
-    for r in prange(R):
-        _scatter_rows(buffer, offsets, accepted, counts, r, r + 1)
+@njit(cache=True, nogil=True)
+def cell_count_fingerprints(deciders, column_of, mixed, sums, j0, j1):
+    """For labels ``j0:j1`` whose cells have several decider counts (``mixed[g, j]``), per
+    cell-count column ``c`` of the per-item table (see :func:`fill_item_table`): its number
+    of ones ``sums[c, 0]`` and a hash of where they are ``sums[c, 1]`` (int64, wrapping),
+    so that equal columns have equal rows of ``sums``."""
+    G, N, _ = deciders.shape
+    for g in range(G):
+        for i in range(N):
+            h = (np.int64(i) * np.int64(2654435761) + np.int64(40503)) ^ np.int64(i >> 3)
+            for j in range(j0, j1):
+                if mixed[g, j]:
+                    c = column_of[g, j, deciders[g, i, j], 0]
+                    sums[c, 0] += 1
+                    sums[c, 1] += h
 
+
+@njit(cache=True, nogil=True)
+def fill_item_table(positives, deciders, column_of, table, totals, i0, i1):
+    """Rows ``i0:i1`` of the per-item table ``table`` (N, F), one row per item, and their
+    column sums added to ``totals`` (F,): for label cells (g, j) with ``m`` deciders, the
+    cell count 1 (stat 0), ``x`` (stat 1) and ``x (m - x)`` (stat 2) go to column
+    ``column_of[g, j, m, stat]`` (skipped where -1; a column written twice in a row holds
+    the same value both times)."""
+    G, _, k = positives.shape
+    F = table.shape[1]
+    row = np.zeros(F, np.int64)
+    for i in range(i0, i1):
+        row[:] = 0
+        for g in range(G):
+            for j in range(k):
+                x = positives[g, i, j]
+                m = deciders[g, i, j]
+                c = column_of[g, j, m, 0]
+                if c >= 0:
+                    row[c] = 1
+                c = column_of[g, j, m, 1]
+                if c >= 0:
+                    row[c] = x
+                c = column_of[g, j, m, 2]
+                if c >= 0:
+                    row[c] = x * (m - x)
+        for c in range(F):
+            table[i, c] = row[c]
+            totals[c] += row[c]
+
+
+@njit(cache=True, nogil=True)
+def scatter_count_rows(buffer, offsets, accepted, counts, r0, r1):
+    """Rows ``r0:r1`` of :func:`scatter_counts`, overwritten (``counts`` may hold anything
+    there). Each row is counted in a 16-bit scratch row (half the cache footprint of a
+    float32 row: random increments run about twice as fast) and then copied; a row whose
+    copy does not add up to ``N`` had a count above 65535 and is counted again directly."""
+    N = counts.shape[1]
+    scratch = np.zeros(N, np.uint16)
+    for r in range(r0, r1):
+        _scatter_rows(buffer, offsets, accepted, scratch.reshape(1, N), r, r + 1, r)
+        total = 0
+        for i in range(N):
+            counts[r, i] = scratch[i]
+            total += scratch[i]
+            scratch[i] = 0
+        if total != N:  # pragma: no cover - needs an item drawn 65536 times
+            for i in range(N):
+                counts[r, i] = 0
+            _scatter_rows(buffer, offsets, accepted, counts, r, r + 1, 0)
+
+
+@njit(cache=True, nogil=True)
+def label_cell_occurrences(deciders, occurs):
+    """``occurs[g, j, m]`` set where some item has ``m`` deciders on label ``j`` of
+    extra-dim row ``g``."""
+    G, N, k = deciders.shape
+    for g in range(G):
+        for i in range(N):
+            for j in range(k):
+                occurs[g, j, deciders[g, i, j]] = True
 
 
 # --- comparison measures (compare.py) ---
@@ -963,4 +979,50 @@ def label_pair_agreement(values):
                     expected += (column * column - squares) / 2.0
         out[g, 0] = observed
         out[g, 1] = expected
+    return out
+
+
+# --- alpha standard errors and bootstrap (alpha.py) ---
+# Extra distance ids for item_pair_terms: nominal (c != k) and the squared difference of
+# per-group scores (interval on values, ordinal on mid-ranks).
+DELTA_NOMINAL = -1
+DELTA_SQUARED_SCORES = -2
+
+
+@njit(cache=True, nogil=True)
+def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
+    """Per item (G, N, 3): the number of ratings m, sum_{a != b} delta(c_a, c_b) and
+    sum_a rows[g, c_a] (Gwet's linearized terms of alpha need these per item)."""
+    G, N, n = values.shape
+    out = np.zeros((G, N, 3), np.float64)
+    present = np.empty(n, np.int64)
+    no_packed = np.zeros((1, 1), np.uint64)
+    no_sizes = np.zeros(1, np.int64)
+    for g in range(G):
+        for i in range(N):
+            m = 0
+            for a in range(n):
+                c = _rating_code(values[g, i, a], low)
+                if c >= 0:
+                    present[m] = c
+                    m += 1
+            pairs = 0.0
+            spread = 0.0
+            for a in range(m):
+                c = present[a]
+                spread += rows[g, c]
+                for b in range(a + 1, m):
+                    k = present[b]
+                    if metric_id == DELTA_NOMINAL:
+                        pairs += 2.0 * (c != k)
+                    elif metric_id == DELTA_SQUARED_SCORES:
+                        pairs += 2.0 * (scores[g, c] - scores[g, k]) ** 2
+                    else:
+                        pairs += _distance(metric_id, c, k, delta, numbers, no_packed,
+                                           no_sizes)
+                        pairs += _distance(metric_id, k, c, delta, numbers, no_packed,
+                                           no_sizes)
+            out[g, i, 0] = m
+            out[g, i, 1] = pairs
+            out[g, i, 2] = spread
     return out

@@ -59,12 +59,24 @@ The Hamming statistics of MLA are sums over items of per-(item, label) terms in 
 positives) and ``m`` (the deciders). For item resampling the label count table of every
 replicate is therefore one matrix product: the multinomial resampling counts ``W`` (R x N)
 times a per-item table of cell counts, ``x`` and ``x (m - x)`` for each (label, m) that
-occurs. Everything else is finished on those small tables in one call of
+occurs (cell-count columns that are equal, such as all of them on complete data, are
+kept once). Everything else is finished on those small tables in one call of
 :func:`xr_agreement.mla.mla_from_counts` with a ``resample`` dim. The counts ``W`` come
-from NumPy's PCG64 stream stepped in numba, in parallel segments from jumped-ahead states.
+from NumPy's PCG64 stream stepped in numba, in parallel segments from jumped-ahead states,
+and are counted row by row in 16 bits (twice as fast as in float32) in Python threads.
 Annotator resampling recounts ``x`` and ``m`` once per distinct multiset of drawn
 annotators. BCa adds the item jackknife: one finishing per distinct item row, so on large
 corpora it costs far more than the percentile interval.
+
+What this costs against one plain :func:`xr_agreement.mla` call, which reads the
+``N n k`` decisions once: ``R`` item resamples take ``2 R N (2k + 1)`` float32 operations
+in the product and ``R N`` random draws, independent of ``n``. The ratio therefore does not
+depend on ``N`` (beyond fixed costs) and falls as ``1 / n``. Measured on two shared cores
+(load average about 1) at ``N = 10**5``, ``k = 50``: 1000 resamples of ``n = 5``
+annotators cost about 80 times a plain call (6 ms): the product alone, at full BLAS
+speed, 17 times, and the 10**8 draws of NumPy's stream, made and counted, about 50 times;
+with ``n = 10`` about 40 times, with ``n = 20`` about 32 times
+(``benchmarks/bench_bootstrap.py`` measures them).
 
 Examples
 --------
@@ -85,14 +97,14 @@ import math
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from statistics import NormalDist
 
 import numpy as np
 import xarray as xr
 
 from . import _kernels
-from ._stats import _PARALLEL_LOCK, _is_dask
+from ._stats import _is_dask, _thread_pool
 from ._validate import describe_position
 
 UNITS = ("item", "annotator", "both")
@@ -100,6 +112,8 @@ METHODS = ("percentile", "bca")
 RESAMPLE_DIM = "resample"
 # Bytes of resampling counts held at once (replicates are processed in batches this size).
 BATCH_BYTES = 128 * 2**20
+# Bytes of drawn item indices held at once (they are counted straight away).
+INDEX_BYTES = 16 * 2**20
 # Bit generators whose raw output is 64 bits split into two 32-bit draws (low half first),
 # which :func:`_kernels.resample_counts` consumes like NumPy does.
 _SPLIT_64 = ("PCG64", "PCG64DXSM", "Philox", "SFC64")
@@ -261,8 +275,7 @@ class _PCG64Stream:
                                           out)
 
         if len(lengths) > 1:
-            with ThreadPoolExecutor(len(lengths)) as pool:
-                accepted = list(pool.map(run, range(len(lengths))))
+            accepted = _pool_map(run, range(len(lengths)))
         else:
             accepted = [run(0)]
         last = arrays[-1]
@@ -316,19 +329,21 @@ def item_resample_counts(
         # buffers are reused: fresh pages cost more than the draws on some machines
         reused = None
         try:
+            # indices are drawn a few rows at a time into a buffer that stays in cache
+            group = max(1, INDEX_BYTES // (4 * n_units))
             for start in range(0, n_resamples, batch):
                 rows = min(batch, n_resamples - start)
-                indices = stream.fill(rows * n_units, n_units, threshold)
                 if reuse and reused is not None and len(reused) >= rows:
                     counts = reused[:rows]
-                    counts.fill(0)
                 else:
-                    counts = reused = np.zeros((rows, n_units), np.float32)
-                if threading.current_thread() is threading.main_thread():
-                    with _PARALLEL_LOCK:
-                        _kernels.scatter_counts_parallel(*indices, counts)
-                else:
-                    _kernels.scatter_counts(*indices, counts)
+                    counts = reused = np.empty((rows, n_units), np.float32)
+                for first in range(0, rows, group):
+                    part = counts[first : first + group]
+                    indices = stream.fill(len(part) * n_units, n_units, threshold)
+                    # rows in Python threads (numba's parallel layer spin-waits on a busy
+                    # machine); each task overwrites its rows
+                    _in_threads(partial(_kernels.scatter_count_rows, *indices, part),
+                                len(part), min(len(part), 2 * stream.segments))
                 yield start, counts
         finally:
             stream.close()
@@ -356,6 +371,13 @@ def item_resample_counts(
                 fresh = rng.bit_generator.random_raw(max(1, (rows * n_units - done) // 2))
                 words, half = np.concatenate([rest, fresh]), half & 1
         yield start, counts
+
+
+def batch_rows(n_units: int, n_resamples: int) -> int:
+    """Replicates per batch of item counts: at most :data:`BATCH_BYTES` of float32 counts,
+    in batches of equal size (a short last batch multiplies slowly in BLAS)."""
+    most = int(max(1, min(n_resamples, BATCH_BYTES // (4 * n_units))))
+    return -(-n_resamples // -(-n_resamples // most))
 
 
 def annotator_resample_counts(rng: np.random.Generator, n_units: int, n_resamples: int):
@@ -742,7 +764,7 @@ def bootstrap(
                 if bar is not None:
                     bar.update(len(annotator_counts[start : start + step]))
         else:
-            step = int(max(1, min(n_resamples, BATCH_BYTES // (4 * statistic.n_items))))
+            step = batch_rows(statistic.n_items, n_resamples)
             draws = item_resample_counts(rng, statistic.n_items, n_resamples, step, reuse=True)
             for start, counts in draws:
                 rows = len(counts)
@@ -833,9 +855,9 @@ class MLAStatistic(WeightedStatistic):
             )
             stacked = stacked.compute().reshape(-1, N, k, 2)
             return stacked[..., 0], stacked[..., 1]
-        stacked = _count_block(np.asarray(data), weights, self._coords, parallel=True)
-        stacked = stacked.reshape(-1, N, k, 2)
-        return stacked[..., 0], stacked[..., 1]
+        positives, deciders = _count_arrays(np.asarray(data), weights, self._coords,
+                                            parallel=True)
+        return positives.reshape(-1, N, k), deciders.reshape(-1, N, k)
 
     def _table(self, weights: np.ndarray):
         """Per-item table for annotator weights (cached for the all-ones weights)."""
@@ -845,34 +867,56 @@ class MLAStatistic(WeightedStatistic):
         positives, deciders = self._item_counts(weights)
         G, N, k = positives.shape
         M = int(weights.sum()) + 1
-        # which (extra, label, m) occur: cells per m, via bincount of a combined index
-        combined = (np.arange(G)[:, None, None] * k + np.arange(k)) * M
-        combined = (combined + deciders).ravel()
-        occurs = np.bincount(combined, minlength=G * k * M).reshape(G, k, M) > 0
+        # which (extra, label, m) occur; each gets three slots (cell count, x, x (m - x))
+        occurs = np.zeros((G, k, M), np.bool_)
+        _kernels.label_cell_occurrences(deciders, occurs)
         column_of = np.where(occurs[..., None], 0, -1).astype(np.int64).repeat(3, -1)
         slots = np.flatnonzero(column_of.ravel() >= 0)
         column_of.ravel()[slots] = np.arange(slots.size)
-        columns = np.zeros((slots.size, N), np.int32)
-        if threading.current_thread() is threading.main_thread():
-            with _PARALLEL_LOCK:
-                _kernels.fill_item_columns_parallel(positives, deciders, column_of, columns)
-        else:
-            _kernels.fill_item_columns(positives, deciders, column_of, columns)
-        # identical columns (the cell counts of labels with the same missing pattern,
-        # every cell count on complete data) are multiplied once
-        first = {}
+        # identical cell-count columns (every one on complete data, those of labels with
+        # the same missing pattern otherwise) are multiplied once: a label whose cells all
+        # have the same m has an all-ones column; other candidates share fingerprints and
+        # are confirmed equal before being merged
+        mixed = occurs.sum(axis=-1) > 1
+        fingerprints = np.zeros((slots.size, 2), np.int64)
+        if mixed.any():
+            _in_threads(partial(_kernels.cell_count_fingerprints, deciders, column_of, mixed,
+                                fingerprints), k, min(k, 2 * (os.cpu_count() or 1)))
         source = np.empty(slots.size, np.int64)
+        groups = {}
+        n_columns = 0
         for c in range(slots.size):
-            source[c] = first.setdefault(columns[c].tobytes(), len(first))
-        columns = columns[np.unique(source, return_index=True)[1]]
-        largest = max(int(columns.max(initial=0)), 1)
-        # float32 holds every integer below 2**24 exactly: sums of W * table do not exceed
+            g, j, _, stat = np.unravel_index(slots[c], column_of.shape)
+            if stat == 0:
+                group = ("ones",) if not mixed[g, j] else tuple(fingerprints[c])
+                candidates = groups.setdefault(group, [])
+                first = next((f for f in candidates if not mixed[g, j] or self._same_column(
+                    deciders, column_of.shape, slots[f], slots[c])), None)
+                if first is not None:
+                    source[c] = source[first]
+                    continue
+                candidates.append(c)
+            source[c] = n_columns
+            n_columns += 1
+        column_of.ravel()[slots] = source
+        # values are at most max(m, m**2 / 4) (x and x (m - x) for x <= m); float32 holds
+        # every integer below 2**24 exactly and the sums of W * table do not exceed
         # N * largest, since the counts of a replicate add up to N
+        m_max = int(np.flatnonzero(occurs.any(axis=(0, 1)))[-1]) if occurs.any() else 0
+        largest = max(1, m_max, m_max**2 // 4)
         dtype = np.float32 if self.n_items * largest < 2**24 else np.float64
+        table = np.empty((N, n_columns), dtype)  # (N, F), item-major as BLAS wants it
+        parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
+        totals = np.zeros((parts, n_columns), np.int64)  # one row per part: no races
+        bounds = np.linspace(0, N, parts + 1).astype(np.int64)
+        _pool_map(
+            lambda t: _kernels.fill_item_table(positives, deciders, column_of, table,
+                                               totals[t], bounds[t], bounds[t + 1]),
+            range(parts),
+        )
         entry = {
-            "table": columns.astype(dtype).T,  # (N, F), a view BLAS takes as is
-            "totals": columns.sum(axis=1, dtype=np.int64),
-            "columns": columns,
+            "table": table,
+            "totals": totals.sum(axis=0),
             "source": source,
             "slots": slots,
             "shape": (G, k, M),
@@ -881,17 +925,29 @@ class MLAStatistic(WeightedStatistic):
             self._tables[key] = entry
         return entry
 
+    @staticmethod
+    def _same_column(deciders, shape, slot_a, slot_b) -> bool:
+        """Whether the cell-count slots ``slot_a`` and ``slot_b`` (flat indices into
+        ``shape`` = (G, k, M, 3)) are 1 on the same items."""
+        columns = []
+        for slot in (slot_a, slot_b):
+            g, j, m, _ = np.unravel_index(slot, shape)
+            columns.append(deciders[g, :, j] == m)
+        return bool(np.array_equal(*columns))
+
     def _label_counts(self, entry, sums: np.ndarray) -> np.ndarray:
         """(R, G, k, n + 1, 3) label_counts (cells, positives, positives_squared) from the
         replicate sums of the table's columns (R, F)."""
         G, k, M = entry["shape"]
         R = sums.shape[0]
         n = self.n_annotators
-        flat = np.zeros((R, G * k * M * 3), np.int64)
-        flat[:, entry["slots"]] = sums[:, entry["source"]]
-        stats = flat.reshape(R, G, k, M, 3)
         out = np.zeros((R, G, k, max(M, n + 1), 3), np.int64)
-        out[..., :M, :] = stats
+        if M == out.shape[3]:
+            out.reshape(R, -1)[:, entry["slots"]] = sums[:, entry["source"]]
+        else:
+            flat = np.zeros((R, G * k * M * 3), np.int64)
+            flat[:, entry["slots"]] = sums[:, entry["source"]]
+            out[..., :M, :] = flat.reshape(R, G, k, M, 3)
         m = np.arange(out.shape[3])
         # x**2 = m x - x (m - x)
         out[..., 2] = m * out[..., 1] - out[..., 2]
@@ -931,7 +987,8 @@ class MLAStatistic(WeightedStatistic):
         # item jackknife: the totals minus one item's row; items with identical rows give
         # identical values, so each distinct row is finished once
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        rows, multiplicity = np.unique(entry["columns"].T, axis=0, return_counts=True)
+        rows, multiplicity = np.unique(entry["table"], axis=0, return_counts=True)
+        rows = rows.astype(np.int64)
         for start in range(0, len(rows), batch):
             chunk = rows[start : start + batch]
             values = self.finish([self._label_counts(entry, entry["totals"] - chunk)])
@@ -974,6 +1031,23 @@ class MLAStatistic(WeightedStatistic):
         return result.assign_coords({RESAMPLE_DIM: np.arange(R)})
 
 
+def _pool_map(function, *iterables) -> list:
+    """``list(map(function, *iterables))`` in the process's persistent thread pool, or in
+    the calling thread if that is one of the pool's own (waiting there for the pool's
+    other threads could deadlock)."""
+    if threading.current_thread().name.startswith("xr-agreement"):
+        return list(map(function, *iterables))
+    return list(_thread_pool().map(function, *iterables))
+
+
+def _in_threads(task, size: int, parts: int) -> list:
+    """``task(start, stop)`` for ``parts`` consecutive ranges of ``range(size)``, in the
+    process's persistent thread pool (numba's parallel layer spin-waits on a busy machine;
+    the kernels called here release the GIL)."""
+    bounds = np.linspace(0, size, max(1, parts) + 1).astype(np.int64)
+    return _pool_map(task, bounds[:-1], bounds[1:])
+
+
 def _product(weights: np.ndarray, table: np.ndarray) -> np.ndarray:
     """``weights @ table``; with few rows as ``(table.T @ weights.T).T``, which multithreaded
     BLAS (OpenBLAS) splits better when the first operand is short and wide."""
@@ -988,6 +1062,13 @@ def _count_block(block, weights, coords=None, parallel=False, block_info=None):
     ``coords`` holds (dim, coordinate values) of the whole array, used to name an invalid
     value (``block_info`` locates a dask block in it).
     """
+    positives, deciders = _count_arrays(block, weights, coords, parallel, block_info)
+    return np.stack([positives, deciders], axis=-1)
+
+
+def _count_arrays(block, weights, coords=None, parallel=False, block_info=None):
+    """(..., N, n, k) decisions -> weighted positives and deciders, each (..., N, k) int32
+    (see :func:`_count_block`)."""
     values = np.asarray(block)
     if values.dtype == np.bool_:
         values = values.view(np.uint8)
@@ -998,9 +1079,18 @@ def _count_block(block, weights, coords=None, parallel=False, block_info=None):
     deciders = np.zeros((flat.shape[0], k), np.int32)
     weights = np.asarray(weights, np.int64)
     if flat.size:
-        if parallel and threading.current_thread() is threading.main_thread():
-            with _PARALLEL_LOCK:
-                bad = _kernels.weighted_item_counts_parallel(flat, weights, positives, deciders)
+        rows = flat.shape[0]
+        if parallel and threading.current_thread() is threading.main_thread() and (
+            rows >= 4096
+        ):
+            # item ranges in Python threads (numba's parallel layer spin-waits when busy)
+            bad = sum(_in_threads(
+                lambda i0, i1: _kernels._weighted_item_range(
+                    flat, weights, i0, i1, positives, deciders
+                ),
+                rows,
+                2 * (os.cpu_count() or 1),
+            ))
         else:
             bad = _kernels.weighted_item_counts(flat, weights, positives, deciders)
         if bad:
@@ -1010,7 +1100,7 @@ def _count_block(block, weights, coords=None, parallel=False, block_info=None):
                 location = block_info[0]["array-location"]
                 coords = [(d, v[a:b]) for (d, v), (a, b) in zip(coords, location)]
             raise ValueError(describe_position(values, coords))
-    return np.stack([positives, deciders], axis=-1).reshape(lead + (k, 2))
+    return positives.reshape(lead + (k,)), deciders.reshape(lead + (k,))
 
 
 def mla_intervals(

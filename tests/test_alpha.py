@@ -911,3 +911,16 @@ def test_bootstrap_extra_dim_items_drawn_jointly():
 
 def ordinal_oracle_alpha(values):
     return oracle(units_of(values), ordinal_given())[0]
+
+
+def test_confidence_none_skips_standard_errors_only():
+    rng = np.random.default_rng(41)
+    values = rng.integers(0, 4, (60, 5)).astype(float)
+    values[rng.random(values.shape) < 0.1] = np.nan
+    da = xr.DataArray(values, dims=("item", "annotator"))
+    for metric in ("nominal", "ordinal", "interval", "ratio"):
+        plain = xr_agreement.alpha(da, metric, confidence=None)
+        assert not {"se", "ci_lower", "ci_upper"} & set(plain.data_vars)
+        peer = krippendorff.alpha(reliability_data=values.T, level_of_measurement=metric)
+        assert float(plain.alpha) == pytest.approx(peer, abs=1e-12)
+        assert float(xr_agreement.alpha(da, metric).alpha) == float(plain.alpha)

@@ -992,10 +992,14 @@ DELTA_SQUARED_SCORES = -2
 @njit(cache=True, nogil=True)
 def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
     """Per item (G, N, 3): the number of ratings m, sum_{a != b} delta(c_a, c_b) and
-    sum_a rows[g, c_a] (Gwet's linearized terms of alpha need these per item)."""
+    sum_a rows[g, c_a] (Gwet's linearized terms of alpha need these per item).
+
+    Nominal and squared-score distances take O(m) per item (equal pairs counted per code;
+    2 m sum (s - mean)^2, centred for accuracy); other distances loop over pairs."""
     G, N, n = values.shape
     out = np.zeros((G, N, 3), np.float64)
     present = np.empty(n, np.int64)
+    same = np.zeros(rows.shape[1], np.int64)
     no_packed = np.zeros((1, 1), np.uint64)
     no_sizes = np.zeros(1, np.int64)
     for g in range(G):
@@ -1009,15 +1013,29 @@ def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
             pairs = 0.0
             spread = 0.0
             for a in range(m):
-                c = present[a]
-                spread += rows[g, c]
-                for b in range(a + 1, m):
-                    k = present[b]
-                    if metric_id == DELTA_NOMINAL:
-                        pairs += 2.0 * (c != k)
-                    elif metric_id == DELTA_SQUARED_SCORES:
-                        pairs += 2.0 * (scores[g, c] - scores[g, k]) ** 2
-                    else:
+                spread += rows[g, present[a]]
+            if metric_id == DELTA_NOMINAL:
+                equal = 0
+                for a in range(m):
+                    equal += same[present[a]]
+                    same[present[a]] += 1
+                for a in range(m):
+                    same[present[a]] = 0
+                pairs = 2.0 * (m * (m - 1) // 2 - equal)
+            elif metric_id == DELTA_SQUARED_SCORES:
+                mean = 0.0
+                for a in range(m):
+                    mean += scores[g, present[a]]
+                mean = mean / m if m > 0 else 0.0
+                for a in range(m):
+                    deviation = scores[g, present[a]] - mean
+                    pairs += deviation * deviation
+                pairs *= 2.0 * m
+            else:
+                for a in range(m):
+                    c = present[a]
+                    for b in range(a + 1, m):
+                        k = present[b]
                         pairs += _distance(metric_id, c, k, delta, numbers, no_packed,
                                            no_sizes)
                         pairs += _distance(metric_id, k, c, delta, numbers, no_packed,

@@ -245,8 +245,9 @@ def alpha(
         Single-label only: the declared values, in rank order for "ordinal" (required there
         for strings). Declared values that nobody used are kept in the coincidence matrix
         and change nothing else.
-    confidence : float in (0, 1), default 0.95
+    confidence : float in (0, 1) or None, default 0.95
         Level of the analytic confidence limits ``ci_lower``/``ci_upper`` (single-label).
+        None skips ``se`` and the limits (one pass over the ratings instead of two).
     population_size : int, optional
         Number of items in the population, for the finite-population factor of ``se``.
     ci : float, optional
@@ -377,7 +378,8 @@ def alpha(
         check_dims(da, item=item, annotator=annotator)
     check_annotators(da, annotator)
     name = _metric_name(metric, multi_label, label)
-    _check_confidence(confidence)
+    if confidence is not None:
+        _check_confidence(confidence)
     _check_population(population_size, da.sizes[item])
     if ci is not None:
         from . import bootstrap as _bootstrap
@@ -783,6 +785,8 @@ def _single_label_alpha(da, metric, name, item, annotator, categories, confidenc
         result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
                          extra, shape, coords)
         scores = numbers if name == "interval" else None
+        if confidence is None:
+            return result
         return _with_standard_errors(result, ratings, counts, name, metric, numbers, scores,
                                      confidence, population_size)
     category_coord = np.asarray(ratings.categories)
@@ -794,6 +798,8 @@ def _single_label_alpha(da, metric, name, item, annotator, categories, confidenc
         # the integer path counts a whole range of values: keep those that occur
         seen = counts.seen.sum(axis=0) > 0
         result = result.isel(category=seen, paired_category=seen)
+    if confidence is None:
+        return result
     return _with_standard_errors(result, ratings, counts, name, metric, None, None, confidence,
                                  population_size)
 

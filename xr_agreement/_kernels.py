@@ -275,6 +275,29 @@ def _rating_code(v, low):
     return np.int64(w - low)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _present_codes(values, g, i, low, present):
+    """Codes of item ``i``'s ratings into ``present``; returns how many there are."""
+    m = 0
+    for a in range(values.shape[2]):
+        c = _rating_code(values[g, i, a], low)
+        if c >= 0:
+            present[m] = c
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _pair_distances(present, m, metric_id, delta, numbers, packed, sizes):
+    """sum over ordered pairs a != b of delta(present[a], present[b])."""
+    pairs = 0.0
+    for a in range(m):
+        for b in range(a + 1, m):
+            pairs += _distance(metric_id, present[a], present[b], delta, numbers, packed, sizes)
+            pairs += _distance(metric_id, present[b], present[a], delta, numbers, packed, sizes)
+    return pairs
+
+
 @njit(cache=True, nogil=True)
 def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts, unpaired,
                          items, agreeing, coincidence):
@@ -480,21 +503,10 @@ def pair_observed(values, low, metric_id, delta, numbers, packed, sizes, n_tasks
         for g in range(G):
             total = 0.0
             for i in range(i0, i1):
-                m = 0
-                for a in range(n):
-                    c = _rating_code(values[g, i, a], low)
-                    if c >= 0:
-                        present[m] = c
-                        m += 1
+                m = _present_codes(values, g, i, low, present)
                 if m < 2:
                     continue
-                pairs = 0.0
-                for a in range(m):
-                    for b in range(a + 1, m):
-                        pairs += _distance(metric_id, present[a], present[b], delta, numbers,
-                                           packed, sizes)
-                        pairs += _distance(metric_id, present[b], present[a], delta, numbers,
-                                           packed, sizes)
+                pairs = _pair_distances(present, m, metric_id, delta, numbers, packed, sizes)
                 total += pairs / (m - 1)
             partial[t, g] = total
     return partial.sum(axis=0)
@@ -1004,12 +1016,7 @@ def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
     no_sizes = np.zeros(1, np.int64)
     for g in range(G):
         for i in range(N):
-            m = 0
-            for a in range(n):
-                c = _rating_code(values[g, i, a], low)
-                if c >= 0:
-                    present[m] = c
-                    m += 1
+            m = _present_codes(values, g, i, low, present)
             pairs = 0.0
             spread = 0.0
             for a in range(m):
@@ -1032,14 +1039,8 @@ def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
                     pairs += deviation * deviation
                 pairs *= 2.0 * m
             else:
-                for a in range(m):
-                    c = present[a]
-                    for b in range(a + 1, m):
-                        k = present[b]
-                        pairs += _distance(metric_id, c, k, delta, numbers, no_packed,
-                                           no_sizes)
-                        pairs += _distance(metric_id, k, c, delta, numbers, no_packed,
-                                           no_sizes)
+                pairs = _pair_distances(present, m, metric_id, delta, numbers, no_packed,
+                                        no_sizes)
             out[g, i, 0] = m
             out[g, i, 1] = pairs
             out[g, i, 2] = spread

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import operator
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -26,9 +25,6 @@ from . import _kernels
 from ._validate import describe_position
 
 COUNT_STATS = ["cells", "positives", "positives_squared"]
-
-# numba's parallel target (used by some kernels) must not be entered from two threads at once.
-_PARALLEL_LOCK = threading.Lock()
 
 # Below this many decisions one thread is faster than starting several.
 PARALLEL_THRESHOLD = 1 << 22

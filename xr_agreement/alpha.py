@@ -44,6 +44,7 @@ distinct values allows.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -54,7 +55,7 @@ import xarray as xr
 
 from . import _kernels
 from ._categorical import encode_ratings
-from ._stats import _PARALLEL_LOCK, hamming_counts
+from ._stats import hamming_counts
 from ._validate import (
     check_annotators,
     check_binary_dtype,
@@ -63,6 +64,9 @@ from ._validate import (
     describe_position,
 )
 from .kappa import _check_confidence, _check_population
+
+# numba's parallel target (the threading layer) must not be entered from two threads at once
+_PARALLEL_LOCK = threading.Lock()
 
 SINGLE_LABEL_METRICS = {
     "nominal": "0 if the two values are equal, else 1",

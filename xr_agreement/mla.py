@@ -155,6 +155,9 @@ VARIABLES = {
     ),
 }
 
+# label-level variables whose names do not start with "label_"
+LABEL_LEVEL = {"prevalence", "positive_agreement", "negative_agreement"}
+
 BASELINE_DEPENDENT = {
     "agreement",
     "expected",
@@ -510,9 +513,6 @@ def _dask_stack(arrays):
     return dask.array.stack(arrays)
 
 
-LEVEL = {"item_observed": "item", "item_agreement": "item"}
-
-
 def assemble(values, baselines, single, *, extra, item, label, coords, n_annotators):
     """Labeled Dataset from :func:`finish_counts` arrays, with attrs on every variable."""
     variables = {}
@@ -553,5 +553,3 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
         },
     )
 
-
-LABEL_LEVEL = {"prevalence", "positive_agreement", "negative_agreement"}

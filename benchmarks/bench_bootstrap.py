@@ -76,8 +76,7 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
                                        label="label")
     t_table, _ = timed(lambda: statistic._table(np.ones(n_annotators, np.int64)))
     step = bootstrap.batch_rows(n_items, n_resamples)
-    draws = bootstrap.item_resample_counts(np.random.default_rng(seed), n_items, n_resamples,
-                                           step, reuse=True)
+    draws = bootstrap.BlockedResampler(seed, n_items, n_resamples).batches(step)
     t_draw = t_product = 0.0
     parts = []
     while True:
@@ -100,6 +99,11 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
     floor = best_of(lambda: counts @ table) * n_resamples / step
     print(f"  floor: float32 BLAS product (1000 x N) @ (N x {columns}) alone: {floor:6.3f} s"
           f" = {floor / plain:5.1f} x plain")
+
+    numpy_stream = best_of(lambda: xr_agreement.mla(
+        da, ci=0.95, n_resamples=n_resamples, seed=np.random.default_rng(seed)), repeats=2)
+    print(f"mla(ci=0.95), seed=Generator:{numpy_stream:8.3f} s   ratio "
+          f"{numpy_stream / plain:5.1f} (NumPy's rng.integers stream, as scipy draws it)")
 
     bca = best_of(lambda: xr_agreement.mla(da, ci=0.95, n_resamples=n_resamples, seed=seed,
                                           method="bca"), repeats=1)

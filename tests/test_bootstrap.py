@@ -84,6 +84,78 @@ def test_counts_above_16_bits_are_exact():
     np.testing.assert_array_equal(counts, expected)
 
 
+def _compositions(total, parts):
+    """Every vector of ``parts`` non-negative integers adding up to ``total``."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+@pytest.mark.parametrize("block_items", [2, 3, 2**14])
+def test_seeded_counts_are_multinomial(monkeypatch, block_items):
+    """The block-seeded counts of 5 items have the law of 5 draws with replacement: every
+    count vector's frequency over 40 000 replicates against its multinomial probability
+    (chi-square), with blocks of 2 and 3 items (the block totals and the draws inside) and
+    with one block."""
+    monkeypatch.setattr(bs, "BLOCK_ITEMS", block_items)
+    N, R = 5, 40_000
+    counts = bs.BlockedResampler(2024, N, R).counts(0, R, 0, N).astype(np.int64)
+    np.testing.assert_array_equal(counts.sum(axis=1), N)
+    observed, expected = [], []
+    seen = {}
+    for row in map(tuple, counts):
+        seen[row] = seen.get(row, 0) + 1
+    for vector in _compositions(N, N):
+        probability = math.factorial(N) / math.prod(math.factorial(c) for c in vector) / N**N
+        observed.append(seen.pop(vector, 0))
+        expected.append(R * probability)
+    assert not seen
+    statistic, p_value = scipy.stats.chisquare(observed, expected)
+    assert p_value > 1e-4, (statistic, p_value)
+
+
+def test_seeded_counts_do_not_depend_on_ranges_or_batches():
+    """Any item range and replicate range of the counts is the same slice of the whole."""
+    N, R = 50_000, 7
+    draws = bs.BlockedResampler(np.random.SeedSequence(3), N, R)
+    whole = draws.counts(0, R, 0, N)
+    for r0, rows, i0, i1 in [(0, 7, 0, 1), (2, 3, 16_380, 16_390), (6, 1, 1, 49_999),
+                             (0, 7, 32_768, 50_000), (3, 2, 17, 17)]:
+        np.testing.assert_array_equal(draws.counts(r0, rows, i0, i1),
+                                      whole[r0 : r0 + rows, i0:i1])
+    batched = np.concatenate([c.copy() for _, c in draws.batches(3)])
+    np.testing.assert_array_equal(batched, whole)
+    # the same seed gives the same counts; another seed others; a SeedSequence is not used up
+    sequence = np.random.SeedSequence(3)
+    np.testing.assert_array_equal(bs.BlockedResampler(sequence, N, R).counts(0, R, 0, N), whole)
+    np.testing.assert_array_equal(bs.BlockedResampler(sequence, N, R).counts(0, R, 0, N), whole)
+    assert not np.array_equal(bs.BlockedResampler(4, N, R).counts(0, R, 0, N), whole)
+    # the counts of one item: mean 1, variance 1 - 1/N, over many replicates
+    many = bs.BlockedResampler(5, N, 400).counts(0, 400, 0, N)
+    assert abs(many.mean() - 1) < 1e-12  # every replicate draws N items
+    assert abs(many.var() - (1 - 1 / N)) < 0.01
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), N=st.integers(1, 12), missing=st.sampled_from([0, 0.3]))
+def test_seeded_replicates_equal_recomputation(seed, N, missing):
+    """With an int seed, each replicate equals mla() recomputed on the resampled items that
+    the seeded counts describe."""
+    da = decisions(seed, N=N, n=3, k=3, missing=missing, prevalence=0.4)
+    out = xr_agreement.mla(da, ["F", "AC1"], ci=0.95, n_resamples=3, seed=seed,
+                           return_replicates=True)
+    counts = bs.BlockedResampler(seed, N, 3).counts(0, 3, 0, N).astype(np.int64)
+    for r in range(3):
+        items = np.repeat(np.arange(N), counts[r])
+        expected = xr_agreement.mla(resampled(da, "item", items), ["F", "AC1"])
+        for name in CORPUS + LABEL:
+            assert_same(out[f"{name}_replicates"].isel(resample=r).values,
+                        expected[name].values, name)
+
+
 # ----------------------------------------------------------------------------- replicates
 
 
@@ -91,8 +163,9 @@ def test_counts_above_16_bits_are_exact():
 def test_replicates_equal_recomputation(unit):
     da = decisions(1, rounds=2)
     B = 12
-    out = xr_agreement.mla(da, "all", ci=0.9, n_resamples=B, resample=unit, seed=5,
-                           return_replicates=True)
+    # a Generator as seed: resamples are NumPy's rng.integers draws
+    out = xr_agreement.mla(da, "all", ci=0.9, n_resamples=B, resample=unit,
+                           seed=np.random.default_rng(5), return_replicates=True)
     rng = np.random.default_rng(5)
     N, n = da.sizes["item"], da.sizes["annotator"]
     annotators = rng.integers(0, n, (B, n)) if unit != "item" else None
@@ -120,8 +193,8 @@ def test_replicates_equal_recomputation(unit):
 )
 def test_item_replicates_property(seed, N, n, k, missing):
     da = decisions(seed, N=N, n=n, k=k, missing=missing, prevalence=0.4)
-    out = xr_agreement.mla(da, ["F", "AC1"], ci=0.95, n_resamples=3, seed=seed,
-                           return_replicates=True)
+    out = xr_agreement.mla(da, ["F", "AC1"], ci=0.95, n_resamples=3,
+                           seed=np.random.default_rng(seed), return_replicates=True)
     items = np.random.default_rng(seed).integers(0, N, (3, N))
     for r in range(3):
         expected = xr_agreement.mla(resampled(da, "item", items[r]), ["F", "AC1"])
@@ -149,7 +222,8 @@ def test_shared_missing_patterns_share_table_columns():
     indicators = {tuple(deciders[:, j] == m) for j in range(4) for m in np.unique(deciders[:, j])}
     slots = sum(len(np.unique(deciders[:, j])) for j in range(4))
     assert table.shape == (N, len(indicators) + 2 * slots)
-    out = xr_agreement.mla(da, "F", ci=0.9, n_resamples=4, seed=2, return_replicates=True)
+    out = xr_agreement.mla(da, "F", ci=0.9, n_resamples=4, seed=np.random.default_rng(2),
+                           return_replicates=True)
     items = np.random.default_rng(2).integers(0, N, (4, N))
     for r in range(4):
         expected = xr_agreement.mla(resampled(da, "item", items[r]), "F")
@@ -304,16 +378,25 @@ def test_percentile_bounds_are_quantiles_of_defined_replicates():
 def test_same_seed_same_intervals_numpy_dask_and_generator():
     da = decisions(4, N=37, rounds=2)
     lazy = da.chunk({"item": 10, "round": 1, "label": 2})
-    for unit, method in [("item", "bca"), ("annotator", "percentile"), ("both", "bca")]:
+    for unit, method in [("item", "bca"), ("item", "percentile"), ("annotator", "percentile"),
+                         ("both", "bca")]:
         kwargs = dict(ci=0.95, n_resamples=40, resample=unit, method=method)
         eager = xr_agreement.mla(da, seed=9, **kwargs)
         on_dask = xr_agreement.mla(lazy, seed=9, **kwargs).compute()
         from_generator = xr_agreement.mla(da, seed=np.random.default_rng(9), **kwargs)
+        generator_on_dask = xr_agreement.mla(lazy, seed=np.random.default_rng(9),
+                                             **kwargs).compute()
         for name in CORPUS + LABEL:
             for suffix in ["lower", "upper"]:
                 key = f"{name}_{suffix}"
-                np.testing.assert_array_equal(on_dask[key].values, eager[key].values, key)
-                np.testing.assert_array_equal(from_generator[key].values, eager[key].values)
+                if method == "percentile":  # the same int64 counts, the same finishing
+                    np.testing.assert_array_equal(on_dask[key].values, eager[key].values, key)
+                else:  # BCa's jackknife moments are float sums, added block by block
+                    np.testing.assert_allclose(on_dask[key].values, eager[key].values,
+                                               rtol=1e-12, atol=1e-15, equal_nan=True,
+                                               err_msg=key)
+                np.testing.assert_array_equal(generator_on_dask[key].values,
+                                              from_generator[key].values, key)
         if unit == "item":  # (4 annotators have few distinct resamples)
             other = xr_agreement.mla(da, seed=10, **kwargs)
             assert not np.array_equal(other.agreement_lower.values,
@@ -355,8 +438,46 @@ def test_invalid_value_in_dask_input_is_named():
     values = da.values.copy()
     values[13, 1, 2] = 3.0
     lazy = da.copy(data=values).chunk({"item": 5})
+    result = xr_agreement.mla(lazy, ci=0.9, n_resamples=5, seed=0)  # lazy: nothing read yet
+    # every task that reads the block names the value: the estimate's and the bootstrap's
     with pytest.raises(ValueError, match=r"3\.0.*item='i13'.*annotator='a1'.*label='L2'"):
-        xr_agreement.mla(lazy, ci=0.9, n_resamples=5, seed=0)
+        result.compute()
+    with pytest.raises(ValueError, match=r"3\.0.*item='i13'.*annotator='a1'.*label='L2'"):
+        result.agreement_lower.compute()
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data(), missing=st.sampled_from([0.0, 0.2]),
+       unit=st.sampled_from(["item", "annotator", "both"]),
+       method=st.sampled_from(["percentile", "bca"]))
+def test_dask_intervals_are_lazy_blockwise_and_equal_numpy(data, missing, unit, method):
+    """On dask input (int seed) the intervals are a lazy graph with one counting task per
+    block (no task gets the whole array), equal to numpy's for any item chunking."""
+    import dask
+
+    N = data.draw(st.integers(2, 30))
+    cuts = sorted(data.draw(st.sets(st.integers(1, N - 1), max_size=4)))
+    chunks = tuple(np.diff([0, *cuts, N]).tolist())
+    da = decisions(N + 7, N=N, n=3, k=3, missing=missing, rounds=2)
+    lazy = da.chunk({"item": chunks, "round": 1})
+    kwargs = dict(baseline=["F", "PB"], ci=0.9, n_resamples=30, resample=unit, method=method,
+                  seed=N, return_replicates=True)
+
+    def no_compute(*args, **kw):
+        raise AssertionError("the graph was computed while being built")
+
+    with dask.config.set(scheduler=no_compute):
+        result = xr_agreement.mla(lazy, **kwargs)
+    keys = [str(key) for key in dict(result.__dask_graph__())]
+    counting = [key for key in keys if key.startswith("bootstrap-counts-")
+                and key.split("-")[-1].isdigit() and "sum" not in key and "total" not in key]
+    assert len(counting) == len(chunks) * 2  # one per (item block, round block)
+    expected = xr_agreement.mla(da, **kwargs)
+    computed = result.compute()
+    for name in expected.data_vars:
+        np.testing.assert_allclose(computed[name].transpose(*expected[name].dims).values,
+                                   expected[name].values, rtol=1e-12, atol=1e-13,
+                                   equal_nan=True, err_msg=name)
 
 
 # ----------------------------------------------------------------------------- calibration

@@ -912,6 +912,84 @@ def label_cell_occurrences(deciders, occurs):
                 occurs[g, j, deciders[g, i, j]] = True
 
 
+# Block-seeded multinomial item counts (bootstrap.BlockedResampler): items are cut into
+# fixed blocks; a replicate's number of draws in each block is given (a multinomial over the
+# blocks), and within block v of replicate r the draws come from xoshiro256** seeded by
+# (key, r, v), so any range of items can be counted without drawing the others.
+
+
+@njit(cache=True, inline="always")
+def _splitmix(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _rotl(x, bits):
+    return (x << np.uint64(bits)) | (x >> np.uint64(64 - bits))
+
+
+@njit(cache=True, nogil=True)
+def _count_block_draws(key, replicate, block, n_draws, size, target):
+    """Add ``n_draws`` uniform draws from ``range(size)`` to ``target[:size]``: 32-bit
+    halves of xoshiro256** mapped by Lemire's multiply-shift with rejection (exact)."""
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    seed = _splitmix(key ^ _splitmix(np.uint64(replicate) * golden + np.uint64(1)))
+    seed = _splitmix(seed ^ _splitmix(np.uint64(block) * golden + np.uint64(2)))
+    s0 = _splitmix(seed + golden)
+    s1 = _splitmix(seed + np.uint64(2) * golden)
+    s2 = _splitmix(seed + np.uint64(3) * golden)
+    s3 = _splitmix(seed + np.uint64(4) * golden)
+    bound = np.uint64(size)
+    low32 = np.uint64(0xFFFFFFFF)
+    threshold = (np.uint64(1) << np.uint64(32)) % bound
+    done = 0
+    while done < n_draws:
+        word = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+        t = s1 << np.uint64(17)
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        s3 = _rotl(s3, 45)
+        product = (word & low32) * bound
+        if (product & low32) >= threshold:
+            target[product >> np.uint64(32)] += 1
+            done += 1
+        if done < n_draws:
+            product = (word >> np.uint64(32)) * bound
+            if (product & low32) >= threshold:
+                target[product >> np.uint64(32)] += 1
+                done += 1
+
+
+@njit(cache=True, nogil=True)
+def blocked_item_counts(key, block_totals, block_size, n_units, r0, i0, out):
+    """``out[r, i]``: how often item ``i0 + i`` is drawn in replicate ``r0 + r``, given
+    ``block_totals[r0 + r, v]`` draws in block ``v`` (items ``v * block_size`` on).
+    ``out`` may hold anything; it is overwritten."""
+    rows, width = out.shape
+    if width == 0:
+        return
+    i1 = i0 + width
+    scratch = np.zeros(block_size, out.dtype)
+    for r in range(rows):
+        replicate = r0 + r
+        for v in range(i0 // block_size, (i1 - 1) // block_size + 1):
+            start = v * block_size
+            size = min(block_size, n_units - start)
+            lo = max(i0, start)
+            hi = min(i1, start + size)
+            whole = lo == start and hi == start + size
+            target = out[r, start - i0 : start - i0 + size] if whole else scratch[:size]
+            target[:] = 0
+            _count_block_draws(key, replicate, v, block_totals[replicate, v], size, target)
+            if not whole:
+                out[r, lo - i0 : hi - i0] = scratch[lo - start : hi - start]
+
+
 # --- comparison measures (compare.py) ---
 # (restored by the alpha helper after a concurrent edit of this file dropped the section;
 # rewritten from compare.py's definitions and checked against tests/test_compare.py)
@@ -1045,3 +1123,27 @@ def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
             out[g, i, 1] = pairs
             out[g, i, 2] = spread
     return out
+
+
+# --- alpha on dask ---
+# One dask task counts one block on its own thread: a serial, GIL-free version of
+# rating_counts (the parallel target must not be entered from several dask threads).
+
+
+@njit(cache=True, nogil=True)
+def rating_counts_serial(values, low, n_values, with_coincidence):
+    """:func:`rating_counts` of all items in one run, without numba's parallel target."""
+    G, N, n = values.shape
+    side = n_values if with_coincidence else 0
+    counts = np.zeros((G, n_values), np.int64)
+    unpaired = np.zeros((G, n_values), np.int64)
+    items = np.zeros((G, n + 1), np.int64)
+    agreeing = np.zeros((G, n + 1), np.int64)
+    coincidence = np.zeros((G, side, side), np.float64)
+    irregular = _rating_counts_range(values, low, n_values, 0, N, with_coincidence, counts,
+                                     unpaired, items, agreeing, coincidence)
+    for g in range(G):
+        for c in range(side):
+            for k in range(c + 1, side):
+                coincidence[g, k, c] = coincidence[g, c, k]
+    return counts, counts + unpaired, items, agreeing, coincidence, irregular

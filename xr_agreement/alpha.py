@@ -44,10 +44,12 @@ distinct values allows.
 from __future__ import annotations
 
 import math
+import operator
 import threading
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
+from functools import partial
 
 import numba
 import numpy as np
@@ -55,7 +57,7 @@ import xarray as xr
 
 from . import _kernels
 from ._categorical import encode_ratings
-from ._stats import hamming_counts
+from ._stats import _is_dask, hamming_counts
 from ._validate import (
     check_annotators,
     check_binary_dtype,
@@ -398,15 +400,19 @@ def alpha(
         check_binary_dtype(da)
         if name == "hamming":
             result = _hamming_alpha(da, item, annotator, label)
+        elif _is_dask(da.data):
+            result = _dask_alpha(da, metric, name, True, item=item, annotator=annotator,
+                                 label=label, categories=None, confidence=None,
+                                 population_size=None)
         else:
-            result = _maybe_lazy(lambda d: _set_alpha(d, metric, name, item, annotator, label),
-                                 da, item, f"alpha-{name}")
+            result = _set_alpha(da, metric, name, item, annotator, label)
+    elif _is_dask(da.data):
+        result = _dask_alpha(da, metric, name, False, item=item, annotator=annotator,
+                             label=None, categories=categories, confidence=confidence,
+                             population_size=population_size)
     else:
-        result = _maybe_lazy(
-            lambda d: _single_label_alpha(d, metric, name, item, annotator, categories,
-                                          confidence, population_size),
-            da, item, f"alpha-{name}",
-            filler=None if categories is None else next(iter(categories)))
+        result = _single_label_alpha(da, metric, name, item, annotator, categories, confidence,
+                                     population_size)
     for var, (long_name, symbol, description) in VARIABLES.items():
         if var in result:
             if name == "hamming":
@@ -436,48 +442,6 @@ def alpha(
         n_resamples=n_resamples, resample=resample, method=method, seed=seed,
         return_replicates=return_replicates, progress=progress,
     )
-
-
-def _maybe_lazy(compute, da: xr.DataArray, item: str, task_name: str,
-                filler=None) -> xr.Dataset:
-    """``compute(da)``; on dask input a lazy Dataset of the same variables.
-
-    The graph has one task that receives the whole array (dask gathers its chunks) and
-    computes every output; building it computes nothing. The output structure comes from
-    ``compute`` on a one-item stand-in of the input's dtype (which also runs the dtype
-    checks). Variables whose size depends on the data (the coincidence matrix and the
-    per-category counts: the categories are only known from the values) are left out.
-    """
-    from ._stats import _is_dask
-
-    if not _is_dask(da.data):
-        return compute(da)
-    import dask
-    import dask.array
-
-    stand_in = da.isel({item: [0]})
-    kind = da.dtype.kind
-    if filler is None:  # else a declared category, valid whatever the metric
-        filler = None if kind == "O" else (np.zeros((), da.dtype) if kind in "biuf" else "")
-    stand_in = stand_in.copy(data=np.full(stand_in.shape, filler, dtype=da.dtype))
-    template = compute(stand_in)
-    roles = set(stand_in.dims) - set(template["alpha"].dims)
-    variables = [v for v in template.data_vars
-                 if set(template[v].dims) == set(template["alpha"].dims)]
-    dims, coords = da.dims, {k: v.variable for k, v in da.coords.items()}
-
-    def run(values):
-        result = compute(xr.DataArray(values, dims=dims, coords=coords))
-        return {v: result[v].transpose(*template[v].dims).values for v in variables}
-
-    token = dask.base.tokenize(da.data, task_name, sorted(roles))
-    outputs = dask.delayed(run, pure=True)(da.data, dask_key_name=f"{task_name}-{token}")
-    lazy = {
-        v: (template[v].dims, dask.array.from_delayed(outputs[v], template[v].shape,
-                                                       dtype=template[v].dtype))
-        for v in variables
-    }
-    return xr.Dataset(lazy, coords=template[variables].coords)
 
 
 def _metric_name(metric, multi_label: bool, label) -> str:
@@ -604,11 +568,15 @@ def _spread_sums(ratings: _Ratings, weights, counts: _Counts):
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     observed_sum = _kernels.squared_spread(ratings.values, ratings.low, weights,
                                            _n_tasks(ratings.values.shape[1]))
+    return observed_sum, _spread_expected(weights, counts)
+
+
+def _spread_expected(weights, counts):
+    """E of the interval metric on per-code ``weights`` (G, V), from the pooled values."""
     value_counts = counts.value_counts
     n = np.maximum(counts.pairable, 1).astype(np.float64)
     mean = (value_counts * weights).sum(axis=1) / n
-    expected_sum = 2 * counts.pairable * (value_counts * (weights - mean[:, None]) ** 2).sum(1)
-    return observed_sum, expected_sum
+    return 2 * counts.pairable * (value_counts * (weights - mean[:, None]) ** 2).sum(1)
 
 
 _EMPTY_DELTA = np.zeros((1, 1))
@@ -626,6 +594,12 @@ def _pair_sums(ratings: _Ratings, counts: _Counts, metric_id, delta=_EMPTY_DELTA
                                           _n_tasks(ratings.values.shape[1]))
     if not expected:
         return observed_sum, None
+    return observed_sum, _pair_expected_sum(counts, metric_id, delta, numbers, packed, sizes)
+
+
+def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUMBERS,
+                       packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES):
+    """E of a non-additive distance from the pairable value counts (G, V)."""
     used = (counts.value_counts > 0).sum(axis=1).max(initial=0)
     with _threads_for(float(used) ** 2):
         expected_sum = _kernels.pair_expected(counts.value_counts, metric_id, delta, numbers,
@@ -634,7 +608,7 @@ def _pair_sums(ratings: _Ratings, counts: _Counts, metric_id, delta=_EMPTY_DELTA
         # a callable may give delta(c, c) != 0: n_c (n_c - 1) pairs of equal values
         value_counts = counts.value_counts
         expected_sum = expected_sum + (value_counts * (value_counts - 1) * np.diag(delta)).sum(1)
-    return observed_sum, expected_sum
+    return expected_sum
 
 
 def _callable_delta(metric, values: list) -> np.ndarray:
@@ -811,9 +785,11 @@ def _single_label_alpha(da, metric, name, item, annotator, categories, confidenc
 # --- analytic standard errors (Gwet 2014) ----------------------------------------------
 
 
-def _distance_rows(ratings: _Ratings, counts: _Counts, name, metric, numbers, scores):
+def _distance_rows(ratings: _Ratings, counts: _Counts, name, metric, numbers, scores,
+                   delta=None):
     """The kernel's distance id and arrays, and ``rows[g, c] = sum_k n_k delta(c, k)``
-    over the pairable values of group ``g``."""
+    over the pairable values of group ``g`` (``delta``: a callable's distances, if known)."""
+    known_delta = delta
     value_counts = counts.value_counts.astype(np.float64)
     G, V = value_counts.shape
     delta, no_numbers = _EMPTY_DELTA, _EMPTY_NUMBERS
@@ -841,7 +817,9 @@ def _distance_rows(ratings: _Ratings, counts: _Counts, name, metric, numbers, sc
             rows[:, start:start + 256] = value_counts @ block.T
         return _kernels.DELTA_RATIO, delta, np.ascontiguousarray(numbers, np.float64), \
             no_scores, rows
-    delta = _callable_delta(metric, [_plain(v) for v in ratings.categories])
+    delta = known_delta
+    if delta is None:
+        delta = _callable_delta(metric, [_plain(v) for v in ratings.categories])
     return _kernels.DELTA_MATRIX, delta, no_numbers, no_scores, value_counts @ delta.T
 
 
@@ -856,58 +834,83 @@ def _gwet_alpha_variance(terms: np.ndarray, rows, value_counts, rated_items, pop
     kx_i = k_i - 2 (1 - alpha') e'_i, with T = sum_c n_c rows_c, T' = T / n..**2 and
     D_o = sum_i P_i / (m_i - 1) / n..; var = (1 - f) sum_i (kx_i - alpha')**2 / (n (n - 1))
     over the n pairable items, f = rated items / population size."""
-    m, pair_sums, spread = terms[:, 0], terms[:, 1], terms[:, 2]
+    m, pair_sums = terms[:, 0], terms[:, 1]
     pairable = m >= 2
     n = int(pairable.sum())
     if n < 2:
         return math.nan, n - 1
-    m, pair_sums, spread = m[pairable], pair_sums[pairable], spread[pairable]
-    values = m.sum()
-    mean_m = values / n
     expected = float((value_counts * rows).sum())
-    if not expected > 0:
+    constants = _gwet_constants(n, m[pairable].sum(),
+                                (pair_sums[pairable] / (m[pairable] - 1)).sum(), expected)
+    if constants is None:
         return math.nan, n - 1
-    scaled_expected = expected / values**2
-    observed = (pair_sums / (m - 1)).sum() / values
+    squares = _gwet_squares(terms, constants)
+    return _gwet_variance(squares, n, rated_items, population_size), n - 1
+
+
+def _gwet_constants(n_items, n_values, observed_sum, expected):
+    """The corpus-level quantities of :func:`_gwet_alpha_variance` for one group
+    (n.., m̄, D_o, T', T, alpha'), or None where the variance is undefined."""
+    if n_items < 2 or not expected > 0:
+        return None
+    mean_m = n_values / n_items
+    scaled_expected = expected / n_values**2
+    observed = observed_sum / n_values
+    return n_values, mean_m, observed, scaled_expected, expected, 1 - observed / scaled_expected
+
+
+def _gwet_squares(terms: np.ndarray, constants) -> float:
+    """sum over the pairable items in ``terms`` (N, 3) of (kx_i - alpha')**2: additive over
+    item blocks, given the corpus-level ``constants``."""
+    m, pair_sums, spread = terms[:, 0], terms[:, 1], terms[:, 2]
+    pairable = m >= 2
+    m, pair_sums, spread = m[pairable], pair_sums[pairable], spread[pairable]
+    values, mean_m, observed, scaled_expected, expected, alpha_prime = constants
     k_i = 1 + ((m - mean_m) * (1 - 1 / values) * observed - pair_sums / (m - 1)) / (
         mean_m * scaled_expected)
-    alpha_prime = 1 - observed / scaled_expected
     expected_i = (m - spread * values / expected) / mean_m
     linearized = k_i - 2 * (1 - alpha_prime) * expected_i
+    return float(((linearized - alpha_prime) ** 2).sum())
+
+
+def _gwet_variance(squares, n_items, rated_items, population_size):
     finite = 1.0 if population_size is None else 1 - rated_items / population_size
-    variance = finite * float(((linearized - alpha_prime) ** 2).sum()) / (n * (n - 1))
-    return variance, n - 1
+    return finite * squares / (n_items * (n_items - 1))
+
+
+def _standard_error_limits(value, variance, dof, confidence):
+    """se, ci_lower, ci_upper (arrays like ``value``) from Gwet's variance and dof."""
+    from scipy import stats  # here, so that ``import xr_agreement`` stays light
+
+    with np.errstate(invalid="ignore"):
+        se = np.where(variance >= 0, np.sqrt(np.maximum(variance, 0)), np.nan)
+    se = np.where(np.isnan(value), np.nan, se)
+    t = np.full(np.shape(dof), np.nan)
+    usable = np.asarray(dof) >= 1
+    t[usable] = stats.t.ppf(0.5 + confidence / 2, np.asarray(dof)[usable])
+    return se, value - t * se, np.minimum(value + t * se, 1.0)
 
 
 def _with_standard_errors(result, ratings, counts, name, metric, numbers, scores, confidence,
                           population_size):
     """``result`` with ``se``, ``ci_lower``, ``ci_upper`` (Gwet's t-based limits)."""
-    from scipy import stats  # here, so that ``import xr_agreement`` stays light
-
     metric_id, delta, numbers, scores, rows = _distance_rows(ratings, counts, name, metric,
                                                              numbers, scores)
     terms = _kernels.item_pair_terms(ratings.values, ratings.low, metric_id, delta, numbers,
                                      scores, np.ascontiguousarray(rows))
     rated = (terms[..., 0] >= 1).sum(axis=1)
     G = terms.shape[0]
-    se = np.full(G, np.nan)
-    t = np.full(G, np.nan)
+    variance = np.full(G, np.nan)
+    dof = np.zeros(G, np.int64)
     for g in range(G):
-        variance, dof = _gwet_alpha_variance(terms[g], rows[g], counts.value_counts[g],
-                                             rated[g], population_size)
-        se[g] = math.sqrt(variance) if variance >= 0 else math.nan
-        if dof >= 1:
-            t[g] = stats.t.ppf(0.5 + confidence / 2, dof)
+        variance[g], dof[g] = _gwet_alpha_variance(terms[g], rows[g], counts.value_counts[g],
+                                                   rated[g], population_size)
     shape = result["alpha"].shape
     value = result["alpha"].values
-    se = np.where(np.isnan(value), np.nan, se.reshape(shape))
-    t = t.reshape(shape)
+    se, lower, upper = _standard_error_limits(value, variance.reshape(shape), dof.reshape(shape),
+                                              confidence)
     dims = result["alpha"].dims
-    return result.assign(
-        se=(dims, se),
-        ci_lower=(dims, value - t * se),
-        ci_upper=(dims, np.minimum(value + t * se, 1.0)),
-    )
+    return result.assign(se=(dims, se), ci_lower=(dims, lower), ci_upper=(dims, upper))
 
 
 # --- bootstrap intervals ---------------------------------------------------------------
@@ -1242,3 +1245,536 @@ def _describe_vector(ordered, position, extra, item, annotator, shape) -> str:
         value = _plain(ordered[dim].values[p]) if dim in ordered.coords else p
         parts.append(f"{dim}={value!r}")
     return ", ".join(parts)
+
+
+# --- dask: per-block additive statistics ----------------------------------------------
+# Every block (a run of items, all annotators and labels, a run of extra-dim values) is
+# counted by one task: its own distinct values (or label sets) with their pairable counts,
+# the items by number of ratings, the agreeing pairs and the observed distance sum, all
+# additive once the distinct values of two blocks are merged. A tree of merges gives the
+# totals of each extra-dim block, from which alpha is finished on small arrays. Ordinal
+# distances (mid-ranks of the total frequencies) and Gwet's standard error need the totals
+# in every block: a second (and for ordinal with se a third) pass over the blocks takes
+# them as input, and its per-block sums are added the same way.
+
+SPLIT_EVERY = 8  # blocks merged per task of the tree reductions
+
+
+class _Totals:
+    """Summed block statistics, with the attributes of :class:`_Counts` that the finishing
+    functions read."""
+
+    def __init__(self, stats: dict):
+        self.value_counts = stats["value_counts"]
+        self.items_by_m = stats["items_by_m"]
+        self.agreeing_by_m = stats["agreeing_by_m"]
+        m = np.arange(self.items_by_m.shape[1])
+        self.pairable = (self.items_by_m * m).sum(axis=1)
+        self.pairable_items = self.items_by_m[:, 2:].sum(axis=1)
+
+
+class _DaskPlan:
+    """What the tasks of a dask alpha need besides their block (small and picklable)."""
+
+    def __init__(self, name, metric, multi_label, *, categories=None, delta=None,
+                 numbers=None, float_error=None, with_coincidence=False, n_labels=0,
+                 label_values=None, table=None, confidence=None, population_size=None):
+        self.name = name
+        self.metric = metric
+        self.multi_label = multi_label
+        self.categories = categories  # declared values (object array) or None
+        self.delta = delta  # a callable's distances between declared values
+        self.numbers = numbers  # declared values as numbers (interval, ratio)
+        self.float_error = float_error  # (type, message) if object blocks must be numbers
+        self.with_coincidence = with_coincidence
+        self.n_labels = n_labels
+        self.label_values = label_values
+        self.table = table  # Jaccard/MASI distance table (at most 64 labels)
+        self.confidence = confidence
+        self.population_size = population_size
+
+
+def _dask_plan(da, metric, name, multi_label, label, categories, confidence,
+               population_size) -> _DaskPlan:
+    """The plan, after the checks the numpy path makes from the dtype and the arguments
+    (the values themselves are checked block by block, at compute time)."""
+    if multi_label:
+        k = da.sizes[label]
+        table = None
+        if name in SET_METRIC_IDS and k <= 64:
+            table = _set_distance_table(name, k)
+        label_values = None
+        if name == "callable":
+            label_values = [_plain(v) for v in (da[label].values if label in da.coords
+                                                 else np.arange(k))]
+        return _DaskPlan(name, metric, True, n_labels=k, label_values=label_values,
+                         table=table)
+    kind = da.dtype.kind
+    numeric = name in ("interval", "ratio")
+    if kind == "c":
+        raise TypeError(f"ratings must be numbers, codes or strings, got dtype {da.dtype}")
+    float_error = None
+    if categories is None and name in ("ordinal", "interval", "ratio") and kind not in "biuf":
+        if numeric:
+            error = (TypeError, f"metric {name!r} needs numeric ratings; got dtype {da.dtype}")
+        else:
+            error = (ValueError, "metric 'ordinal' on non-numeric ratings needs their rank "
+                     "order: pass categories=[lowest, ..., highest]")
+        if kind != "O":
+            raise error[0](error[1])
+        float_error = error  # numbers in an object array are fine: known block by block
+    declared = numbers = delta = None
+    if categories is not None:
+        declared = np.asarray(list(categories), dtype=object)
+        if len(set(declared.tolist())) != len(declared):
+            raise ValueError("declared categories have duplicates")
+        if numeric:
+            try:
+                numbers = np.asarray(declared, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"metric {name!r} needs numeric categories, got "
+                                f"{list(declared)[:5]}") from None
+        if name == "callable":
+            delta = _callable_delta(metric, [_plain(v) for v in declared])
+    with_coincidence = (declared is not None and not numeric
+                        and len(declared) <= COINCIDENCE_LIMIT)
+    return _DaskPlan(name, metric, False, categories=declared, delta=delta, numbers=numbers,
+                     float_error=float_error, with_coincidence=with_coincidence,
+                     confidence=confidence, population_size=population_size)
+
+
+def _block_array(block, coords) -> xr.DataArray:
+    """A block as a DataArray with its slice of every coordinate (for error messages)."""
+    return xr.DataArray(block, dims=[d for d, _ in coords], coords=dict(coords))
+
+
+def _empty_values(block, plan: _DaskPlan):
+    if plan.multi_label:
+        return np.zeros((0, (plan.n_labels + 63) // 64), np.uint64)
+    return np.zeros(0, block.dtype if block.dtype.kind in "iuf" else object)
+
+
+def _block_codes(block, coords, plan: _DaskPlan, values=None):
+    """Codes (G, N, n) int32 of a block of single-label ratings (-1 missing) and the value
+    of each code: the declared categories, the given ``values`` (the merged values of all
+    blocks, in the later passes) or the block's own distinct ratings (first pass)."""
+    G = int(np.prod(block.shape[:-2]))
+    N, n = block.shape[-2:]
+    if N == 0:
+        kept = plan.categories if plan.categories is not None else values
+        return np.zeros((G, 0, n), np.int32), (kept if kept is not None
+                                               else _empty_values(block, plan))
+    ratings = _block_array(block, coords)
+    if plan.float_error is not None:
+        try:  # numbers (and None) in an object array, as the numpy path reads them
+            ratings = ratings.astype(np.float64)
+        except (TypeError, ValueError):
+            raise plan.float_error[0](plan.float_error[1]) from None
+    if plan.categories is not None:
+        return _coded(ratings, plan.categories).values.reshape(G, N, n), plan.categories
+    if values is None:
+        coded = _coded(ratings, None)
+        return coded.values.reshape(G, N, n), coded.categories
+    x = np.asarray(ratings.values)
+    if x.dtype.kind in "biuf":
+        present = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(x.shape, bool)
+        codes = np.full(x.shape, -1, np.int64)
+        codes[present] = np.searchsorted(values, x[present])
+    else:
+        codes, _ = encode_ratings(ratings, values)
+    return codes.astype(np.int32).reshape(G, N, n), values
+
+
+def _single_block_counts(block, *, coords, plan: _DaskPlan) -> dict:
+    """The additive statistics of one block of single-label ratings."""
+    codes, values = _block_codes(block, coords, plan)
+    G = codes.shape[0]
+    V = len(values)
+    value_counts, seen, items, agreeing, coincidence, _ = _kernels.rating_counts_serial(
+        codes, 0.0, V, plan.with_coincidence)
+    stats = {"values": None if plan.categories is not None else values,
+             "value_counts": value_counts, "items_by_m": items, "agreeing_by_m": agreeing}
+    if plan.with_coincidence:
+        stats["coincidence"] = coincidence
+    name = plan.name
+    if name in ("interval", "ratio"):
+        numbers = plan.numbers if plan.numbers is not None else np.asarray(values, np.float64)
+        numbers = np.ascontiguousarray(numbers, dtype=np.float64)
+        if name == "ratio" and (numbers[seen.sum(axis=0) > 0] < 0).any():
+            ratings = _block_array(block, coords)
+            negative = np.asarray(ratings.values, dtype=np.float64) < 0
+            raise ValueError(_describe_rating(ratings, negative, "is negative; the ratio "
+                                              "metric needs values >= 0"))
+        if name == "interval":
+            weights = np.ascontiguousarray(np.broadcast_to(numbers, (G, V)))
+            stats["observed_sum"] = _kernels.squared_spread(codes, 0.0, weights, 1)
+        else:
+            stats["observed_sum"] = _kernels.pair_observed(
+                codes, 0.0, _kernels.DELTA_RATIO, _EMPTY_DELTA, numbers, _EMPTY_PACKED,
+                _EMPTY_SIZES, 1)
+    elif name == "callable":
+        delta = plan.delta
+        if delta is None:
+            delta = _callable_delta(plan.metric, [_plain(v) for v in values])
+        stats["observed_sum"] = _kernels.pair_observed(
+            codes, 0.0, _kernels.DELTA_MATRIX, delta, _EMPTY_NUMBERS, _EMPTY_PACKED,
+            _EMPTY_SIZES, 1)
+    return stats
+
+
+def _set_sizes(packed, n_labels):
+    bits = np.unpackbits(np.ascontiguousarray(packed).astype("<u8").view(np.uint8), axis=1,
+                         bitorder="little")[:, :n_labels]
+    return bits, bits.sum(axis=1).astype(np.int64)
+
+
+def _label_sets(bits, label_values):
+    label_sets = np.empty(len(bits), dtype=object)
+    label_sets[:] = [frozenset(label_values[j] for j in np.flatnonzero(row)) for row in bits]
+    return label_sets
+
+
+def _set_block_counts(block, *, coords, plan: _DaskPlan) -> dict:
+    """The additive statistics of one block of multi-label decisions: the block's distinct
+    label sets (bit-packed) with their pairable counts, and the observed distance sum."""
+    values = np.asarray(block)
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8)
+    extra_shape = values.shape[:-3]
+    G = int(np.prod(extra_shape))
+    N, n, k = values.shape[-3:]
+    words = (k + 63) // 64
+    packed = np.zeros((G, N, n, words), np.uint64)
+    status = _kernels.pack_label_sets(values.reshape(G, N, n, k), packed)
+    if (status == 3).any():
+        raise ValueError(describe_position(np.asarray(block), coords))
+    if (status == 2).any():
+        position = np.unravel_index(int(np.argmax(status == 2)), status.shape)
+        ordered = _block_array(block, coords)
+        extra = list(ordered.dims[:-3])
+        item, annotator = ordered.dims[-3:-1]
+        where = _describe_vector(ordered, position, extra, item, annotator, extra_shape)
+        raise ValueError(
+            f"the label vector at {where} is only partly missing ({int((status == 2).sum())} "
+            f"such vector(s) in this block); metric {plan.name!r} compares whole label sets, "
+            "so an annotation must be complete or entirely NaN. Use metric='hamming' for "
+            "per-decision missing data."
+        )
+    present = status == 0
+    rows = packed[present]
+    if words == 1:
+        distinct, inverse = np.unique(rows[:, 0], return_inverse=True)
+        distinct = distinct[:, None]
+    else:
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    distinct = np.ascontiguousarray(distinct, dtype=np.uint64)
+    codes = np.full(status.shape, -1, np.int32)
+    codes[present] = inverse.reshape(-1)
+    value_counts, _, items, agreeing, _, _ = _kernels.rating_counts_serial(
+        codes, 0.0, len(distinct), False)
+    stats = {"values": distinct, "value_counts": value_counts, "items_by_m": items,
+             "agreeing_by_m": agreeing}
+    bits, sizes = _set_sizes(distinct, k)
+    if plan.name in SET_METRIC_IDS:
+        if words == 1:
+            metric_id, delta = _kernels.DELTA_SET_TABLE, plan.table
+        else:
+            metric_id, delta = SET_METRIC_IDS[plan.name], _EMPTY_DELTA
+        stats["observed_sum"] = _kernels.pair_observed(codes, 0.0, metric_id, delta,
+                                                       _EMPTY_NUMBERS, distinct, sizes, 1)
+    elif plan.name == "callable":
+        delta = _callable_delta(plan.metric, list(_label_sets(bits, plan.label_values)))
+        stats["observed_sum"] = _kernels.pair_observed(
+            codes, 0.0, _kernels.DELTA_MATRIX, delta, _EMPTY_NUMBERS, _EMPTY_PACKED,
+            _EMPTY_SIZES, 1)
+    return stats
+
+
+def _union(arrays):
+    """Sorted union of distinct values (1-D) or packed label sets (2-D uint64), and where
+    each input's entries sit in it."""
+    lengths = [len(a) for a in arrays]
+    splits = np.cumsum(lengths)[:-1]
+    if arrays[0].dtype == object:
+        try:
+            union = sorted(set().union(*(a.tolist() for a in arrays)))
+        except TypeError as error:
+            raise TypeError(f"ratings of mixed types cannot be ordered: {error}") from None
+        position = {value: p for p, value in enumerate(union)}
+        return (np.asarray(union, dtype=object),
+                [np.array([position[v] for v in a.tolist()], np.int64) for a in arrays])
+    joined = np.concatenate(arrays)
+    if joined.ndim == 2 and joined.shape[1] == 1:
+        union, inverse = np.unique(joined[:, 0], return_inverse=True)
+        union = union[:, None]
+    else:
+        union, inverse = np.unique(joined, axis=0 if joined.ndim == 2 else None,
+                                   return_inverse=True)
+    return union, np.split(inverse.reshape(-1), splits)
+
+
+def _merge_counts(parts) -> dict:
+    """Block statistics of several blocks merged: value counts re-indexed to the union of
+    the distinct values, everything else added."""
+    first = parts[0]
+    merged = {key: sum(p[key] for p in parts) for key in first
+              if key not in ("values", "value_counts")}
+    if first["values"] is None:  # declared categories: the same codes in every block
+        merged["values"] = None
+        merged["value_counts"] = sum(p["value_counts"] for p in parts)
+        return merged
+    used = [p for p in parts if len(p["values"])] or parts[:1]
+    union, positions = _union([p["values"] for p in used])
+    value_counts = np.zeros((first["items_by_m"].shape[0], len(union)), np.int64)
+    for p, where in zip(used, positions):
+        value_counts[:, where] += p["value_counts"]
+    merged["values"] = union
+    merged["value_counts"] = value_counts
+    return merged
+
+
+def _add_arrays(parts):
+    return sum(parts[1:], parts[0])
+
+
+def _ranked_block_sums(block, totals, *, coords, plan: _DaskPlan):
+    """Ordinal: the block's observed distance sums on the mid-ranks of the total
+    frequencies."""
+    codes, _ = _block_codes(block, coords, plan, totals["values"])
+    return _kernels.squared_spread(codes, 0.0, _ordinal_ranks(totals["value_counts"]), 1)
+
+
+def _ordinal_ranks(value_counts):
+    return np.ascontiguousarray(np.cumsum(value_counts, axis=1) - value_counts / 2.0)
+
+
+def _finish_totals(totals, ranked_observed=None, *, plan: _DaskPlan, shape, extra) -> dict:
+    """alpha and its parts of one extra-dim block from the merged block statistics; for
+    the standard error also what the second pass over the blocks needs."""
+    counts = _Totals(totals)
+    name = plan.name
+    values = totals["values"] if plan.categories is None else plan.categories
+    numbers = delta = None
+    if plan.multi_label:
+        words = (plan.n_labels + 63) // 64
+        if name in SET_METRIC_IDS:
+            observed_sum = totals["observed_sum"]
+            sizes = _set_sizes(values, plan.n_labels)[1]
+            if words == 1:
+                expected_sum = _set_expected_sums(counts, values, sizes, plan.table,
+                                                  plan.n_labels)
+            else:
+                expected_sum = _pair_expected_sum(counts, SET_METRIC_IDS[name], packed=values,
+                                                  sizes=sizes)
+        elif name == "nominal":
+            observed_sum, expected_sum = _nominal_sums(counts)
+        else:
+            bits = _set_sizes(values, plan.n_labels)[0]
+            delta = _callable_delta(plan.metric, list(_label_sets(bits, plan.label_values)))
+            observed_sum = totals["observed_sum"]
+            expected_sum = _pair_expected_sum(counts, _kernels.DELTA_MATRIX, delta=delta)
+    elif name == "nominal":
+        observed_sum, expected_sum = _nominal_sums(counts)
+    elif name == "ordinal":
+        observed_sum = ranked_observed
+        expected_sum = _spread_expected(_ordinal_ranks(counts.value_counts), counts)
+    elif name in ("interval", "ratio"):
+        numbers = plan.numbers if plan.numbers is not None else np.asarray(values, np.float64)
+        numbers = np.ascontiguousarray(numbers, dtype=np.float64)
+        observed_sum = totals["observed_sum"]
+        if name == "interval":
+            weights = np.ascontiguousarray(np.broadcast_to(numbers, counts.value_counts.shape))
+            expected_sum = _spread_expected(weights, counts)
+        else:
+            expected_sum = _pair_expected_sum(counts, _kernels.DELTA_RATIO, numbers=numbers)
+    else:
+        delta = plan.delta
+        if delta is None:
+            delta = _callable_delta(plan.metric, [_plain(v) for v in values])
+        observed_sum = totals["observed_sum"]
+        expected_sum = _pair_expected_sum(counts, _kernels.DELTA_MATRIX, delta=delta)
+    result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
+                     extra, shape, {})
+    out = {var: result[var].values for var in result.data_vars}
+    if plan.with_coincidence:
+        V = len(values)
+        out["coincidence"] = totals["coincidence"].reshape(shape + (V, V))
+        out["category_pairable_values"] = counts.value_counts.reshape(shape + (V,))
+    if plan.confidence is not None:
+        scores = numbers if name == "interval" else None
+        metric_id, delta, numbers, scores, rows = _distance_rows(
+            _Ratings(None, 0, values), counts, name, plan.metric, numbers, scores, delta)
+        rows = np.ascontiguousarray(rows)
+        constants = [
+            _gwet_constants(int(counts.pairable_items[g]), float(counts.pairable[g]),
+                            float(observed_sum[g]),
+                            float((counts.value_counts[g] * rows[g]).sum()))
+            for g in range(len(rows))
+        ]
+        out["se_inputs"] = {
+            "values": values, "metric_id": metric_id, "delta": delta, "numbers": numbers,
+            "scores": scores, "rows": rows, "constants": constants,
+            "rated_items": counts.items_by_m[:, 1:].sum(axis=1),
+            "pairable_items": counts.pairable_items,
+        }
+    return out
+
+
+def _se_block_sums(block, finished, *, coords, plan: _DaskPlan):
+    """The block's sums of Gwet's squared linearized deviations, per group."""
+    inputs = finished["se_inputs"]
+    codes, _ = _block_codes(block, coords, plan, inputs["values"])
+    terms = _kernels.item_pair_terms(codes, 0.0, inputs["metric_id"], inputs["delta"],
+                                     inputs["numbers"], inputs["scores"], inputs["rows"])
+    return np.array([0.0 if constants is None else _gwet_squares(terms[g], constants)
+                     for g, constants in enumerate(inputs["constants"])])
+
+
+def _finish_se(finished, squares, *, plan: _DaskPlan, shape) -> dict:
+    inputs = finished["se_inputs"]
+    n = inputs["pairable_items"]
+    variance = np.array([
+        math.nan if constants is None
+        else _gwet_variance(squares[g], int(n[g]), inputs["rated_items"][g],
+                            plan.population_size)
+        for g, constants in enumerate(inputs["constants"])
+    ])
+    se, lower, upper = _standard_error_limits(finished["alpha"], variance.reshape(shape),
+                                              (n - 1).reshape(shape), plan.confidence)
+    return {"se": se, "ci_lower": lower, "ci_upper": upper}
+
+
+def _dask_alpha(da, metric, name, multi_label, *, item, annotator, label, categories,
+                confidence, population_size) -> xr.Dataset:
+    """:func:`alpha` of a dask-backed array as a lazy Dataset (see the section comment).
+
+    Task names: ``alpha-counts`` (one per block: the first pass), ``alpha-counts-partial``
+    and ``alpha-counts-sum`` (the tree of merges), ``alpha-finish`` (per extra-dim block);
+    for ordinal ``alpha-ranked`` (+ ``-partial``, ``-sum``), for the standard error
+    ``alpha-se-terms`` (+ ``-partial``, ``-sum``) and ``alpha-standard-error``; the outputs
+    are ``alpha-<variable>`` (``alpha-coefficient`` for alpha itself).
+    """
+    from dask.array import Array
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    roles = (item, annotator, label) if multi_label else (item, annotator)
+    plan = _dask_plan(da, metric, name, multi_label, label, categories, confidence,
+                      population_size)
+    extra, coords = _extra_frame(da, roles)
+    ordered = da.transpose(*extra, *roles)
+    n_extra = len(extra)
+    data = ordered.data.rechunk({axis: -1 for axis in range(n_extra + 1, ordered.ndim)})
+    dim_values = [(d, ordered[d].values) for d in ordered.dims]
+    token = tokenize(data.name, name, metric, categories, confidence, population_size,
+                     [(d, v) for d, v in dim_values])
+    offsets = [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in data.chunks]
+    extra_blocks = list(np.ndindex(*data.numblocks[:n_extra]))
+    n_item_blocks = data.numblocks[n_extra]
+    core_tail = (0,) * (ordered.ndim - n_extra - 1)
+
+    def block_coords(index):
+        return [(dim, values[offsets[axis][i]:offsets[axis][i + 1]])
+                for axis, ((dim, values), i) in enumerate(zip(dim_values, index + core_tail))]
+
+    def extra_shape(e):
+        return tuple(data.chunks[axis][i] for axis, i in enumerate(e))
+
+    layers, dependencies = {}, {}
+
+    def add_layer(prefix, tasks, depends_on):
+        name_ = f"{prefix}-{token}"
+        layers[name_] = tasks
+        dependencies[name_] = set(depends_on)
+        return name_
+
+    def block_pass(prefix, function, per_extra=None):
+        """One task per block; ``per_extra``: the layer whose (name, *e) key it also takes."""
+        layer = f"{prefix}-{token}"
+        tasks = {}
+        for e in extra_blocks:
+            for i in range(n_item_blocks):
+                index = (*e, i)
+                arguments = [(data.name, *index, *core_tail)]
+                if per_extra is not None:
+                    arguments.append((per_extra, *e))
+                tasks[(layer, *index)] = (
+                    partial(function, coords=block_coords(index), plan=plan), *arguments)
+        return add_layer(prefix, tasks, [data.name] + ([per_extra] if per_extra else []))
+
+    def tree(prefix, leaves, combine):
+        """Per extra-dim block, the leaves combined ``SPLIT_EVERY`` at a time."""
+        partial_layer, total_layer = f"{prefix}-partial-{token}", f"{prefix}-sum-{token}"
+        partial_tasks, total_tasks = {}, {}
+        for e in extra_blocks:
+            keys = [(leaves, *e, i) for i in range(n_item_blocks)]
+            level = 0
+            while len(keys) > SPLIT_EVERY:
+                merged = []
+                for start in range(0, len(keys), SPLIT_EVERY):
+                    key = (partial_layer, level, *e, start // SPLIT_EVERY)
+                    partial_tasks[key] = (combine, keys[start:start + SPLIT_EVERY])
+                    merged.append(key)
+                keys, level = merged, level + 1
+            total_tasks[(total_layer, *e)] = (combine, keys)
+        add_layer(f"{prefix}-partial", partial_tasks, [leaves])
+        return add_layer(f"{prefix}-sum", total_tasks, [leaves, partial_layer])
+
+    counts = block_pass("alpha-counts",
+                        _set_block_counts if multi_label else _single_block_counts)
+    totals = tree("alpha-counts", counts, _merge_counts)
+    finish_inputs = [totals]
+    if name == "ordinal" and not multi_label:
+        ranked = block_pass("alpha-ranked", _ranked_block_sums, per_extra=totals)
+        finish_inputs.append(tree("alpha-ranked", ranked, _add_arrays))
+    finish_tasks = {
+        ("alpha-finish-" + token, *e): (
+            partial(_finish_totals, plan=plan, shape=extra_shape(e), extra=extra),
+            *[(layer, *e) for layer in finish_inputs])
+        for e in extra_blocks
+    }
+    finished = add_layer("alpha-finish", finish_tasks, finish_inputs)
+    sources = {var: finished for var in ("alpha", "observed_disagreement",
+                                         "expected_disagreement", "n_pairable_values",
+                                         "n_pairable_items")}
+    if plan.with_coincidence:
+        sources.update(coincidence=finished, category_pairable_values=finished)
+    if plan.confidence is not None and not multi_label:
+        terms = block_pass("alpha-se-terms", _se_block_sums, per_extra=finished)
+        squares = tree("alpha-se-terms", terms, _add_arrays)
+        se_tasks = {
+            ("alpha-standard-error-" + token, *e): (partial(_finish_se, plan=plan, shape=extra_shape(e)),
+                                        (finished, *e), (squares, *e))
+            for e in extra_blocks
+        }
+        se = add_layer("alpha-standard-error", se_tasks, [finished, squares])
+        sources.update(se=se, ci_lower=se, ci_upper=se)
+
+    graph = HighLevelGraph.from_collections(counts, layers[counts], dependencies=[data])
+    all_layers = {**graph.layers, **layers}
+    all_dependencies = {**graph.dependencies, **dependencies}
+    V = len(plan.categories) if plan.with_coincidence else 0
+    core = {"coincidence": (("category", "paired_category"), ((V,), (V,))),
+            "category_pairable_values": (("category",), ((V,),))}
+    integer = ("n_pairable_values", "n_pairable_items", "category_pairable_values")
+    outputs = {}
+    for var, source in sources.items():
+        core_dims, core_chunks = core.get(var, ((), ()))
+        output = f"alpha-{'coefficient' if var == 'alpha' else var.replace('_', '-')}-{token}"
+        all_layers[output] = {
+            (output, *e, *(0,) * len(core_dims)): (operator.getitem, (source, *e), var)
+            for e in extra_blocks
+        }
+        all_dependencies[output] = {source}
+        outputs[var] = ((*extra, *core_dims), (output, core_chunks))
+    graph = HighLevelGraph(all_layers, all_dependencies)
+    variables = {
+        var: (dims, Array(graph, output, chunks=data.chunks[:n_extra] + core_chunks,
+                          dtype=np.int64 if var in integer else np.float64))
+        for var, (dims, (output, core_chunks)) in outputs.items()
+    }
+    result = xr.Dataset(variables, coords=coords)
+    if plan.with_coincidence:
+        category_coord = np.asarray(plan.categories)
+        result = result.assign_coords(category=category_coord, paired_category=category_coord)
+    return result

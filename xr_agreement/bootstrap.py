@@ -48,10 +48,18 @@ interval for the same statistic and resamples. The acceleration is taken as 0 wh
 jackknife values do not vary. Replicates (and jackknife values) in which a value is
 undefined (NaN) are left out of its interval; an undefined estimate gets NaN bounds.
 
-Resamples are drawn exactly as ``rng.integers(0, N, (n_resamples, N))`` would draw them (as
-scipy does) from ``numpy.random.default_rng(seed)`` (or the Generator given, which is
-advanced as NumPy would advance it); the same seed gives the same intervals on numpy and on
-dask input.
+Resamples
+---------
+With an int (or None, or a ``numpy.random.SeedSequence``) as ``seed``, item resamples come
+from :class:`BlockedResampler`: exactly multinomial (``N`` draws with replacement from ``N``
+items), drawn in blocks of items from counter-seeded streams, so that the counts of any range
+of items can be made on its own. The same seed gives the same intervals on numpy and on dask
+input, whatever the chunks and the number of threads. With a ``numpy.random.Generator`` as
+``seed``, item resamples are NumPy's own draws, ``rng.integers(0, N, (n_resamples, N))``
+(what :func:`scipy.stats.bootstrap` draws from that generator, so its intervals can be
+reproduced exactly), and the generator is advanced as NumPy would advance it; this stream
+can only be drawn in order, so it is slower and on dask input the per-item table is
+gathered. Annotators are drawn with ``Generator.integers`` in both cases.
 
 Speed
 -----
@@ -93,6 +101,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import sys
@@ -114,6 +123,8 @@ RESAMPLE_DIM = "resample"
 BATCH_BYTES = 128 * 2**20
 # Bytes of drawn item indices held at once (they are counted straight away).
 INDEX_BYTES = 16 * 2**20
+# Items per block of the seeded resampler (:class:`BlockedResampler`).
+BLOCK_ITEMS = 2**14
 # Bit generators whose raw output is 64 bits split into two 32-bit draws (low half first),
 # which :func:`_kernels.resample_counts` consumes like NumPy does.
 _SPLIT_64 = ("PCG64", "PCG64DXSM", "Philox", "SFC64")
@@ -373,6 +384,80 @@ def item_resample_counts(
         yield start, counts
 
 
+class BlockedResampler:
+    """Multinomial item resampling counts from a seed, drawn block by block.
+
+    Items are cut into blocks of :data:`BLOCK_ITEMS`. For each replicate, how many of the
+    ``N`` draws fall into each block is drawn first (one multinomial over the blocks, with
+    probabilities proportional to their sizes); the draws inside block ``v`` of replicate
+    ``r`` then come from a xoshiro256** stream seeded by ``(seed, r, v)``. Together this is
+    exactly the multinomial of ``N`` draws with replacement from ``N`` items, and the counts
+    of any range of items can be made without drawing the others: the same seed gives the
+    same counts whatever the chunks of a dask array or the number of threads.
+
+    Examples
+    --------
+    >>> draws = BlockedResampler(7, n_units=40_000, n_resamples=3)
+    >>> counts = draws.counts(0, 3, 0, 40_000)
+    >>> counts.shape, counts.sum(axis=1).tolist()
+    ((3, 40000), [40000.0, 40000.0, 40000.0])
+    >>> bool((draws.counts(0, 3, 100, 30_000) == counts[:, 100:30_000]).all())
+    True
+    """
+
+    def __init__(self, seed, n_units: int, n_resamples: int):
+        if isinstance(seed, np.random.SeedSequence):
+            sequence = seed
+        else:
+            sequence = np.random.SeedSequence(seed)
+        # independent children without advancing the caller's SeedSequence
+        children = [
+            np.random.SeedSequence(sequence.entropy, spawn_key=(*sequence.spawn_key, i))
+            for i in range(3)
+        ]
+        self.n_units = int(n_units)
+        self.n_resamples = int(n_resamples)
+        self.block_size = BLOCK_ITEMS
+        self.key = children[1].generate_state(1, np.uint64)[0]
+        self.annotator_rng = np.random.default_rng(children[2])
+        n_blocks = max(1, -(-self.n_units // self.block_size))
+        if n_blocks == 1:
+            self.block_totals = np.full((self.n_resamples, 1), self.n_units, np.int64)
+        else:
+            sizes = np.minimum(self.block_size,
+                               self.n_units - self.block_size * np.arange(n_blocks))
+            self.block_totals = np.random.default_rng(children[0]).multinomial(
+                self.n_units, sizes / self.n_units, size=self.n_resamples
+            ).astype(np.int64)
+
+    def counts(self, r0: int, rows: int, i0: int, i1: int, out=None,
+               threads: bool = True) -> np.ndarray:
+        """(rows, i1 - i0) float32: how often items ``i0:i1`` are drawn in replicates
+        ``r0:r0 + rows`` (written into ``out`` if given); ``threads=False`` draws in the
+        calling thread (inside a dask task)."""
+        if out is None:
+            out = np.empty((rows, i1 - i0), np.float32)
+        task = partial(_kernels.blocked_item_counts, self.key, self.block_totals,
+                       self.block_size, self.n_units)
+        if not threads or rows * (i1 - i0) < 2**16:
+            task(r0, i0, out)
+        else:
+            # replicates in Python threads (numba's parallel layer spin-waits when busy)
+            _in_threads(lambda a, b: task(r0 + a, i0, out[a:b]), rows,
+                        min(rows, 2 * (os.cpu_count() or 1)))
+        return out
+
+    def batches(self, batch: int):
+        """Yield ``(start, counts)`` for all items, ``batch`` replicates at a time, in one
+        reused array (use each before asking for the next)."""
+        reused = None
+        for start in range(0, self.n_resamples, batch):
+            rows = min(batch, self.n_resamples - start)
+            if reused is None or len(reused) < rows:
+                reused = np.empty((rows, self.n_units), np.float32)
+            yield start, self.counts(start, rows, 0, self.n_units, reused[:rows])
+
+
 def batch_rows(n_units: int, n_resamples: int) -> int:
     """Replicates per batch of item counts: at most :data:`BATCH_BYTES` of float32 counts,
     in batches of equal size (a short last batch multiplies slowly in BLAS)."""
@@ -564,45 +649,55 @@ def add_intervals(
         if method == "bca":
             accel = np.asarray(accelerations[name]).reshape(template.shape)
         lower, upper = interval_bounds(point.values, reps.values, ci, method, accel=accel)
-        long_name = template.attrs.get("long_name", name)
-        symbol = template.attrs.get("symbol", name)
+        n_resamples = replicates.sizes[RESAMPLE_DIM]
         for side, bound in (("lower", lower), ("upper", upper)):
-            attrs = {
-                "long_name": f"{side} bound of the {level} confidence interval of {long_name}",
-                "symbol": f"{symbol},{side}",
-                "description": f"{method} bootstrap interval, {resample} resampling "
-                f"({replicates.sizes[RESAMPLE_DIM]} resamples); replicates where the value "
-                "is undefined (NaN) are left out",
-            }
+            attrs = _bound_attrs(template, name, side, level, method, resample, n_resamples)
             data = np.asarray(bound, float).reshape(template.shape)
             new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
         if return_replicates:
             values = reps.transpose(RESAMPLE_DIM, *template.dims)
-            attrs = {
-                "long_name": f"bootstrap replicates of {long_name}",
-                "symbol": f"{symbol}*",
-                "description": f"{name} recomputed on each {resample} resample",
-            }
-            new[f"{name}_replicates"] = xr.Variable(values.dims, values.values, attrs)
+            new[f"{name}_replicates"] = xr.Variable(values.dims, values.values,
+                                                    _replicate_attrs(template, name, resample))
     # one merge for all new variables (adding them one by one realigns every time)
     out = result.assign(new)
     if return_replicates:
         out = out.assign_coords({RESAMPLE_DIM: np.arange(replicates.sizes[RESAMPLE_DIM])})
-    out.attrs.update(
-        {
-            "ci_level": ci,
-            "ci_method": method,
-            "ci_n_resamples": int(replicates.sizes[RESAMPLE_DIM]),
-            "ci_resampling_unit": resample,
-            "ci_note": "baseline recomputed in every replicate; label universe fixed; "
-            + (
-                "a resampled annotator drawn twice counts as two distinct raters"
-                if resample != "item"
-                else "items drawn jointly across extra dims"
-            ),
-        }
-    )
+    out.attrs.update(_interval_attrs(ci, method, int(replicates.sizes[RESAMPLE_DIM]), resample))
     return out
+
+
+def _bound_attrs(template, name, side, level, method, resample, n_resamples) -> dict:
+    return {
+        "long_name": f"{side} bound of the {level} confidence interval of "
+        f"{template.attrs.get('long_name', name)}",
+        "symbol": f"{template.attrs.get('symbol', name)},{side}",
+        "description": f"{method} bootstrap interval, {resample} resampling "
+        f"({n_resamples} resamples); replicates where the value is undefined (NaN) are "
+        "left out",
+    }
+
+
+def _replicate_attrs(template, name, resample) -> dict:
+    return {
+        "long_name": f"bootstrap replicates of {template.attrs.get('long_name', name)}",
+        "symbol": f"{template.attrs.get('symbol', name)}*",
+        "description": f"{name} recomputed on each {resample} resample",
+    }
+
+
+def _interval_attrs(ci, method, n_resamples, resample) -> dict:
+    return {
+        "ci_level": ci,
+        "ci_method": method,
+        "ci_n_resamples": int(n_resamples),
+        "ci_resampling_unit": resample,
+        "ci_note": "baseline recomputed in every replicate; label universe fixed; "
+        + (
+            "a resampled annotator drawn twice counts as two distinct raters"
+            if resample != "item"
+            else "items drawn jointly across extra dims"
+        ),
+    }
 
 
 # --------------------------------------------------------------------------- statistics
@@ -746,7 +841,19 @@ def bootstrap(
     )
     if variables is None:
         variables = interval_variables(result, item)
-    rng = resolve_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        rng, resampler = seed, None
+    else:
+        resampler = BlockedResampler(seed, statistic.n_items, n_resamples)
+        rng = resampler.annotator_rng
+    if resampler is not None and getattr(statistic, "is_lazy", False):
+        annotator_counts = None
+        if resample in ("annotator", "both"):
+            annotator_counts = annotator_resample_counts(rng, statistic.n_annotators,
+                                                         n_resamples)
+        return lazy_intervals(statistic, result, resampler, annotator_counts, variables=variables,
+                              ci=ci, method=method, resample=resample,
+                              return_replicates=return_replicates)
     bar = _progress_bar(n_resamples, progress, f"bootstrap ({resample})")
     try:
         batches = []
@@ -765,7 +872,11 @@ def bootstrap(
                     bar.update(len(annotator_counts[start : start + step]))
         else:
             step = batch_rows(statistic.n_items, n_resamples)
-            draws = item_resample_counts(rng, statistic.n_items, n_resamples, step, reuse=True)
+            if resampler is None:
+                draws = item_resample_counts(rng, statistic.n_items, n_resamples, step,
+                                             reuse=True)
+            else:
+                draws = resampler.batches(step)
             for start, counts in draws:
                 rows = len(counts)
                 chosen = None
@@ -799,6 +910,98 @@ def bootstrap(
     )
 
 
+# --------------------------------------------------------------------------- dask
+
+
+def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables, ci, method,
+                   resample, return_replicates) -> xr.Dataset:
+    """:func:`bootstrap` on dask input, lazily and block by block.
+
+    Every item block adds its part of the replicates' label counts (the seeded counts of its
+    own items, :meth:`BlockedResampler.counts`), of the estimate and, for BCa with annotator
+    resampling, of the leave-one-annotator-out values; a tree reduction sums them and one
+    small task finishes the intervals. The item jackknife of BCa is a second pass over the
+    blocks, given the totals, whose additive moment sums are reduced the same way. Nothing
+    is computed here; the bounds are dask arrays of the result's shapes.
+    """
+    import dask
+    import dask.array
+
+    jack_units = []
+    if method == "bca":
+        jack_units = ["item", "annotator"] if resample == "both" else [resample]
+    loo_annotators = None
+    if "annotator" in jack_units:
+        loo_annotators = np.ones((statistic.n_annotators, statistic.n_annotators), np.int64)
+        np.fill_diagonal(loo_annotators, 0)
+    item_counts = resample != "annotator"
+    totals = statistic.lazy_label_counts(resampler if item_counts else None, annotator_counts,
+                                         loo_annotators)
+    n_resamples = resampler.n_resamples
+    templates = {name: (result[name].dims, result[name].shape) for name in variables}
+    moments = None
+    if "item" in jack_units:
+        moments = statistic.lazy_item_jackknife(totals, n_resamples, templates)
+    finisher = statistic.finisher()
+
+    def finish(totals, moments):
+        rows = np.moveaxis(np.asarray(totals), len(finisher.extra_shape), 0)
+        rows = rows.reshape((rows.shape[0], -1) + rows.shape[-3:])
+        replicates = finisher.finish([rows[:n_resamples]])
+        estimate = finisher.finish([rows[n_resamples : n_resamples + 1]]).isel(
+            {RESAMPLE_DIM: 0})
+        annotator_moments = {}
+        if loo_annotators is not None:
+            loo = finisher.finish([rows[n_resamples + 1 :]])
+            for name in variables:
+                dims = templates[name][0]
+                gathered = JackknifeMoments(estimate[name].transpose(*dims).values)
+                gathered.add(loo[name].transpose(*dims, RESAMPLE_DIM).values)
+                annotator_moments[name] = gathered
+        out = {}
+        for name in variables:
+            dims, shape = templates[name]
+            point = estimate[name].transpose(*dims).values
+            reps = replicates[name].transpose(*dims, RESAMPLE_DIM).values
+            accel = None
+            if method == "bca":
+                parts = []
+                if moments is not None:
+                    item_part = JackknifeMoments(point)
+                    item_part.sums = [np.asarray(v, float) for v in moments[name]]
+                    parts.append(item_part)
+                if name in annotator_moments:
+                    parts.append(annotator_moments[name])
+                accel = acceleration(parts)
+            lower, upper = interval_bounds(point, reps, ci, method, accel=accel)
+            out[name] = (lower.reshape(shape), upper.reshape(shape),
+                         np.moveaxis(reps, -1, 0) if return_replicates else None)
+        return out
+
+    token = dask.base.tokenize(totals, moments, variables, ci, method, resample,
+                               return_replicates)
+    finished = dask.delayed(finish, pure=True)(totals, moments,
+                                               dask_key_name=f"bootstrap-intervals-{token}")
+    level = f"{100 * ci:g}%"
+    new = {}
+    for name in variables:
+        template = result[name]
+        for position, side in enumerate(("lower", "upper")):
+            data = dask.array.from_delayed(finished[name][position], template.shape, float)
+            attrs = _bound_attrs(template, name, side, level, method, resample, n_resamples)
+            new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
+        if return_replicates:
+            data = dask.array.from_delayed(finished[name][2], (n_resamples, *template.shape),
+                                           float)
+            new[f"{name}_replicates"] = xr.Variable((RESAMPLE_DIM, *template.dims), data,
+                                                    _replicate_attrs(template, name, resample))
+    out = result.assign(new)
+    if return_replicates:
+        out = out.assign_coords({RESAMPLE_DIM: np.arange(n_resamples)})
+    out.attrs.update(_interval_attrs(ci, method, n_resamples, resample))
+    return out
+
+
 # --------------------------------------------------------------------------- MLA
 
 
@@ -816,6 +1019,7 @@ class MLAStatistic(WeightedStatistic):
     def __init__(self, da, baselines, single, *, item, annotator, label):
         self.extra = [d for d in da.dims if d not in (item, annotator, label)]
         self.ordered = da.transpose(*self.extra, item, annotator, label)
+        self.ordered_dims = self.ordered.dims
         self.baselines = baselines
         self.single = single
         self.item, self.annotator, self.label = item, annotator, label
@@ -980,6 +1184,104 @@ class MLAStatistic(WeightedStatistic):
             out[rows] = counts
         return out
 
+    # dask: block by block ----------------------------------------------------------------
+
+    @property
+    def is_lazy(self) -> bool:
+        return self.ordered is not None and _is_dask(self.ordered.data)
+
+    def finisher(self) -> MLAStatistic:
+        """A copy without the data, for the finishing task (small to send to a worker)."""
+        light = copy.copy(self)
+        light.ordered = None
+        light._tables = {}
+        return light
+
+    def _blocks(self) -> list:
+        """(delayed block, its coords, extra block index, extra ranges, item range) per
+        block of the data, annotator and label merged into single chunks."""
+        data = self.ordered.data
+        nd = data.ndim
+        data = data.rechunk({nd - 2: -1, nd - 1: -1})
+        offsets = [np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for c in data.chunks]
+        delayed = data.to_delayed()
+        blocks = []
+        for index in np.ndindex(*data.numblocks[:-2]):
+            ranges = [(int(offsets[axis][i]), int(offsets[axis][i + 1]))
+                      for axis, i in enumerate(index)]
+            coords = {dim: values[start:stop]
+                      for (dim, values), (start, stop) in zip(self._coords, ranges)}
+            coords.update(self._coords[-2:])  # annotator and label: whole
+            blocks.append((delayed[index + (0, 0)], coords, index[:-1], ranges[:-1],
+                           ranges[-1]))
+        return blocks
+
+    def _block_statistic(self, block, coords) -> MLAStatistic:
+        da = xr.DataArray(block, dims=self.ordered_dims, coords=coords)
+        return MLAStatistic(da, self.baselines, self.single, item=self.item,
+                            annotator=self.annotator, label=self.label)
+
+    def lazy_label_counts(self, resampler, annotator_counts, loo_annotators):
+        """Delayed (*extra, rows, k, n + 1, 3) int64 label counts: the replicates, then the
+        estimate, then the leave-one-annotator-out values (if asked), summed over blocks."""
+        import dask
+
+        token = dask.base.tokenize(self.ordered.data, self.baselines, resampler.key
+                                   if resampler is not None else None,
+                                   resampler.block_totals if resampler is not None else None,
+                                   annotator_counts, loo_annotators)
+        shared = dask.delayed(resampler, pure=True, name=f"bootstrap-resampler-{token}")
+        parts = {}
+        finisher = dask.delayed(self.finisher(), pure=True,
+                                name=f"bootstrap-statistic-{token}")
+        parts, places = {}, {}
+        for number, (block, coords, extra_index, extra_ranges, item_range) in enumerate(
+            self._blocks()
+        ):
+            part = dask.delayed(_block_label_counts, pure=True)(
+                finisher, block, coords, item_range, shared, annotator_counts,
+                loo_annotators, dask_key_name=f"bootstrap-counts-{token}-{number}")
+            parts.setdefault(extra_index, []).append(part)
+            places[extra_index] = extra_ranges
+        summed = self._tree_sums(parts, f"bootstrap-counts-sum-{token}")
+        return dask.delayed(_place_extra_blocks, pure=True)(
+            summed, places, self.extra_shape, dask_key_name=f"bootstrap-counts-total-{token}")
+
+    def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict):
+        """Delayed {name: (4, *shape)} sums of the item jackknife's moments (see
+        :class:`JackknifeMoments`) for the variables of ``templates`` ({name: (dims,
+        shape)} of the result), given the delayed totals of :meth:`lazy_label_counts`
+        whose row ``estimate_row`` holds the estimate's label counts."""
+        import dask
+
+        token = dask.base.tokenize(totals, estimate_row, templates)
+        finisher = dask.delayed(self.finisher(), pure=True,
+                                name=f"bootstrap-statistic-{token}")
+        parts = []
+        for number, (block, coords, _, extra_ranges, _) in enumerate(self._blocks()):
+            parts.append(dask.delayed(_block_item_jackknife, pure=True)(
+                finisher, block, coords, extra_ranges, totals, estimate_row, templates,
+                dask_key_name=f"bootstrap-jackknife-{token}-{number}"))
+        return self._tree_sums({(): parts}, f"bootstrap-jackknife-sum-{token}")[()]
+
+    def _tree_sums(self, parts: dict, name: str) -> dict:
+        """The parts of each extra block summed, 8 at a time."""
+        import dask
+
+        summed = {}
+        for extra_index, level in parts.items():
+            depth = 0
+            while len(level) > 1:
+                level = [
+                    dask.delayed(_add_all, pure=True)(
+                        *level[i : i + 8],
+                        dask_key_name=f"{name}-{'-'.join(map(str, extra_index))}-{depth}-{i}")
+                    for i in range(0, len(level), 8)
+                ]
+                depth += 1
+            summed[extra_index] = level[0]
+        return summed
+
     def leave_one_out(self, unit: str, batch: int = 4096):
         if unit == "annotator":
             yield from super().leave_one_out(unit, batch)
@@ -1101,6 +1403,79 @@ def _count_arrays(block, weights, coords=None, parallel=False, block_info=None):
                 coords = [(d, v[a:b]) for (d, v), (a, b) in zip(coords, location)]
             raise ValueError(describe_position(values, coords))
     return positives.reshape(lead + (k,)), deciders.reshape(lead + (k,))
+
+
+def _block_label_counts(statistic, block, coords, item_range, resampler, annotator_counts,
+                        loo_annotators) -> np.ndarray:
+    """One block's part of :meth:`MLAStatistic.lazy_label_counts`: (*extra block, rows, k,
+    n + 1, 3) int64."""
+    sub = statistic._block_statistic(np.asarray(block), coords)
+    i0, i1 = item_range
+    parts = []
+    if resampler is not None:
+        n_resamples = resampler.n_resamples
+        step = batch_rows(max(1, i1 - i0), n_resamples)
+        for start in range(0, n_resamples, step):
+            rows = min(step, n_resamples - start)
+            counts = resampler.counts(start, rows, i0, i1, threads=False)
+            chosen = None if annotator_counts is None else annotator_counts[start : start + rows]
+            parts.append(sub.replicates(counts, chosen))
+    else:
+        parts.append(sub.replicates(None, annotator_counts))
+    parts.append(sub.replicates(None, None))
+    if loo_annotators is not None:
+        parts.append(sub.replicates(None, loo_annotators))
+    rows = np.concatenate(parts)
+    rows = rows.reshape((len(rows),) + sub.extra_shape + rows.shape[2:])
+    return np.moveaxis(rows, 0, len(sub.extra_shape))
+
+
+def _block_item_jackknife(statistic, block, coords, extra_ranges, totals, estimate_row,
+                          templates, batch: int = 4096) -> dict:
+    """One block's part of :meth:`MLAStatistic.lazy_item_jackknife`: the moment sums of
+    its items' leave-one-out values, placed in the result's shapes (zero elsewhere)."""
+    sub = statistic._block_statistic(np.asarray(block), coords)
+    region = tuple(slice(start, stop) for start, stop in extra_ranges)
+    own = totals[region][..., estimate_row, :, :, :]
+    own = own.reshape((1, -1) + own.shape[-3:])  # (1, G block, k, n + 1, 3)
+    estimate = sub.finish([own]).isel({RESAMPLE_DIM: 0})
+    moments = {name: JackknifeMoments(estimate[name].transpose(*dims).values)
+               for name, (dims, _) in templates.items()}
+    entry = sub._table(np.ones(sub.n_annotators, np.int64))
+    rows, multiplicity = np.unique(entry["table"], axis=0, return_counts=True)
+    rows = rows.astype(np.int64)
+    for start in range(0, len(rows), batch):
+        values = sub.finish([own - sub._label_counts(entry, rows[start : start + batch])])
+        for name, (dims, _) in templates.items():
+            moments[name].add(values[name].transpose(*dims, RESAMPLE_DIM).values,
+                              multiplicity[start : start + batch])
+    out = {}
+    for name, (dims, shape) in templates.items():
+        placed = np.zeros((4, *shape))
+        where = tuple(region[statistic.extra.index(d)] if d in statistic.extra else slice(None)
+                      for d in dims)
+        placed[(slice(None), *where)] = np.stack(moments[name].sums)
+        out[name] = placed
+    return out
+
+
+def _add_all(*parts):
+    """Sum of arrays, or of dicts of arrays with the same keys."""
+    if isinstance(parts[0], dict):
+        return {name: _add_all(*(p[name] for p in parts)) for name in parts[0]}
+    total = np.array(parts[0], copy=True)
+    for part in parts[1:]:
+        total += part
+    return total
+
+
+def _place_extra_blocks(summed: dict, places: dict, extra_shape) -> np.ndarray:
+    """The per-extra-block sums put together into one array (extra dims first)."""
+    first = next(iter(summed.values()))
+    out = np.zeros(tuple(extra_shape) + first.shape[len(extra_shape):], first.dtype)
+    for index, part in summed.items():
+        out[tuple(slice(start, stop) for start, stop in places[index])] = part
+    return out
 
 
 def mla_intervals(

@@ -777,7 +777,8 @@ def resampled_alphas(da, metric, seed, n_resamples, unit, **keywords):
 def test_bootstrap_replicates_are_alpha_of_resampled_arrays(metric, unit):
     da = as_ratings(random_ratings(7, [1, 2, 3, 4, 6], n_items=30, n_annotators=4,
                                    missing=0.2))
-    result = da.agreement.alpha(metric, ci=0.9, n_resamples=25, resample=unit, seed=11,
+    result = da.agreement.alpha(metric, ci=0.9, n_resamples=25, resample=unit,
+                                seed=np.random.default_rng(11),
                                 return_replicates=True)
     expected = resampled_alphas(da, metric, 11, 25, unit)
     np.testing.assert_allclose(result.alpha_replicates.values, expected, rtol=0, atol=1e-12)
@@ -787,7 +788,8 @@ def test_bootstrap_replicates_are_alpha_of_resampled_arrays(metric, unit):
 def test_bootstrap_recomputed_route_for_label_sets():
     x = random_sets(3, n_items=15, n_annotators=3, n_labels=4, missing=0.1)
     da = as_decisions(x)
-    result = da.agreement.alpha("jaccard", ci=0.9, n_resamples=12, seed=2,
+    result = da.agreement.alpha("jaccard", ci=0.9, n_resamples=12,
+                                seed=np.random.default_rng(2),
                                 return_replicates=True)
     expected = resampled_alphas(da, "jaccard", 2, 12, "item")
     np.testing.assert_allclose(result.alpha_replicates.values, expected, rtol=0, atol=1e-12)
@@ -888,7 +890,8 @@ def test_bootstrap_bca_equals_scipy():
     peer = stats.bootstrap((np.arange(20),), statistic, n_resamples=60, method="BCa",
                            confidence_level=0.9, vectorized=False,
                            random_state=np.random.default_rng(8))
-    ours = da.agreement.alpha("ordinal", ci=0.9, n_resamples=60, method="bca", seed=8)
+    ours = da.agreement.alpha("ordinal", ci=0.9, n_resamples=60, method="bca",
+                              seed=np.random.default_rng(8))
     assert float(ours.alpha_lower) == pytest.approx(peer.confidence_interval.low, abs=1e-9)
     assert float(ours.alpha_upper) == pytest.approx(peer.confidence_interval.high, abs=1e-9)
 
@@ -898,8 +901,8 @@ def test_bootstrap_extra_dim_items_drawn_jointly():
     x = rng.integers(1, 5, (2, 20, 3)).astype(float)
     x[rng.random(x.shape) < 0.2] = np.nan
     da = xr.DataArray(x, dims=("round", "item", "annotator"), coords={"round": ["a", "b"]})
-    result = da.agreement.alpha("ordinal", ci=0.9, n_resamples=10, seed=1,
-                                return_replicates=True)
+    result = da.agreement.alpha("ordinal", ci=0.9, n_resamples=10,
+                                seed=np.random.default_rng(1), return_replicates=True)
     indices = np.random.default_rng(1).integers(0, 20, (10, 20))
     for r, chosen in enumerate(indices):
         resampled = da.isel(item=chosen).assign_coords(item=np.arange(20))

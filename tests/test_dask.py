@@ -11,6 +11,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 
 import dask
 import dask.array
@@ -330,6 +331,60 @@ def test_local_cluster_same_numbers_and_errors():
         failing = xr_agreement.mla(decisions(bad, extra=2).chunk(item=100))
         with pytest.raises(ValueError, match="3.0 at round='r0', item='s321', annotator='ann1'"):
             failing.compute()
+
+
+def test_bootstrap_intervals_on_a_local_cluster_and_pickled():
+    """mla(ci=...) on dask: block tasks run on both workers of a LocalCluster, and the graph
+    round-trips through cloudpickle, with numpy's intervals (int seed: the same draws)."""
+    import cloudpickle
+    import distributed
+    values = random_values(np.random.default_rng(4), (2, 300, 4, 5), missing=0.1)
+    da = decisions(values, extra=2)
+    kwargs = dict(baseline="all", ci=0.9, n_resamples=40, seed=7, method="bca")
+    eager = xr_agreement.mla(da, **kwargs)
+    lazy = xr_agreement.mla(da.chunk(item=(70, 130, 100)), **kwargs)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as stream:
+            computed = lazy.compute()
+        ran = [t for t in stream.data if key_split(t["key"]) == "bootstrap-counts"]
+        assert len(ran) == 3  # one per item block
+        assert len({t["worker"] for t in stream.data}) == 2
+    bounds = [name for name in eager.data_vars if name.endswith(("_lower", "_upper"))]
+    for name in bounds:
+        np.testing.assert_allclose(computed[name].values, eager[name].values, **TOL)
+    graph = pickle.loads(cloudpickle.dumps(dict(lazy.__dask_graph__())))
+    rebuilt = lazy.__dask_postcompute__()[0](dask.threaded.get(graph, lazy.__dask_keys__()),
+                                             *lazy.__dask_postcompute__()[1])
+    for name in bounds:
+        np.testing.assert_allclose(rebuilt[name].values, eager[name].values, **TOL)
+
+
+@pytest.mark.parametrize("function", ["fleiss", "cohen", "versus"])
+def test_other_intervals_are_lazy_with_numpy_numbers(function):
+    """ci= of the classic coefficients and of versus on dask input builds a graph only; its
+    numbers are numpy's."""
+    rng = np.random.default_rng(9)
+    if function == "versus":
+        da = decisions(random_values(rng, (40, 4, 3), missing=0.1))
+        call = partial(xr_agreement.versus, judge="ann3")
+        chunked = da.chunk(item=(15, 25))
+    else:
+        ratings = rng.integers(0, 3, (40, 3)).astype(float)
+        ratings[rng.random(ratings.shape) < 0.1] = np.nan
+        da = xr.DataArray(ratings, dims=("item", "annotator"))
+        call = partial(getattr(xr_agreement, function), categories=[0.0, 1.0, 2.0])
+        chunked = da.chunk(item=(15, 25))
+    kwargs = dict(ci=0.9, n_resamples=30, seed=2, method="bca", return_replicates=True)
+    with raise_if_dask_computes():
+        lazy = call(chunked, **kwargs)
+    eager = call(da, **kwargs)
+    computed = lazy.compute()
+    for name in eager.data_vars:
+        if name.endswith(("_lower", "_upper", "_replicates")):
+            np.testing.assert_allclose(computed[name].transpose(*eager[name].dims).values,
+                                       eager[name].values, **TOL, err_msg=name)
 
 
 def test_graph_survives_pickling():

@@ -570,7 +570,7 @@ def test_replicates_are_versus_on_resampled_items(reference, abstain):
     seed, n_resamples = 5, 4
     result = xr_agreement.versus(
         da, "judge", reference=reference, abstain=abstain, ci=0.9, n_resamples=n_resamples,
-        seed=seed, return_replicates=True,
+        seed=np.random.default_rng(seed), return_replicates=True,
     )
     # the resamples scipy.stats.bootstrap would draw with this seed, applied by hand
     indices = np.random.default_rng(seed).integers(0, da.sizes["item"], (n_resamples, 25))

@@ -614,8 +614,8 @@ def test_bootstrap_replicates_are_the_coefficient_on_resampled_arrays(name, unit
         (missing_decisions(rng, n_items=15), None),
     ):
         R = 4
-        out = function(da, categories=categories, ci=0.9, n_resamples=R, seed=11,
-                       resample=unit, return_replicates=True)
+        out = function(da, categories=categories, ci=0.9, n_resamples=R,
+                       seed=np.random.default_rng(11), resample=unit, return_replicates=True)
         items, annotators = explicit_resamples(11, da.sizes["item"], da.sizes["annotator"], R, unit)
         checked = ["coefficient", "observed", "expected", "category_coefficient"]
         if name == "cohen" and unit != "item":
@@ -673,14 +673,20 @@ def test_same_seed_same_intervals_on_numpy_and_dask(name, unit, method):
     function = getattr(xr_agreement, name)
     kwargs = {"ci": 0.9, "n_resamples": 10, "resample": unit, "method": method}
     first = function(da, seed=5, **kwargs)
-    again = function(da, seed=np.random.default_rng(5), **kwargs)
+    again = function(da, seed=5, **kwargs)
     chunked = function(da.chunk({"item": 7}), seed=5, **kwargs).compute()
+    # a Generator seed: NumPy's own draws, on numpy and dask input alike
+    numpy_stream = function(da, seed=np.random.default_rng(5), **kwargs)
+    numpy_stream_chunked = function(da.chunk({"item": 7}), seed=np.random.default_rng(5),
+                                    **kwargs).compute()
     other = function(da, seed=6, **kwargs)
     bounds = [v for v in first.data_vars if v.endswith(("_lower", "_upper")) and "ci_" not in v]
     assert bounds
     for var in bounds:
         np.testing.assert_array_equal(first[var].values, again[var].values)
         np.testing.assert_array_equal(first[var].values, chunked[var].values)
+        np.testing.assert_array_equal(numpy_stream[var].values,
+                                      numpy_stream_chunked[var].values)
     assert any(
         not np.array_equal(first[v].values, other[v].values, equal_nan=True) for v in bounds
     )

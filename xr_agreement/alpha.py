@@ -43,6 +43,7 @@ distinct values allows.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import threading
@@ -283,8 +284,9 @@ def alpha(
         ``alpha``, ``observed_disagreement``, ``expected_disagreement``,
         ``n_pairable_values``, ``n_pairable_items``. For nominal-type metrics ("nominal",
         "ordinal", callables) with at most 256 distinct values also ``coincidence`` (dims
-        ``category``, ``paired_category``) and ``category_pairable_values``; for label sets
-        the categories are ``frozenset`` values. For "hamming" also ``label_alpha``,
+        ``category``, ``paired_category``) and ``category_pairable_values`` (on dask
+        input only with ``categories=``); for label sets the categories are ``frozenset``
+        values. For "hamming" also ``label_alpha``,
         ``label_observed_disagreement``, ``label_expected_disagreement``,
         ``label_weight`` and ``label_pairable_values`` over ``label``. For single-label
         metrics also ``se``, ``ci_lower`` and ``ci_upper`` (Gwet's analytic standard
@@ -341,10 +343,22 @@ def alpha(
     sets, "hamming" and many distinct values recompute :func:`alpha` on each resampled
     array (slow for large data).
 
-    Dask: "hamming" is computed from per-chunk additive counts. The single-label and set
-    metrics give a lazy result whose one task gathers the whole array when computed (not
-    chunk by chunk: the memory of the numpy path) and omit the data-sized ``coincidence``
-    and ``category_pairable_values``; invalid values are then reported at compute time.
+    Dask: the result is lazy and every metric is computed block by block (item chunks
+    kept; annotator and label merged into single chunks; extra dims keep their chunks).
+    "hamming" sums per-chunk label counts. The other metrics count each block's own
+    distinct values (or label sets) with their pairable counts, items by number of
+    ratings, agreeing pairs and observed distance sums; a tree of merges (distinct values
+    united, counts added) gives the totals, from which alpha is finished. "ordinal" (ranks
+    of the total frequencies) and ``se`` (Gwet's per-item terms given the totals) read the
+    blocks once more each, with the small totals as input. ``coincidence`` and
+    ``category_pairable_values`` are returned only with ``categories=`` (their size is
+    otherwise known only from the data). The merged totals hold one count per distinct
+    value or label set: small for categories, as many as the ratings for continuous data.
+    Integer counts are exact; float distance sums are added in another order than on
+    numpy (differences at rounding level, about 1e-13 on a million items). Values are
+    checked block by block: an invalid one raises at compute time, naming its position.
+    ``ci=`` holds the per-item table of the bootstrap in memory (see
+    :mod:`xr_agreement.bootstrap`).
 
     Examples
     --------
@@ -366,6 +380,12 @@ def alpha(
 
     >>> [round(float(result[v]), 5) for v in ("se", "ci_lower", "ci_upper")]
     [0.18508, 0.15951, 0.99685]
+
+    The same on dask input, chunked along ``item``: lazy, computed block by block:
+
+    >>> lazy = ratings.chunk({"item": 4}).agreement.alpha("nominal")
+    >>> round(float(lazy.alpha), 6), round(float(lazy.se), 5)
+    (0.578182, 0.18508)
 
     Label sets of the MLA paper's worked example:
 
@@ -1258,6 +1278,11 @@ def _describe_vector(ordered, position, extra, item, annotator, shape) -> str:
 # them as input, and its per-block sums are added the same way.
 
 SPLIT_EVERY = 8  # blocks merged per task of the tree reductions
+# Task names of the outputs where "alpha-<variable>" would not do: dask's key_split reads
+# an 8-letter word starting with a-f ("expected", "category") as part of the token.
+OUTPUT_TASKS = {"alpha": "alpha-coefficient",
+                "expected_disagreement": "alpha-chance-disagreement",
+                "category_pairable_values": "alpha-coincidence-margins"}
 
 
 class _Totals:
@@ -1276,39 +1301,34 @@ class _Totals:
 class _DaskPlan:
     """What the tasks of a dask alpha need besides their block (small and picklable)."""
 
-    def __init__(self, name, metric, multi_label, *, categories=None, delta=None,
-                 numbers=None, float_error=None, with_coincidence=False, n_labels=0,
-                 label_values=None, table=None, confidence=None, population_size=None):
+    def __init__(self, name, metric, multi_label, *, categories=None, numbers=None,
+                 float_error=None, with_coincidence=False, n_labels=0, label_values=None,
+                 confidence=None, population_size=None):
         self.name = name
         self.metric = metric
         self.multi_label = multi_label
         self.categories = categories  # declared values (object array) or None
-        self.delta = delta  # a callable's distances between declared values
         self.numbers = numbers  # declared values as numbers (interval, ratio)
         self.float_error = float_error  # (type, message) if object blocks must be numbers
         self.with_coincidence = with_coincidence
         self.n_labels = n_labels
         self.label_values = label_values
-        self.table = table  # Jaccard/MASI distance table (at most 64 labels)
         self.confidence = confidence
         self.population_size = population_size
 
 
 def _dask_plan(da, metric, name, multi_label, label, categories, confidence,
-               population_size) -> _DaskPlan:
-    """The plan, after the checks the numpy path makes from the dtype and the arguments
-    (the values themselves are checked block by block, at compute time)."""
+               population_size):
+    """The plan and, for a callable on declared categories, its distances (one graph key,
+    not a copy in every task), after the checks the numpy path makes from the dtype and
+    the arguments (the values themselves are checked block by block, at compute time)."""
     if multi_label:
         k = da.sizes[label]
-        table = None
-        if name in SET_METRIC_IDS and k <= 64:
-            table = _set_distance_table(name, k)
         label_values = None
         if name == "callable":
             label_values = [_plain(v) for v in (da[label].values if label in da.coords
                                                  else np.arange(k))]
-        return _DaskPlan(name, metric, True, n_labels=k, label_values=label_values,
-                         table=table)
+        return _DaskPlan(name, metric, True, n_labels=k, label_values=label_values), None
     kind = da.dtype.kind
     numeric = name in ("interval", "ratio")
     if kind == "c":
@@ -1318,8 +1338,8 @@ def _dask_plan(da, metric, name, multi_label, label, categories, confidence,
         if numeric:
             error = (TypeError, f"metric {name!r} needs numeric ratings; got dtype {da.dtype}")
         else:
-            error = (ValueError, "metric 'ordinal' on non-numeric ratings needs their rank "
-                     "order: pass categories=[lowest, ..., highest]")
+            error = (ValueError, ("metric 'ordinal' on non-numeric ratings needs their "
+                                  "rank order: pass categories=[lowest, ..., highest]"))
         if kind != "O":
             raise error[0](error[1])
         float_error = error  # numbers in an object array are fine: known block by block
@@ -1338,9 +1358,10 @@ def _dask_plan(da, metric, name, multi_label, label, categories, confidence,
             delta = _callable_delta(metric, [_plain(v) for v in declared])
     with_coincidence = (declared is not None and not numeric
                         and len(declared) <= COINCIDENCE_LIMIT)
-    return _DaskPlan(name, metric, False, categories=declared, delta=delta, numbers=numbers,
+    plan = _DaskPlan(name, metric, False, categories=declared, numbers=numbers,
                      float_error=float_error, with_coincidence=with_coincidence,
                      confidence=confidence, population_size=population_size)
+    return plan, delta
 
 
 def _block_array(block, coords) -> xr.DataArray:
@@ -1385,8 +1406,14 @@ def _block_codes(block, coords, plan: _DaskPlan, values=None):
     return codes.astype(np.int32).reshape(G, N, n), values
 
 
-def _single_block_counts(block, *, coords, plan: _DaskPlan) -> dict:
-    """The additive statistics of one block of single-label ratings."""
+@functools.lru_cache(maxsize=8)
+def _cached_set_table(name: str, n_labels: int) -> np.ndarray:
+    return _set_distance_table(name, n_labels)
+
+
+def _single_block_counts(block, delta=None, *, coords, plan: _DaskPlan) -> dict:
+    """The additive statistics of one block of single-label ratings (``delta``: a
+    callable's distances between the declared categories)."""
     codes, values = _block_codes(block, coords, plan)
     G = codes.shape[0]
     V = len(values)
@@ -1413,7 +1440,6 @@ def _single_block_counts(block, *, coords, plan: _DaskPlan) -> dict:
                 codes, 0.0, _kernels.DELTA_RATIO, _EMPTY_DELTA, numbers, _EMPTY_PACKED,
                 _EMPTY_SIZES, 1)
     elif name == "callable":
-        delta = plan.delta
         if delta is None:
             delta = _callable_delta(plan.metric, [_plain(v) for v in values])
         stats["observed_sum"] = _kernels.pair_observed(
@@ -1434,7 +1460,7 @@ def _label_sets(bits, label_values):
     return label_sets
 
 
-def _set_block_counts(block, *, coords, plan: _DaskPlan) -> dict:
+def _set_block_counts(block, delta=None, *, coords, plan: _DaskPlan) -> dict:
     """The additive statistics of one block of multi-label decisions: the block's distinct
     label sets (bit-packed) with their pairable counts, and the observed distance sum."""
     values = np.asarray(block)
@@ -1477,7 +1503,7 @@ def _set_block_counts(block, *, coords, plan: _DaskPlan) -> dict:
     bits, sizes = _set_sizes(distinct, k)
     if plan.name in SET_METRIC_IDS:
         if words == 1:
-            metric_id, delta = _kernels.DELTA_SET_TABLE, plan.table
+            metric_id, delta = _kernels.DELTA_SET_TABLE, _cached_set_table(plan.name, k)
         else:
             metric_id, delta = SET_METRIC_IDS[plan.name], _EMPTY_DELTA
         stats["observed_sum"] = _kernels.pair_observed(codes, 0.0, metric_id, delta,
@@ -1548,21 +1574,22 @@ def _ordinal_ranks(value_counts):
     return np.ascontiguousarray(np.cumsum(value_counts, axis=1) - value_counts / 2.0)
 
 
-def _finish_totals(totals, ranked_observed=None, *, plan: _DaskPlan, shape, extra) -> dict:
+def _finish_totals(totals, ranked_observed, delta, *, plan: _DaskPlan, shape, extra) -> dict:
     """alpha and its parts of one extra-dim block from the merged block statistics; for
     the standard error also what the second pass over the blocks needs."""
     counts = _Totals(totals)
     name = plan.name
     values = totals["values"] if plan.categories is None else plan.categories
-    numbers = delta = None
+    numbers = None
     if plan.multi_label:
         words = (plan.n_labels + 63) // 64
         if name in SET_METRIC_IDS:
             observed_sum = totals["observed_sum"]
             sizes = _set_sizes(values, plan.n_labels)[1]
             if words == 1:
-                expected_sum = _set_expected_sums(counts, values, sizes, plan.table,
-                                                  plan.n_labels)
+                expected_sum = _set_expected_sums(
+                    counts, values, sizes, _cached_set_table(name, plan.n_labels),
+                    plan.n_labels)
             else:
                 expected_sum = _pair_expected_sum(counts, SET_METRIC_IDS[name], packed=values,
                                                   sizes=sizes)
@@ -1588,7 +1615,6 @@ def _finish_totals(totals, ranked_observed=None, *, plan: _DaskPlan, shape, extr
         else:
             expected_sum = _pair_expected_sum(counts, _kernels.DELTA_RATIO, numbers=numbers)
     else:
-        delta = plan.delta
         if delta is None:
             delta = _callable_delta(plan.metric, [_plain(v) for v in values])
         observed_sum = totals["observed_sum"]
@@ -1652,15 +1678,15 @@ def _dask_alpha(da, metric, name, multi_label, *, item, annotator, label, catego
     and ``alpha-counts-sum`` (the tree of merges), ``alpha-finish`` (per extra-dim block);
     for ordinal ``alpha-ranked`` (+ ``-partial``, ``-sum``), for the standard error
     ``alpha-se-terms`` (+ ``-partial``, ``-sum``) and ``alpha-standard-error``; the outputs
-    are ``alpha-<variable>`` (``alpha-coefficient`` for alpha itself).
+    are ``alpha-<variable>`` (or as in ``OUTPUT_TASKS``).
     """
     from dask.array import Array
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
 
     roles = (item, annotator, label) if multi_label else (item, annotator)
-    plan = _dask_plan(da, metric, name, multi_label, label, categories, confidence,
-                      population_size)
+    plan, declared_delta = _dask_plan(da, metric, name, multi_label, label, categories,
+                                      confidence, population_size)
     extra, coords = _extra_frame(da, roles)
     ordered = da.transpose(*extra, *roles)
     n_extra = len(extra)
@@ -1688,19 +1714,26 @@ def _dask_alpha(da, metric, name, multi_label, *, item, annotator, label, catego
         dependencies[name_] = set(depends_on)
         return name_
 
+    distances = None
+    if declared_delta is not None:
+        distances = add_layer("alpha-distances", {(f"alpha-distances-{token}",):
+                                                  declared_delta}, [])
+
     def block_pass(prefix, function, per_extra=None):
-        """One task per block; ``per_extra``: the layer whose (name, *e) key it also takes."""
+        """One task per block; ``per_extra``: the layer whose (name, *e) key it also takes
+        (else the declared distances, if any)."""
         layer = f"{prefix}-{token}"
         tasks = {}
+        shared = per_extra if per_extra is not None else distances
         for e in extra_blocks:
             for i in range(n_item_blocks):
                 index = (*e, i)
                 arguments = [(data.name, *index, *core_tail)]
-                if per_extra is not None:
-                    arguments.append((per_extra, *e))
+                if shared is not None:
+                    arguments.append((shared, *(e if per_extra is not None else ())))
                 tasks[(layer, *index)] = (
                     partial(function, coords=block_coords(index), plan=plan), *arguments)
-        return add_layer(prefix, tasks, [data.name] + ([per_extra] if per_extra else []))
+        return add_layer(prefix, tasks, [data.name] + ([shared] if shared else []))
 
     def tree(prefix, leaves, combine):
         """Per extra-dim block, the leaves combined ``SPLIT_EVERY`` at a time."""
@@ -1723,17 +1756,19 @@ def _dask_alpha(da, metric, name, multi_label, *, item, annotator, label, catego
     counts = block_pass("alpha-counts",
                         _set_block_counts if multi_label else _single_block_counts)
     totals = tree("alpha-counts", counts, _merge_counts)
-    finish_inputs = [totals]
+    ranked_sum = None
     if name == "ordinal" and not multi_label:
         ranked = block_pass("alpha-ranked", _ranked_block_sums, per_extra=totals)
-        finish_inputs.append(tree("alpha-ranked", ranked, _add_arrays))
+        ranked_sum = tree("alpha-ranked", ranked, _add_arrays)
     finish_tasks = {
         ("alpha-finish-" + token, *e): (
             partial(_finish_totals, plan=plan, shape=extra_shape(e), extra=extra),
-            *[(layer, *e) for layer in finish_inputs])
+            (totals, *e), None if ranked_sum is None else (ranked_sum, *e),
+            None if distances is None else (distances,))
         for e in extra_blocks
     }
-    finished = add_layer("alpha-finish", finish_tasks, finish_inputs)
+    finished = add_layer("alpha-finish", finish_tasks,
+                         [layer for layer in (totals, ranked_sum, distances) if layer])
     sources = {var: finished for var in ("alpha", "observed_disagreement",
                                          "expected_disagreement", "n_pairable_values",
                                          "n_pairable_items")}
@@ -1760,7 +1795,7 @@ def _dask_alpha(da, metric, name, multi_label, *, item, annotator, label, catego
     outputs = {}
     for var, source in sources.items():
         core_dims, core_chunks = core.get(var, ((), ()))
-        output = f"alpha-{'coefficient' if var == 'alpha' else var.replace('_', '-')}-{token}"
+        output = f"{OUTPUT_TASKS.get(var, 'alpha-' + var.replace('_', '-'))}-{token}"
         all_layers[output] = {
             (output, *e, *(0,) * len(core_dims)): (operator.getitem, (source, *e), var)
             for e in extra_blocks

@@ -1002,6 +1002,65 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
     return out
 
 
+def deferred_bootstrap(make_statistic, inputs, result: xr.Dataset, *, variables: list[str],
+                       item: str = "item", **options) -> xr.Dataset:
+    """:func:`bootstrap` for dask input whose statistic has no block-by-block form, lazily.
+
+    One task receives ``inputs`` in memory (dask collections among them are computed and
+    gathered, so the per-item tables they hold must fit in memory), builds the statistic
+    with ``make_statistic(inputs)`` and runs :func:`bootstrap`; the bounds of ``result``
+    are dask arrays until computed. With a ``numpy.random.Generator`` as seed, the
+    generator is advanced when the task runs.
+    """
+    import dask
+    import dask.array
+
+    templates = {name: (result[name].dims, result[name].shape) for name in variables}
+    skeleton = xr.Dataset(
+        {name: xr.Variable(dims, np.zeros(shape), result[name].attrs)
+         for name, (dims, shape) in templates.items()}
+    )
+    return_replicates = bool(options.get("return_replicates", False))
+
+    def run(inputs):
+        out = bootstrap(make_statistic(inputs), skeleton, variables=variables, item=item,
+                        **options)
+        arrays = {}
+        for name, (dims, _) in templates.items():
+            arrays[name] = (out[f"{name}_lower"].transpose(*dims).values,
+                            out[f"{name}_upper"].transpose(*dims).values,
+                            out[f"{name}_replicates"].transpose(RESAMPLE_DIM, *dims).values
+                            if return_replicates else None)
+        return arrays
+
+    seed = options.get("seed")
+    token = dask.base.tokenize(inputs, variables, sorted(
+        (k, v) for k, v in options.items() if k != "seed"),
+        seed if not isinstance(seed, np.random.Generator) else id(seed))
+    finished = dask.delayed(run, pure=True)(inputs, dask_key_name=f"bootstrap-{token}")
+    ci, method = options["ci"], options.get("method", "percentile")
+    resample = options.get("resample", "item")
+    n_resamples = options.get("n_resamples", 1000)
+    level = f"{100 * ci:g}%"
+    new = {}
+    for name, (dims, shape) in templates.items():
+        template = result[name]
+        for position, side in enumerate(("lower", "upper")):
+            data = dask.array.from_delayed(finished[name][position], shape, float)
+            new[f"{name}_{side}"] = xr.Variable(
+                dims, data, _bound_attrs(template, name, side, level, method, resample,
+                                         n_resamples))
+        if return_replicates:
+            data = dask.array.from_delayed(finished[name][2], (n_resamples, *shape), float)
+            new[f"{name}_replicates"] = xr.Variable((RESAMPLE_DIM, *dims), data,
+                                                    _replicate_attrs(template, name, resample))
+    out = result.assign(new)
+    if return_replicates:
+        out = out.assign_coords({RESAMPLE_DIM: np.arange(n_resamples)})
+    out.attrs.update(_interval_attrs(ci, method, n_resamples, resample))
+    return out
+
+
 # --------------------------------------------------------------------------- MLA
 
 

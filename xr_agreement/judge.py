@@ -392,27 +392,26 @@ def versus(
     }
     if ci is None:
         return result
-    statistic = VersusStatistic(counts, modes, humans, item=item, annotator=annotator,
-                                label=label)
     variables = [
         name
         for name in _bootstrap.interval_variables(result, item)
         # one human: no human agreement to resample
-        if statistic.human is not None or not name.startswith("human_")
+        if humans.sizes[annotator] >= 2 or not name.startswith("human_")
     ]
-    return _bootstrap.bootstrap(
-        statistic,
-        result,
-        ci=ci,
-        n_resamples=n_resamples,
-        resample=resample,
-        method=method,
-        seed=seed,
-        return_replicates=return_replicates,
-        progress=progress,
-        variables=variables,
-        item=item,
-    )
+    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
+                   return_replicates=return_replicates, progress=progress)
+
+    def make_statistic(arrays):
+        return VersusStatistic(arrays["counts"], modes, arrays["humans"], item=item,
+                               annotator=annotator, label=label)
+
+    arrays = {"counts": counts, "humans": humans}
+    if _is_dask(counts.data) or _is_dask(humans.data):
+        # lazy: one task gets the per-item counts in memory when computed
+        return _bootstrap.deferred_bootstrap(make_statistic, arrays, result,
+                                             variables=variables, item=item, **options)
+    return _bootstrap.bootstrap(make_statistic(arrays), result, variables=variables, item=item,
+                                **options)
 
 
 def _parse_choice(name: str, value, choices: dict, allow_all: bool = False) -> list[str]:

@@ -609,8 +609,7 @@ def cohen(
     def values(data, item_weights):
         return _cohen_values(data, confidence, item_weights)[0]
 
-    statistic = KappaStatistic(data, values, variables)
-    return _bootstrap.bootstrap(statistic, result, variables=variables, item=item, **options)
+    return _kappa_intervals(data, values, result, variables, item, options)
 
 
 def _cohen_values(data, confidence, item_weights=None):
@@ -1122,8 +1121,7 @@ def _coefficient(da, method, weights, categories, confidence, population_size, i
         out, _ = _gwet_values(data, method, confidence, None, item_weights=item_weights)
         return out
 
-    statistic = KappaStatistic(data, values, variables)
-    return _bootstrap.bootstrap(statistic, result, variables=variables, item=item, **options)
+    return _kappa_intervals(data, values, result, variables, item, options)
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -1168,6 +1166,22 @@ def _interval_variables(result: xr.Dataset) -> list[str]:
         for name, var in result.data_vars.items()
         if var.dtype.kind == "f" and name not in _NO_INTERVAL
     ]
+
+
+def _kappa_intervals(data: dict, values, result, variables, item, options) -> xr.Dataset:
+    """``result`` with bootstrap intervals; lazy on dask input (the indicator tables are
+    gathered into the bootstrap's task when computed)."""
+    from . import bootstrap as _bootstrap
+
+    arrays = {key: data[key] for key in ("indicator", "rated")}
+    if any(_is_dask(array.data) for array in arrays.values()):
+        # the task gets the tables in memory; the input array only lends dims and coords
+        light = dict(data, da=data["da"].isel({item: slice(0, 0)}))
+        return _bootstrap.deferred_bootstrap(
+            lambda computed: KappaStatistic(dict(light, **computed), values, variables),
+            arrays, result, variables=variables, item=item, **options)
+    statistic = KappaStatistic(data, values, variables)
+    return _bootstrap.bootstrap(statistic, result, variables=variables, item=item, **options)
 
 
 class KappaStatistic(_bootstrap.WeightedStatistic):

@@ -243,9 +243,11 @@ def mla(
     method : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated (jackknife acceleration over the
         resampled unit) intervals.
-    seed : int or numpy.random.Generator, optional
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
         Seed of the resampling; the same seed gives the same intervals on numpy and dask
-        input.
+        input. An int draws item resamples from block-seeded streams (fast, any chunking);
+        a Generator draws them as ``rng.integers(0, N, (n_resamples, N))``, as
+        :func:`scipy.stats.bootstrap` does (see :mod:`xr_agreement.bootstrap`).
     return_replicates : bool, default False
         Add ``V_replicates`` with a ``resample`` dim for each interval variable.
     progress : bool, optional

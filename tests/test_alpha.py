@@ -588,8 +588,8 @@ def test_set_expected_both_ways(monkeypatch, metric, subsets_per_pair):
 
 
 def test_dask_input():
-    """Hamming stays lazy on dask (additive counts per chunk); the other metrics load the
-    data. Both give the numpy result."""
+    """Hamming and the other metrics stay lazy on dask (additive counts per chunk, see
+    test_alpha_dask.py) and give the numpy result."""
     import dask.array
 
     x = random_sets(6, n_items=30, n_annotators=4, n_labels=5, missing=0.1)

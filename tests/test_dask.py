@@ -361,10 +361,10 @@ def test_bootstrap_intervals_on_a_local_cluster_and_pickled():
         np.testing.assert_allclose(rebuilt[name].values, eager[name].values, **TOL)
 
 
-@pytest.mark.parametrize("function", ["fleiss", "cohen", "versus"])
+@pytest.mark.parametrize("function", ["fleiss", "cohen", "versus", "alpha"])
 def test_other_intervals_are_lazy_with_numpy_numbers(function):
-    """ci= of the classic coefficients and of versus on dask input builds a graph only; its
-    numbers are numpy's."""
+    """ci= of the classic coefficients, alpha and versus on dask input builds a graph only;
+    its numbers are numpy's."""
     rng = np.random.default_rng(9)
     if function == "versus":
         da = decisions(random_values(rng, (40, 4, 3), missing=0.1))
@@ -375,6 +375,8 @@ def test_other_intervals_are_lazy_with_numpy_numbers(function):
         ratings[rng.random(ratings.shape) < 0.1] = np.nan
         da = xr.DataArray(ratings, dims=("item", "annotator"))
         call = partial(getattr(xr_agreement, function), categories=[0.0, 1.0, 2.0])
+        if function == "alpha":
+            call = partial(xr_agreement.alpha, metric="ordinal")
         chunked = da.chunk(item=(15, 25))
     kwargs = dict(ci=0.9, n_resamples=30, seed=2, method="bca", return_replicates=True)
     with raise_if_dask_computes():

@@ -1084,23 +1084,34 @@ def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotat
                          categories, ci, n_resamples, resample, method, seed,
                          return_replicates, progress):
     """``result`` with bootstrap intervals of alpha and its parts (see :func:`alpha`)."""
-    from .bootstrap import RecomputedStatistic, bootstrap
+    from ._stats import _is_dask
+    from .bootstrap import RecomputedStatistic, bootstrap, deferred_bootstrap
 
     variables = list(HAMMING_INTERVAL_VARIABLES if name == "hamming" else INTERVAL_VARIABLES)
-    statistic = None
-    if not multi_label:
-        statistic = _coincidence_statistic(da, metric, name, item, annotator, categories)
-    if statistic is None:
-        keywords = {"item": item, "annotator": annotator,
-                    "label": label if multi_label else None, "categories": categories}
 
-        def recompute(resampled):
-            return alpha(resampled, metric, **keywords)[variables]
+    def make_statistic(inputs):
+        data = inputs["da"]
+        statistic = None
+        if not multi_label:
+            statistic = _coincidence_statistic(data, metric, name, item, annotator, categories)
+        if statistic is None:
+            keywords = {"item": item, "annotator": annotator,
+                        "label": label if multi_label else None, "categories": categories}
 
-        statistic = RecomputedStatistic(recompute, da, item=item, annotator=annotator)
-    return bootstrap(statistic, result, ci=ci, n_resamples=n_resamples, resample=resample,
-                     method=method, seed=seed, return_replicates=return_replicates,
-                     progress=progress, variables=variables, item=item)
+            def recompute(resampled):
+                return alpha(resampled, metric, **keywords)[variables]
+
+            statistic = RecomputedStatistic(recompute, data, item=item, annotator=annotator)
+        return statistic
+
+    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
+                   return_replicates=return_replicates, progress=progress)
+    if _is_dask(da.data):
+        # lazy: one task gets the array in memory when computed and resamples it there
+        return deferred_bootstrap(make_statistic, {"da": da}, result, variables=variables,
+                                  item=item, **options)
+    return bootstrap(make_statistic({"da": da}), result, variables=variables, item=item,
+                     **options)
 
 
 # --- multi-label decisions ----------------------------------------------------------------
@@ -1628,6 +1639,7 @@ def _finish_totals(totals, ranked_observed, delta, *, plan: _DaskPlan, shape, ex
         out["category_pairable_values"] = counts.value_counts.reshape(shape + (V,))
     if plan.confidence is not None:
         scores = numbers if name == "interval" else None
+        # the distances need the category values only, not the ratings
         metric_id, delta, numbers, scores, rows = _distance_rows(
             _Ratings(None, 0, values), counts, name, plan.metric, numbers, scores, delta)
         rows = np.ascontiguousarray(rows)

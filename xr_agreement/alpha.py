@@ -66,6 +66,7 @@ from ._validate import (
     check_dims,
     describe_position,
 )
+from .bootstrap import TableStatistic
 from .kappa import _check_confidence, _check_population
 
 # numba's parallel target (the threading layer) must not be entered from two threads at once
@@ -943,7 +944,34 @@ HAMMING_INTERVAL_VARIABLES = INTERVAL_VARIABLES + (
     "label_alpha", "label_observed_disagreement", "label_expected_disagreement", "label_weight")
 
 
-class CoincidenceStatistic:
+def _coincidence_table(codes, n_values, weights) -> np.ndarray:
+    """(N, G V V) per-item coincidence contributions of codes (G, N, n) (-1 missing), the
+    annotators counted ``weights`` times."""
+    G, N, _ = codes.shape
+    V = n_values
+    present = codes >= 0
+    index = (np.arange(G * N).reshape(G, N, 1) * V + np.where(present, codes, 0))
+    counts = np.bincount(index[present], np.broadcast_to(weights, codes.shape)[present],
+                         minlength=G * N * V).reshape(G, N, V)
+    m = counts.sum(axis=-1)
+    scale = np.where(m >= 2, 1.0 / np.maximum(m - 1, 1), 0.0)
+    table = counts[..., :, None] * counts[..., None, :]
+    table[..., np.arange(V), np.arange(V)] -= counts
+    table *= scale[..., None, None]
+    return np.ascontiguousarray(table.transpose(1, 0, 2, 3).reshape(N, G * V * V))
+
+
+def _coincidence_block_table(block, categories, n_annotators) -> np.ndarray:
+    """:func:`_coincidence_table` of a dask block (item axis first, then the extra axes,
+    annotator) coded with the declared categories."""
+    values = np.moveaxis(np.asarray(block), 0, -2)  # (*extra, N, n)
+    G = int(np.prod(values.shape[:-2]))
+    ratings = xr.DataArray(values.reshape(G, *values.shape[-2:]), dims=("_g", "_item", "_a"))
+    codes = _coded(ratings, categories).values.astype(np.int64)
+    return _coincidence_table(codes, len(categories), np.ones(n_annotators))
+
+
+class CoincidenceStatistic(TableStatistic):
     """Single-label alpha on resamples from per-item coincidence contributions.
 
     Item ``i`` with category counts ``R_i`` (annotator ``a`` counted ``c_a`` times) adds
@@ -951,66 +979,51 @@ class CoincidenceStatistic:
     coincidence matrices are the resampling counts ``W`` (R x N) times the (N x V * V) table
     of these contributions: one matrix product per batch. Every replicate is then finished
     from its own matrix (margins ``n_c``, and for "ordinal" the mid-ranks of its own
-    frequencies), like :func:`alpha` finishes the full data.
+    frequencies), like :func:`alpha` finishes the full data. ``codes`` may be None with a
+    lazy (dask) ``table`` given instead: item resampling then runs block by block.
     """
 
-    def __init__(self, codes, n_values, delta, ordinal, extra, extra_shape, coords):
+    def __init__(self, codes, n_values, delta, ordinal, extra, extra_shape, coords,
+                 table=None, n_annotators=None):
         self.codes = codes  # (G, N, n) int64, -1 missing
         self.n_values = n_values
         self.delta = delta  # (V, V), ignored for ordinal
         self.ordinal = ordinal
         self.extra, self.extra_shape, self.coords = extra, extra_shape, coords
-        self.n_items, self.n_annotators = codes.shape[1:]
-        self._ones = None
+        if codes is not None:
+            self.n_items, self.n_annotators = codes.shape[1:]
+        else:
+            self.n_items, self.n_annotators = table.shape[0], n_annotators
+        self._ones = table
 
     def _table(self, weights):
-        G, N, _ = self.codes.shape
-        V = self.n_values
-        present = self.codes >= 0
-        index = (np.arange(G * N).reshape(G, N, 1) * V + np.where(present, self.codes, 0))
-        counts = np.bincount(index[present], np.broadcast_to(weights, self.codes.shape)[present],
-                             minlength=G * N * V).reshape(G, N, V)
-        m = counts.sum(axis=-1)
-        scale = np.where(m >= 2, 1.0 / np.maximum(m - 1, 1), 0.0)
-        table = counts[..., :, None] * counts[..., None, :]
-        table[..., np.arange(V), np.arange(V)] -= counts
-        table *= scale[..., None, None]
-        return np.ascontiguousarray(table.transpose(1, 0, 2, 3).reshape(N, G * V * V))
+        return _coincidence_table(self.codes, self.n_values, weights)
+
+    def item_tables(self) -> dict:
+        if self._ones is None:
+            self._ones = self._table(np.ones(self.n_annotators))
+        return {"coincidence": self._ones}
+
+    def drop_tables(self) -> None:
+        self.codes = self._ones = None
+
+    def finish_sums(self, sums: dict) -> xr.Dataset:
+        return self._finish_coincidence(sums["coincidence"])
 
     def replicates(self, item_counts, annotator_counts):
         if annotator_counts is None:
-            if self._ones is None:
-                self._ones = self._table(np.ones(self.n_annotators))
-            table = self._ones
-            if item_counts is None:
-                return table.sum(axis=0)[None, :]
-            return item_counts.astype(np.float64) @ table
+            return super().replicates(item_counts, None)
         rows = []
         for r, weights in enumerate(np.asarray(annotator_counts, np.float64)):
             table = self._table(weights)
             rows.append(table.sum(axis=0) if item_counts is None
                         else item_counts[r].astype(np.float64) @ table)
-        return np.stack(rows)
+        return {"coincidence": np.stack(rows)}
 
-    def leave_one_out(self, unit: str, batch: int = 4096):
-        from .bootstrap import WeightedStatistic
-
-        if unit == "annotator":
-            yield from WeightedStatistic.leave_one_out(self, unit, 256)
-            return
-        # the totals minus one item's contribution; identical items give identical values
-        self.replicates(None, None)
-        rows, multiplicity = np.unique(self._ones, axis=0, return_counts=True)
-        totals = self._ones.sum(axis=0)
-        for start in range(0, len(rows), batch):
-            values = self.finish([totals - rows[start:start + batch]])
-            yield values, multiplicity[start:start + batch]
-
-    def finish(self, batches) -> xr.Dataset:
+    def _finish_coincidence(self, coincidence) -> xr.Dataset:
         from .bootstrap import RESAMPLE_DIM
 
         V = self.n_values
-        coincidence = np.concatenate(batches, axis=0)
         R = coincidence.shape[0]
         coincidence = coincidence.reshape((R, -1, V, V))
         margins = coincidence.sum(axis=-1)
@@ -1046,6 +1059,9 @@ def _coincidence_statistic(da, metric, name, item, annotator, categories):
     would be too large (many distinct values) or the ratings need the general route."""
     extra, coords = _extra_frame(da, (item, annotator))
     ordered = da.transpose(*extra, item, annotator)
+    if _is_dask(ordered.data):
+        return _lazy_coincidence_statistic(ordered, metric, name, item, annotator, categories,
+                                           extra, coords)
     if ordered.dtype.kind == "O" and categories is None and name != "nominal":
         try:
             ordered = ordered.astype(np.float64)
@@ -1062,9 +1078,53 @@ def _coincidence_statistic(da, metric, name, item, annotator, categories):
     compact[used] = np.arange(V)
     codes = compact[codes]  # -1 stays -1 (the last entry)
     values = [ratings.categories[c] for c in used]
+    return CoincidenceStatistic(codes, V, _value_distances(metric, name, values),
+                                name == "ordinal", extra,
+                                tuple(ordered.sizes[d] for d in extra), coords)
+
+
+def _lazy_coincidence_statistic(ordered, metric, name, item, annotator, categories, extra,
+                                coords):
+    """A :class:`CoincidenceStatistic` whose table is a dask array built block by block
+    from the declared categories; None without them (their number, hence the table's
+    width, is only known from the data) or when the table would be too large."""
+    import dask.array
+
+    if categories is None:
+        return None
+    values = list(categories)
+    V = len(values)
+    G = int(np.prod([ordered.sizes[d] for d in extra]))
+    N, n = ordered.sizes[item], ordered.sizes[annotator]
+    if V == 0 or N * G * V * V > BOOTSTRAP_TABLE_LIMIT:
+        return None
+    if name in ("interval", "ratio"):
+        try:
+            values = [float(v) for v in values]
+        except (TypeError, ValueError):
+            raise TypeError(f"metric {name!r} needs numeric categories, got "
+                            f"{values[:5]}") from None
+    data = ordered.data
+    nd = data.ndim
+    # the item axis first, everything else in one chunk
+    data = dask.array.moveaxis(data, nd - 2, 0).rechunk({i: -1 for i in range(1, nd)})
+    table = data.map_blocks(
+        _coincidence_block_table, np.asarray(list(categories), dtype=object), n,
+        dtype=np.float64, drop_axis=list(range(2, nd)), chunks=(data.chunks[0], (G * V * V,)),
+        name="bootstrap-coincidence-table",
+    )
+    return CoincidenceStatistic(None, V, _value_distances(metric, name, values),
+                                name == "ordinal", extra,
+                                tuple(ordered.sizes[d] for d in extra), coords, table=table,
+                                n_annotators=n)
+
+
+def _value_distances(metric, name, values):
+    """(V, V) distances between the values for the metric (None for ordinal: its ranks
+    come from each replicate's frequencies)."""
     delta = None
     if name == "nominal":
-        delta = 1.0 - np.eye(V)
+        delta = 1.0 - np.eye(len(values))
     elif name in ("interval", "ratio"):
         numbers = np.asarray(values, np.float64)
         difference = numbers[:, None] - numbers[None, :]
@@ -1076,8 +1136,7 @@ def _coincidence_statistic(da, metric, name, item, annotator, categories):
                 delta = np.where(sums > 0, (difference / sums) ** 2, 0.0)
     elif name == "callable":
         delta = _callable_delta(metric, [_plain(v) for v in values])
-    return CoincidenceStatistic(codes, V, delta, name == "ordinal", extra,
-                                tuple(ordered.sizes[d] for d in extra), coords)
+    return delta
 
 
 def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotator, label,
@@ -1107,6 +1166,12 @@ def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotat
     options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
                    return_replicates=return_replicates, progress=progress)
     if _is_dask(da.data):
+        if resample == "item" and not multi_label and not isinstance(seed,
+                                                                     np.random.Generator):
+            statistic = make_statistic({"da": da})
+            if getattr(statistic, "is_lazy", False):
+                # the coincidence table stays lazy: the bootstrap runs block by block
+                return bootstrap(statistic, result, variables=variables, item=item, **options)
         # lazy: one task gets the array in memory when computed and resamples it there
         return deferred_bootstrap(make_statistic, {"da": da}, result, variables=variables,
                                   item=item, **options)

@@ -45,7 +45,9 @@ the acceleration from the leave-one-out jackknife over the resampled unit (for `
 over items and over annotators, combined as for several samples, Efron & Tibshirani 1993
 eq. 15.36); the formulas are those of :func:`scipy.stats.bootstrap`, which gives the same
 interval for the same statistic and resamples. The acceleration is taken as 0 where the
-jackknife values do not vary. Replicates (and jackknife values) in which a value is
+jackknife values do not vary (beyond rounding: a spread below ``1e-12`` times the estimate,
+at least 1 in scale), and replicates within that distance of the estimate count as ties
+(half below), so that sums added in another order (dask blocks) give the same interval. Replicates (and jackknife values) in which a value is
 undefined (NaN) are left out of its interval; an undefined estimate gets NaN bounds.
 
 Resamples
@@ -119,6 +121,9 @@ from ._validate import describe_position
 UNITS = ("item", "annotator", "both")
 METHODS = ("percentile", "bca")
 RESAMPLE_DIM = "resample"
+# Jackknife values whose spread is below this (relative to the estimate, at least 1 in
+# scale) differ by rounding only: BCa takes no acceleration from them.
+NOISE = 1e-12
 # Bytes of resampling counts held at once (replicates are processed in batches this size).
 BATCH_BYTES = 128 * 2**20
 # Bytes of drawn item indices held at once (they are counted straight away).
@@ -537,7 +542,11 @@ class JackknifeMoments:
             mean = s1 / n
             central2 = np.maximum(s2 - n * mean**2, 0.0)
             central3 = s3 - 3 * mean * s2 + 2 * n * mean**3
-            return -((n - 1) ** 3) * central3 / n**3, (n - 1) ** 2 * central2 / n**2
+            # values equal up to rounding: their "skewness" would be noise of order 1
+            # (and differ with the order of the sums); no acceleration then
+            constant = central2 <= n * (NOISE * np.maximum(1.0, np.abs(self.estimate))) ** 2
+            numerator = np.where(constant, 0.0, -((n - 1) ** 3) * central3 / n**3)
+            return numerator, np.where(constant, 0.0, (n - 1) ** 2 * central2 / n**2)
 
 
 def acceleration(moments: list[JackknifeMoments]) -> np.ndarray:
@@ -586,8 +595,11 @@ def interval_bounds(
         levels = (np.full(estimate.shape, alpha), np.full(estimate.shape, 1 - alpha))
     else:
         valid = ~np.isnan(replicates)
-        below = np.sum(replicates < estimate[..., None], axis=-1)
-        at_most = np.sum(replicates <= estimate[..., None], axis=-1)
+        # replicates within rounding of the estimate count as ties (half below): sums taken
+        # in another order (dask blocks) must not move the bias correction
+        tolerance = NOISE * np.maximum(1.0, np.abs(estimate))[..., None]
+        below = np.sum(replicates < estimate[..., None] - tolerance, axis=-1)
+        at_most = np.sum(replicates <= estimate[..., None] + tolerance, axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = (below + at_most) / (2 * np.sum(valid, axis=-1))
         z0 = _ndtri(share)
@@ -781,6 +793,180 @@ class RecomputedStatistic(WeightedStatistic):
         return xr.concat(results, dim=RESAMPLE_DIM, coords="minimal", compat="override")
 
 
+class TableStatistic(WeightedStatistic):
+    """A statistic whose item resamples are ``finish(W @ T)``: per-item tables ``T`` (N x F
+    each) summed with the resampling counts ``W``, then finished.
+
+    Subclasses give :meth:`item_tables`, :meth:`finish_sums` and :meth:`drop_tables` (and
+    may override :meth:`replicates` for annotator resampling). Item resampling is then one
+    matrix product per table, the item jackknife subtracts one item's rows from the totals,
+    and on dask input (tables chunked along items) both run block by block
+    (:func:`lazy_intervals`): nothing is gathered.
+    """
+
+    def item_tables(self) -> dict:
+        """{name: (N, F) array}, numpy or dask (chunked along items only)."""
+        raise NotImplementedError
+
+    def finish_sums(self, sums: dict) -> xr.Dataset:
+        """The statistic from {name: (R, F) float64 weighted column sums}, with a
+        ``resample`` dim of length R."""
+        raise NotImplementedError
+
+    def drop_tables(self) -> None:
+        """Forget the tables (see :meth:`finisher`)."""
+        raise NotImplementedError
+
+    @property
+    def is_lazy(self) -> bool:
+        return any(_is_dask(table) for table in self.item_tables().values())
+
+    def lazy_units(self, resample: str) -> bool:
+        """items only"""
+        return resample == "item"
+
+    def finisher(self) -> TableStatistic:
+        """A copy without its tables (small, for the finishing task)."""
+        light = copy.copy(self)
+        light.drop_tables()
+        return light
+
+    def replicates(self, item_counts, annotator_counts):
+        if annotator_counts is not None:
+            raise ValueError(f"{type(self).__name__} resamples items only")
+        tables = self.item_tables()
+        if item_counts is None:
+            return {name: np.asarray(t, np.float64).sum(axis=0)[None] for name, t in
+                    tables.items()}
+        weights = np.asarray(item_counts, np.float64)
+        return {name: weights @ np.asarray(t, np.float64) for name, t in tables.items()}
+
+    def finish(self, batches) -> xr.Dataset:
+        return self.finish_sums({name: np.concatenate([b[name] for b in batches])
+                                 for name in batches[0]})
+
+    def leave_one_out(self, unit: str, batch: int = 4096):
+        if unit != "item":
+            yield from super().leave_one_out(unit, batch)
+            return
+        tables = {name: np.asarray(t, np.float64) for name, t in self.item_tables().items()}
+        yield from _table_leave_one_out(self, tables,
+                                        {n: t.sum(axis=0) for n, t in tables.items()}, batch)
+
+    def total_rows(self, totals: dict, start, stop) -> dict:
+        return {name: np.asarray(t)[start:stop] for name, t in totals.items()}
+
+    def lazy_totals(self, resampler, annotator_counts, loo_annotators):
+        """Delayed {name: (R + 1, F)}: every replicate's column sums, then the estimate's,
+        summed over item blocks."""
+        import dask
+
+        tables = self._aligned_tables()
+        names = list(tables)
+        token = dask.base.tokenize(*tables.values(), resampler.key, resampler.block_totals)
+        shared = dask.delayed(resampler, pure=True, name=f"bootstrap-resampler-{token}")
+        parts = []
+        for number, (item_range, blocks) in enumerate(self._table_blocks(tables)):
+            parts.append(dask.delayed(_block_table_sums, pure=True)(
+                names, blocks, item_range, shared,
+                dask_key_name=f"bootstrap-counts-{token}-{number}"))
+        return _tree_sum(parts, f"bootstrap-counts-sum-{token}")
+
+    def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict):
+        """Delayed {name: (4, *shape)} item-jackknife moment sums, block by block."""
+        import dask
+
+        tables = self._aligned_tables()
+        names = list(tables)
+        token = dask.base.tokenize(totals, estimate_row, templates)
+        finisher = dask.delayed(self.finisher(), pure=True,
+                                name=f"bootstrap-statistic-{token}")
+        parts = []
+        for number, (_, blocks) in enumerate(self._table_blocks(tables)):
+            parts.append(dask.delayed(_block_table_jackknife, pure=True)(
+                finisher, names, blocks, totals, estimate_row, templates,
+                dask_key_name=f"bootstrap-jackknife-{token}-{number}"))
+        return _tree_sum(parts, f"bootstrap-jackknife-sum-{token}")
+
+    def _aligned_tables(self) -> dict:
+        """The tables as dask arrays with the first table's item chunks, one chunk across."""
+        import dask.array
+
+        tables = {name: dask.array.asarray(t) for name, t in self.item_tables().items()}
+        chunks = next(iter(tables.values())).chunks[0]
+        return {name: t.rechunk({0: chunks, 1: -1}) for name, t in tables.items()}
+
+    @staticmethod
+    def _table_blocks(tables: dict):
+        """(item range, [delayed block of each table]) per item block."""
+        first = next(iter(tables.values()))
+        offsets = np.concatenate([[0], np.cumsum(first.chunks[0])]).astype(np.int64)
+        delayed = [t.to_delayed()[:, 0] for t in tables.values()]
+        for b in range(len(first.chunks[0])):
+            yield (int(offsets[b]), int(offsets[b + 1])), [d[b] for d in delayed]
+
+
+def _table_leave_one_out(statistic, tables: dict, totals: dict, batch: int):
+    """Yield ``(values, multiplicity)`` of the statistic without each distinct item row of
+    ``tables`` (numpy), the others' sums being ``totals - row``."""
+    names = list(tables)
+    widths = np.cumsum([0] + [tables[n].shape[1] for n in names])
+    joined = np.concatenate([tables[n] for n in names], axis=1)
+    if len(joined) == 0:
+        return
+    rows, multiplicity = np.unique(joined, axis=0, return_counts=True)
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        sums = {n: totals[n][None] - chunk[:, widths[i] : widths[i + 1]]
+                for i, n in enumerate(names)}
+        yield statistic.finish_sums(sums), multiplicity[start : start + batch]
+
+
+def _block_table_sums(names, blocks, item_range, resampler) -> dict:
+    """One item block's part of :meth:`TableStatistic.lazy_totals`."""
+    i0, i1 = item_range
+    tables = [np.asarray(b, np.float64) for b in blocks]
+    n_resamples = resampler.n_resamples
+    out = {n: np.zeros((n_resamples + 1, t.shape[1])) for n, t in zip(names, tables)}
+    step = batch_rows(max(1, i1 - i0), n_resamples)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        counts = resampler.counts(start, rows, i0, i1, threads=False).astype(np.float64)
+        for n, t in zip(names, tables):
+            out[n][start : start + rows] = counts @ t
+    for n, t in zip(names, tables):
+        out[n][n_resamples] = t.sum(axis=0)
+    return out
+
+
+def _block_table_jackknife(statistic, names, blocks, totals, estimate_row, templates) -> dict:
+    """One item block's part of :meth:`TableStatistic.lazy_item_jackknife`."""
+    tables = {n: np.asarray(b, np.float64) for n, b in zip(names, blocks)}
+    estimate = statistic.finish_sums({n: np.asarray(totals[n])[estimate_row : estimate_row + 1]
+                                      for n in names}).isel({RESAMPLE_DIM: 0})
+    moments = {name: JackknifeMoments(estimate[name].transpose(*dims).values)
+               for name, (dims, _) in templates.items()}
+    own = {n: np.asarray(totals[n])[estimate_row] for n in names}
+    for values, multiplicity in _table_leave_one_out(statistic, tables, own, 4096):
+        for name, (dims, _) in templates.items():
+            moments[name].add(values[name].transpose(*dims, RESAMPLE_DIM).values, multiplicity)
+    return {name: np.stack(moments[name].sums).reshape((4, *shape))
+            for name, (_, shape) in templates.items()}
+
+
+def _tree_sum(parts: list, name: str):
+    """Delayed sum of ``parts`` (arrays or dicts of arrays), 8 at a time."""
+    import dask
+
+    depth = 0
+    while len(parts) > 1:
+        parts = [dask.delayed(_add_all, pure=True)(*parts[i : i + 8],
+                                                   dask_key_name=f"{name}-{depth}-{i}")
+                 for i in range(0, len(parts), 8)]
+        depth += 1
+    return parts[0]
+
+
 def jackknife_accelerations(
     statistic: WeightedStatistic,
     units: list[str],
@@ -847,6 +1033,9 @@ def bootstrap(
         resampler = BlockedResampler(seed, statistic.n_items, n_resamples)
         rng = resampler.annotator_rng
     if resampler is not None and getattr(statistic, "is_lazy", False):
+        if not statistic.lazy_units(resample):
+            raise ValueError(f"{type(statistic).__name__} on dask input resamples "
+                             f"{statistic.lazy_units.__doc__}; got resample={resample!r}")
         annotator_counts = None
         if resample in ("annotator", "both"):
             annotator_counts = annotator_resample_counts(rng, statistic.n_annotators,
@@ -935,8 +1124,8 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
         loo_annotators = np.ones((statistic.n_annotators, statistic.n_annotators), np.int64)
         np.fill_diagonal(loo_annotators, 0)
     item_counts = resample != "annotator"
-    totals = statistic.lazy_label_counts(resampler if item_counts else None, annotator_counts,
-                                         loo_annotators)
+    totals = statistic.lazy_totals(resampler if item_counts else None, annotator_counts,
+                                   loo_annotators)
     n_resamples = resampler.n_resamples
     templates = {name: (result[name].dims, result[name].shape) for name in variables}
     moments = None
@@ -945,14 +1134,12 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
     finisher = statistic.finisher()
 
     def finish(totals, moments):
-        rows = np.moveaxis(np.asarray(totals), len(finisher.extra_shape), 0)
-        rows = rows.reshape((rows.shape[0], -1) + rows.shape[-3:])
-        replicates = finisher.finish([rows[:n_resamples]])
-        estimate = finisher.finish([rows[n_resamples : n_resamples + 1]]).isel(
-            {RESAMPLE_DIM: 0})
+        replicates = finisher.finish([finisher.total_rows(totals, 0, n_resamples)])
+        estimate = finisher.finish(
+            [finisher.total_rows(totals, n_resamples, n_resamples + 1)]).isel({RESAMPLE_DIM: 0})
         annotator_moments = {}
         if loo_annotators is not None:
-            loo = finisher.finish([rows[n_resamples + 1 :]])
+            loo = finisher.finish([finisher.total_rows(totals, n_resamples + 1, None)])
             for name in variables:
                 dims = templates[name][0]
                 gathered = JackknifeMoments(estimate[name].transpose(*dims).values)
@@ -1188,6 +1375,30 @@ class MLAStatistic(WeightedStatistic):
             self._tables[key] = entry
         return entry
 
+    def item_table(self):
+        """``(table, entry)``: the per-item table (N x F) with the entry that maps its
+        column sums to label counts (:meth:`_label_counts`). On numpy the compact table
+        of :meth:`_table`; on dask a lazy table chunked like the items, in the fixed layout
+        of every (extra, label, m, stat) column (no data-dependent column choice)."""
+        if not self.is_lazy:
+            entry = self._table(np.ones(self.n_annotators, np.int64))
+            return entry["table"], entry
+        import dask.array
+
+        data = self.ordered.data
+        nd = data.ndim
+        G = int(np.prod(self.extra_shape))
+        k, n = self.n_labels, self.n_annotators
+        width = G * k * (n + 1) * 3
+        # the item axis first, everything else in one chunk
+        data = dask.array.moveaxis(data, nd - 3, 0).rechunk({i: -1 for i in range(1, nd)})
+        table = data.map_blocks(
+            _fixed_item_table, n, k, dtype=np.float64, drop_axis=list(range(2, nd)),
+            chunks=(data.chunks[0], (width,)), name="bootstrap-item-table",
+        )
+        entry = {"slots": np.arange(width), "source": np.arange(width), "shape": (G, k, n + 1)}
+        return table, entry
+
     @staticmethod
     def _same_column(deciders, shape, slot_a, slot_b) -> bool:
         """Whether the cell-count slots ``slot_a`` and ``slot_b`` (flat indices into
@@ -1280,7 +1491,17 @@ class MLAStatistic(WeightedStatistic):
         return MLAStatistic(da, self.baselines, self.single, item=self.item,
                             annotator=self.annotator, label=self.label)
 
-    def lazy_label_counts(self, resampler, annotator_counts, loo_annotators):
+    def lazy_units(self, resample: str) -> bool:
+        """items, annotators or both"""
+        return True
+
+    def total_rows(self, totals, start, stop) -> np.ndarray:
+        """Rows ``start:stop`` of :meth:`lazy_totals`'s result, as :meth:`finish` takes
+        them."""
+        rows = np.moveaxis(np.asarray(totals), len(self.extra_shape), 0)[start:stop]
+        return rows.reshape((rows.shape[0], -1) + rows.shape[-3:])
+
+    def lazy_totals(self, resampler, annotator_counts, loo_annotators):
         """Delayed (*extra, rows, k, n + 1, 3) int64 label counts: the replicates, then the
         estimate, then the leave-one-annotator-out values (if asked), summed over blocks."""
         import dask
@@ -1309,7 +1530,7 @@ class MLAStatistic(WeightedStatistic):
     def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict):
         """Delayed {name: (4, *shape)} sums of the item jackknife's moments (see
         :class:`JackknifeMoments`) for the variables of ``templates`` ({name: (dims,
-        shape)} of the result), given the delayed totals of :meth:`lazy_label_counts`
+        shape)} of the result), given the delayed totals of :meth:`lazy_totals`
         whose row ``estimate_row`` holds the estimate's label counts."""
         import dask
 
@@ -1323,23 +1544,11 @@ class MLAStatistic(WeightedStatistic):
                 dask_key_name=f"bootstrap-jackknife-{token}-{number}"))
         return self._tree_sums({(): parts}, f"bootstrap-jackknife-sum-{token}")[()]
 
-    def _tree_sums(self, parts: dict, name: str) -> dict:
+    @staticmethod
+    def _tree_sums(parts: dict, name: str) -> dict:
         """The parts of each extra block summed, 8 at a time."""
-        import dask
-
-        summed = {}
-        for extra_index, level in parts.items():
-            depth = 0
-            while len(level) > 1:
-                level = [
-                    dask.delayed(_add_all, pure=True)(
-                        *level[i : i + 8],
-                        dask_key_name=f"{name}-{'-'.join(map(str, extra_index))}-{depth}-{i}")
-                    for i in range(0, len(level), 8)
-                ]
-                depth += 1
-            summed[extra_index] = level[0]
-        return summed
+        return {extra_index: _tree_sum(level, f"{name}-{'-'.join(map(str, extra_index))}")
+                for extra_index, level in parts.items()}
 
     def leave_one_out(self, unit: str, batch: int = 4096):
         if unit == "annotator":
@@ -1466,7 +1675,7 @@ def _count_arrays(block, weights, coords=None, parallel=False, block_info=None):
 
 def _block_label_counts(statistic, block, coords, item_range, resampler, annotator_counts,
                         loo_annotators) -> np.ndarray:
-    """One block's part of :meth:`MLAStatistic.lazy_label_counts`: (*extra block, rows, k,
+    """One block's part of :meth:`MLAStatistic.lazy_totals`: (*extra block, rows, k,
     n + 1, 3) int64."""
     sub = statistic._block_statistic(np.asarray(block), coords)
     i0, i1 = item_range
@@ -1516,6 +1725,23 @@ def _block_item_jackknife(statistic, block, coords, extra_ranges, totals, estima
         placed[(slice(None), *where)] = np.stack(moments[name].sums)
         out[name] = placed
     return out
+
+
+def _fixed_item_table(block, n_annotators, n_labels) -> np.ndarray:
+    """(N, G k (n + 1) 3) float64 per-item table of a block (item axis first, then the extra
+    axes, annotator, label) with a column for every (extra, label, m, stat)."""
+    values = np.moveaxis(np.asarray(block), 0, -3)  # (*extra, N, n, k)
+    positives, deciders = _count_arrays(values, np.ones(n_annotators, np.int64))
+    N = values.shape[-3]
+    positives = positives.reshape(-1, N, n_labels)
+    deciders = deciders.reshape(-1, N, n_labels)
+    G = positives.shape[0]
+    column_of = np.arange(G * n_labels * (n_annotators + 1) * 3, dtype=np.int64).reshape(
+        G, n_labels, n_annotators + 1, 3)
+    table = np.empty((N, column_of.size))
+    totals = np.zeros(column_of.size, np.int64)
+    _kernels.fill_item_table(positives, deciders, column_of, table, totals, 0, N)
+    return table
 
 
 def _add_all(*parts):

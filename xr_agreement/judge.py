@@ -406,12 +406,33 @@ def versus(
                                annotator=annotator, label=label)
 
     arrays = {"counts": counts, "humans": humans}
-    if _is_dask(counts.data) or _is_dask(humans.data):
-        # lazy: one task gets the per-item counts in memory when computed
+    lazy = _is_dask(counts.data) or _is_dask(humans.data)
+    if lazy and not isinstance(seed, np.random.Generator):
+        # lazy tables: the bootstrap runs block by block
+        return _bootstrap.bootstrap(make_statistic(arrays), result, variables=variables,
+                                    item=item, **options)
+    if lazy:
+        # NumPy's stream is drawn in order: one task gets the per-item counts in memory
         return _bootstrap.deferred_bootstrap(make_statistic, arrays, result,
                                              variables=variables, item=item, **options)
     return _bootstrap.bootstrap(make_statistic(arrays), result, variables=variables, item=item,
                                 **options)
+
+
+def _flat(data, n_items: int, dtype):
+    """(N, ...) array -> (N, F), numpy or dask (all but the item axis in one chunk)."""
+    if _is_dask(data):
+        data = data.rechunk({i: -1 for i in range(1, data.ndim)})
+    return data.reshape(n_items, -1).astype(dtype)
+
+
+def _in_memory(template: xr.DataArray) -> xr.DataArray:
+    """A numpy DataArray with the dims, shape and in-memory coords of ``template`` (its
+    values are never read: the finishing task must not carry the input's graph; dask
+    coords, such as a chunked ``label_name``, are left out)."""
+    coords = {name: coord.variable for name, coord in template.coords.items()
+              if not _is_dask(coord.data)}
+    return xr.DataArray(np.zeros(template.shape), dims=template.dims, coords=coords)
 
 
 def _parse_choice(name: str, value, choices: dict, allow_all: bool = False) -> list[str]:
@@ -758,59 +779,69 @@ def _describe(result: xr.Dataset, modes: list[str], tie_rule: str) -> None:
     }
 
 
-class VersusStatistic(_bootstrap.WeightedStatistic):
-    """:func:`versus` on item resamples, from the per-item :func:`cell_counts`.
+class VersusStatistic(_bootstrap.TableStatistic):
+    """:func:`versus` on item resamples, from per-item tables.
 
     Every table of :func:`versus` is a sum over items of the 0/1 cell counts, so the label
     tables of a batch of replicates are one matrix product: the resampling counts ``W``
     (R x N) times the per-item counts (N x labels x 6). The exemplar average is the
     ``W``-weighted mean of the per-item measures (undefined items left out), and the human
-    agreement comes from :class:`xr_agreement.bootstrap.MLAStatistic` on the same ``W``.
+    agreement comes from the per-item table of :class:`xr_agreement.bootstrap.MLAStatistic`
+    on the same ``W``. On dask input the tables stay lazy, chunked like the items, and the
+    bootstrap runs block by block (:class:`xr_agreement.bootstrap.TableStatistic`).
     """
 
     def __init__(self, counts: xr.DataArray, modes: list[str], humans: xr.DataArray, *,
                  item: str, annotator: str, label: str):
         self.item, self.label, self.modes = item, label, modes
         extra = [d for d in counts.dims if d not in (item, label, "count")]
-        counts = counts.transpose(item, *extra, label, "count").compute()
+        counts = counts.transpose(item, *extra, label, "count")
+        if _is_dask(counts.data):
+            counts = counts.chunk({d: -1 for d in counts.dims if d != item})
         self.n_items = counts.sizes[item]
         self.n_annotators = humans.sizes[annotator]
         # (extra..., label, count) without item: the shape of one replicate's label tables
-        self.template = counts.isel({item: 0}, drop=True)
-        self.table = counts.values.reshape(self.n_items, -1).astype(np.float64)
+        self.template = _in_memory(counts.isel({item: 0}, drop=True))
+        self.tables = {"cells": _flat(counts.data, self.n_items, np.float64)}
         by_item = counts.sum(label)
-        self.item_values = []  # per mode: (N, G) measures with NaN as 0, and defined 0/1
-        for mode in modes:
+        for m, mode in enumerate(modes):
             values = _table_measures(by_item, mode).sel(measure=list(MEASURES))
-            self.measure_template = values.isel({item: 0}, drop=True)
-            flat = values.values.reshape(self.n_items, -1)
-            defined = ~np.isnan(flat)
-            self.item_values.append((np.where(defined, flat, 0.0), defined.astype(np.float64)))
+            self.measure_template = _in_memory(values.isel({item: 0}, drop=True))
+            # (N, G) measures with NaN as 0, and defined 0/1
+            self.tables[f"values {m}"] = _flat(values.fillna(0.0).data, self.n_items,
+                                               np.float64)
+            self.tables[f"defined {m}"] = _flat(values.notnull().data, self.n_items,
+                                                np.float64)
         self.human = None
         if humans.sizes[annotator] >= 2:
             self.human = _bootstrap.MLAStatistic(
-                humans.compute(), HUMAN_BASELINES, False, item=item, annotator=annotator,
-                label=label,
+                humans, HUMAN_BASELINES, False, item=item, annotator=annotator, label=label,
             )
+            self.tables["human"], self.human_entry = self.human.item_table()
+            self.human = self.human.finisher()
 
-    def replicates(self, item_counts, annotator_counts):
-        if annotator_counts is not None:
-            raise ValueError("versus resamples items only")
-        weights = (
-            np.ones((1, self.n_items)) if item_counts is None
-            else np.asarray(item_counts, np.float64)
-        )
+    def item_tables(self) -> dict:
+        return self.tables
+
+    def drop_tables(self) -> None:
+        self.tables = {name: None for name in self.tables}
+
+    def finish_sums(self, sums: dict) -> xr.Dataset:
         # counts are exact: integers far below 2**53
-        tables = np.rint(weights @ self.table)
         exemplar = []
-        for values, defined in self.item_values:
-            total = weights @ defined
+        for m in range(len(self.modes)):
+            total = sums[f"defined {m}"]
             with np.errstate(divide="ignore", invalid="ignore"):
-                exemplar.append(np.where(total > 0, (weights @ values) / total, np.nan))
-        human = None if self.human is None else self.human.replicates(item_counts, None)
-        return tables, exemplar, human
+                exemplar.append(np.where(total > 0, sums[f"values {m}"] / total, np.nan))
+        human = None
+        if self.human is not None:
+            human = self.human._label_counts(self.human_entry,
+                                             np.rint(sums["human"]).astype(np.int64))
+        return self._finish_parts([(np.rint(sums["cells"]), exemplar, human)])
 
-    def finish(self, batches) -> xr.Dataset:
+    def _finish_parts(self, batches) -> xr.Dataset:
+        """The Dataset from batches of (label tables, exemplar values per mode, human label
+        counts)."""
         tables = np.concatenate([b[0] for b in batches])
         R = len(tables)
         dims = (_bootstrap.RESAMPLE_DIM, *self.template.dims)

@@ -12,6 +12,7 @@ import io
 import itertools
 import math
 from contextlib import redirect_stderr
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -137,6 +138,53 @@ def test_seeded_counts_do_not_depend_on_ranges_or_batches():
     many = bs.BlockedResampler(5, N, 400).counts(0, 400, 0, N)
     assert abs(many.mean() - 1) < 1e-12  # every replicate draws N items
     assert abs(many.var() - (1 - 1 / N)) < 0.01
+
+
+def test_seeded_replicates_are_independent():
+    """One item's counts in consecutive replicates, and two items' counts in one replicate
+    across a block boundary, against their joint laws (chi-square): independent
+    Binomial(N, 1/N) in the first case, the multinomial pair in the second."""
+    N, R = 6, 60_000
+    with mock.patch.object(bs, "BLOCK_ITEMS", 3):
+        counts = bs.BlockedResampler(77, N, R).counts(0, R, 0, N).astype(np.int64)
+    top = 4  # counts of 4 or more pooled
+    pmf = scipy.stats.binom.pmf(np.arange(top), N, 1 / N)
+    marginal = np.append(pmf, 1 - pmf.sum())
+
+    def pair_test(a, b, joint):
+        observed = np.zeros((top + 1, top + 1))
+        np.add.at(observed, (np.minimum(a, top), np.minimum(b, top)), 1)
+        expected = joint * len(a)
+        keep = expected.ravel() > 5
+        return scipy.stats.chisquare(observed.ravel()[keep],
+                                     expected.ravel()[keep] * observed.sum()
+                                     / expected.ravel()[keep].sum())[1]
+
+    assert pair_test(counts[0::2, 0], counts[1::2, 0], np.outer(marginal, marginal)) > 1e-4
+    joint = np.zeros((top + 1, top + 1))  # items 2 and 3: (c2, c3, rest) multinomial
+    for c2 in range(N + 1):
+        for c3 in range(N + 1 - c2):
+            p = scipy.stats.multinomial.pmf([c2, c3, N - c2 - c3], N, [1 / N, 1 / N, 1 - 2 / N])
+            joint[min(c2, top), min(c3, top)] += p
+    assert pair_test(counts[:, 2], counts[:, 3], joint) > 1e-4
+
+
+def test_block_counts_exact_when_a_block_gets_many_draws():
+    """A dask block of items can receive more draws than it has items: its per-item table
+    must still sum exactly (the float32 bound is the whole corpus): replicates equal
+    numpy's bit for bit."""
+    N, n = 32766, 64
+    values = np.zeros((N, n, 1), np.uint8)
+    values[: N // 2, :31, 0] = 1  # x (m - x) = 1023 per item in the first half
+    values[N // 2 :, :2, 0] = 1
+    da = xr.DataArray(values, dims=("item", "annotator", "label"))
+    kwargs = dict(ci=0.9, n_resamples=6, seed=3, return_replicates=True)
+    eager = xr_agreement.mla(da, "F", **kwargs)
+    lazy = xr_agreement.mla(da.chunk(item=(N // 2, N // 2)), "F", **kwargs).compute()
+    for name in eager.data_vars:
+        if name.endswith("_replicates"):
+            np.testing.assert_array_equal(lazy[name].transpose(*eager[name].dims).values,
+                                          eager[name].values, name)
 
 
 @settings(max_examples=20, deadline=None)
@@ -466,14 +514,16 @@ def test_dask_intervals_are_lazy_blockwise_and_equal_numpy(data, missing, unit, 
     def no_compute(*args, **kw):
         raise AssertionError("the graph was computed while being built")
 
-    with dask.config.set(scheduler=no_compute):
+    # resampler blocks of 4 items: dask chunks start and end inside them
+    with mock.patch.object(bs, "BLOCK_ITEMS", 4), dask.config.set(scheduler=no_compute):
         result = xr_agreement.mla(lazy, **kwargs)
     keys = [str(key) for key in dict(result.__dask_graph__())]
     counting = [key for key in keys if key.startswith("bootstrap-counts-")
                 and key.split("-")[-1].isdigit() and "sum" not in key and "total" not in key]
     assert len(counting) == len(chunks) * 2  # one per (item block, round block)
-    expected = xr_agreement.mla(da, **kwargs)
-    computed = result.compute()
+    with mock.patch.object(bs, "BLOCK_ITEMS", 4):
+        expected = xr_agreement.mla(da, **kwargs)
+        computed = result.compute()
     for name in expected.data_vars:
         np.testing.assert_allclose(computed[name].transpose(*expected[name].dims).values,
                                    expected[name].values, rtol=1e-12, atol=1e-13,

@@ -438,6 +438,34 @@ def test_alpha_intervals_block_by_block(metric, method):
                                        eager[name].values, **TOL, err_msg=name)
 
 
+def test_intervals_computed_together_keep_their_own_numbers():
+    """Bootstraps built on different data or options never share a key: computed in one
+    call each keeps the numbers it has alone (same seed everywhere)."""
+    rng = np.random.default_rng(21)
+    first = xr.DataArray(rng.integers(0, 3, (60, 3)).astype(float), dims=("item", "annotator"))
+    second = first.copy(data=rng.integers(0, 3, (60, 3)).astype(float))
+    options = dict(ci=0.9, n_resamples=30, seed=1, categories=[0.0, 1.0, 2.0])
+    cases = [
+        xr_agreement.alpha(first.chunk(item=20), "nominal", **options),
+        xr_agreement.alpha(second.chunk(item=20), "nominal", **options),
+        xr_agreement.alpha(first.chunk(item=20), "interval", **options),
+    ]
+    values = random_values(rng, (40, 4, 3), missing=0.1)
+    da = decisions(values)
+    cases += [
+        xr_agreement.mla(da.chunk(item=15), "F", ci=0.9, n_resamples=30, seed=1),
+        xr_agreement.mla(da.chunk(item=15), ["F"], ci=0.9, n_resamples=30, seed=1),
+        xr_agreement.versus(da.chunk(item=15), "ann3", ci=0.9, n_resamples=30, seed=1),
+        xr_agreement.versus(da.chunk(item=15), "ann2", ci=0.9, n_resamples=30, seed=1),
+    ]
+    together = dask.compute(*cases, optimize_graph=False)
+    for alone, joint in zip(cases, together):
+        alone = alone.compute()
+        for name in alone.data_vars:
+            if name.endswith(("_lower", "_upper")):
+                np.testing.assert_array_equal(joint[name].values, alone[name].values, name)
+
+
 def test_graph_survives_pickling():
     """Worker processes receive the tasks pickled (with cloudpickle, as distributed does):
     the graph must round-trip and still give the same numbers."""

@@ -961,14 +961,21 @@ def _coincidence_table(codes, n_values, weights) -> np.ndarray:
     return np.ascontiguousarray(table.transpose(1, 0, 2, 3).reshape(N, G * V * V))
 
 
-def _coincidence_block_table(block, categories, n_annotators) -> np.ndarray:
+def _coincidence_block_table(block, categories, coords, block_info=None) -> np.ndarray:
     """:func:`_coincidence_table` of a dask block (item axis first, then the extra axes,
-    annotator) coded with the declared categories."""
-    values = np.moveaxis(np.asarray(block), 0, -2)  # (*extra, N, n)
-    G = int(np.prod(values.shape[:-2]))
-    ratings = xr.DataArray(values.reshape(G, *values.shape[-2:]), dims=("_g", "_item", "_a"))
-    codes = _coded(ratings, categories).values.astype(np.int64)
-    return _coincidence_table(codes, len(categories), np.ones(n_annotators))
+    annotator) coded with the declared categories; ``coords`` (dim, values) of the whole
+    array in that order name a rating that is not one of them."""
+    location = block_info[0]["array-location"] if block_info else [
+        (0, size) for size in np.shape(block)]
+    ratings = xr.DataArray(
+        np.asarray(block), dims=[dim for dim, _ in coords],
+        coords={dim: values[start:stop] for (dim, values), (start, stop) in
+                zip(coords, location)},
+    )
+    ratings = ratings.transpose(*ratings.dims[1:-1], ratings.dims[0], ratings.dims[-1])
+    N, n = ratings.shape[-2:]
+    codes = _coded(ratings, categories).values.astype(np.int64).reshape(-1, N, n)
+    return _coincidence_table(codes, len(categories), np.ones(n))
 
 
 class CoincidenceStatistic(TableStatistic):
@@ -998,6 +1005,10 @@ class CoincidenceStatistic(TableStatistic):
 
     def _table(self, weights):
         return _coincidence_table(self.codes, self.n_values, weights)
+
+    @property
+    def is_lazy(self) -> bool:
+        return self.codes is None and _is_dask(self._ones)
 
     def item_tables(self) -> dict:
         if self._ones is None:
@@ -1089,6 +1100,7 @@ def _lazy_coincidence_statistic(ordered, metric, name, item, annotator, categori
     from the declared categories; None without them (their number, hence the table's
     width, is only known from the data) or when the table would be too large."""
     import dask.array
+    from dask.base import tokenize
 
     if categories is None:
         return None
@@ -1099,19 +1111,18 @@ def _lazy_coincidence_statistic(ordered, metric, name, item, annotator, categori
     if V == 0 or N * G * V * V > BOOTSTRAP_TABLE_LIMIT:
         return None
     if name in ("interval", "ratio"):
-        try:
-            values = [float(v) for v in values]
-        except (TypeError, ValueError):
-            raise TypeError(f"metric {name!r} needs numeric categories, got "
-                            f"{values[:5]}") from None
+        values = [float(v) for v in values]  # checked numeric by alpha() already
     data = ordered.data
     nd = data.ndim
     # the item axis first, everything else in one chunk
     data = dask.array.moveaxis(data, nd - 2, 0).rechunk({i: -1 for i in range(1, nd)})
+    moved = [ordered.dims[nd - 2], *ordered.dims[: nd - 2], ordered.dims[-1]]
+    block_coords = [(dim, np.asarray(ordered[dim].values)) for dim in moved]
+    declared = np.asarray(list(categories), dtype=object)
     table = data.map_blocks(
-        _coincidence_block_table, np.asarray(list(categories), dtype=object), n,
-        dtype=np.float64, drop_axis=list(range(2, nd)), chunks=(data.chunks[0], (G * V * V,)),
-        name="bootstrap-coincidence-table",
+        _coincidence_block_table, declared, block_coords, dtype=np.float64,
+        drop_axis=list(range(2, nd)), chunks=(data.chunks[0], (G * V * V,)),
+        name="bootstrap-coincidence-table-" + tokenize(data, declared, moved),
     )
     return CoincidenceStatistic(None, V, _value_distances(metric, name, values),
                                 name == "ordinal", extra,
@@ -1143,7 +1154,6 @@ def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotat
                          categories, ci, n_resamples, resample, method, seed,
                          return_replicates, progress):
     """``result`` with bootstrap intervals of alpha and its parts (see :func:`alpha`)."""
-    from ._stats import _is_dask
     from .bootstrap import RecomputedStatistic, bootstrap, deferred_bootstrap
 
     variables = list(HAMMING_INTERVAL_VARIABLES if name == "hamming" else INTERVAL_VARIABLES)

@@ -130,6 +130,8 @@ BATCH_BYTES = 128 * 2**20
 INDEX_BYTES = 16 * 2**20
 # Items per block of the seeded resampler (:class:`BlockedResampler`).
 BLOCK_ITEMS = 2**14
+# Spawn-key entry of the resampler's child seed sequences ("xr_a").
+_SPAWN_TAG = 0x78725F61
 # Bit generators whose raw output is 64 bits split into two 32-bit draws (low half first),
 # which :func:`_kernels.resample_counts` consumes like NumPy does.
 _SPLIT_64 = ("PCG64", "PCG64DXSM", "Philox", "SFC64")
@@ -416,8 +418,10 @@ class BlockedResampler:
         else:
             sequence = np.random.SeedSequence(seed)
         # independent children without advancing the caller's SeedSequence
+        # (tagged: a later sequence.spawn() of the caller's must not return these streams)
         children = [
-            np.random.SeedSequence(sequence.entropy, spawn_key=(*sequence.spawn_key, i))
+            np.random.SeedSequence(sequence.entropy,
+                                   spawn_key=(*sequence.spawn_key, _SPAWN_TAG, i))
             for i in range(3)
         ]
         self.n_units = int(n_units)
@@ -440,8 +444,13 @@ class BlockedResampler:
         """(rows, i1 - i0) float32: how often items ``i0:i1`` are drawn in replicates
         ``r0:r0 + rows`` (written into ``out`` if given); ``threads=False`` draws in the
         calling thread (inside a dask task)."""
+        if not (0 <= r0 and r0 + rows <= self.n_resamples and 0 <= i0 <= i1 <= self.n_units):
+            raise IndexError(f"replicates {r0}:{r0 + rows} of {self.n_resamples}, items "
+                             f"{i0}:{i1} of {self.n_units}")
         if out is None:
             out = np.empty((rows, i1 - i0), np.float32)
+        if out.shape != (rows, i1 - i0):
+            raise ValueError(f"out has shape {out.shape}, expected {(rows, i1 - i0)}")
         task = partial(_kernels.blocked_item_counts, self.key, self.block_totals,
                        self.block_size, self.n_units)
         if not threads or rows * (i1 - i0) < 2**16:
@@ -856,14 +865,13 @@ class TableStatistic(WeightedStatistic):
     def total_rows(self, totals: dict, start, stop) -> dict:
         return {name: np.asarray(t)[start:stop] for name, t in totals.items()}
 
-    def lazy_totals(self, resampler, annotator_counts, loo_annotators):
+    def lazy_totals(self, resampler, annotator_counts, loo_annotators, token: str):
         """Delayed {name: (R + 1, F)}: every replicate's column sums, then the estimate's,
-        summed over item blocks."""
+        summed over item blocks (keys named with ``token``)."""
         import dask
 
         tables = self._aligned_tables()
         names = list(tables)
-        token = dask.base.tokenize(*tables.values(), resampler.key, resampler.block_totals)
         shared = dask.delayed(resampler, pure=True, name=f"bootstrap-resampler-{token}")
         parts = []
         for number, (item_range, blocks) in enumerate(self._table_blocks(tables)):
@@ -872,13 +880,12 @@ class TableStatistic(WeightedStatistic):
                 dask_key_name=f"bootstrap-counts-{token}-{number}"))
         return _tree_sum(parts, f"bootstrap-counts-sum-{token}")
 
-    def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict):
+    def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict, token: str):
         """Delayed {name: (4, *shape)} item-jackknife moment sums, block by block."""
         import dask
 
         tables = self._aligned_tables()
         names = list(tables)
-        token = dask.base.tokenize(totals, estimate_row, templates)
         finisher = dask.delayed(self.finisher(), pure=True,
                                 name=f"bootstrap-statistic-{token}")
         parts = []
@@ -929,11 +936,14 @@ def _block_table_sums(names, blocks, item_range, resampler) -> dict:
     n_resamples = resampler.n_resamples
     out = {n: np.zeros((n_resamples + 1, t.shape[1])) for n, t in zip(names, tables)}
     step = batch_rows(max(1, i1 - i0), n_resamples)
+    # wide fixed-layout tables are mostly zero columns: multiply the others only
+    used = [np.flatnonzero(t.any(axis=0)) for t in tables]
+    compact = [t[:, columns] for t, columns in zip(tables, used)]
     for start in range(0, n_resamples, step):
         rows = min(step, n_resamples - start)
         counts = resampler.counts(start, rows, i0, i1, threads=False).astype(np.float64)
-        for n, t in zip(names, tables):
-            out[n][start : start + rows] = counts @ t
+        for n, t, columns in zip(names, compact, used):
+            out[n][start : start + rows, columns] = counts @ t
     for n, t in zip(names, tables):
         out[n][n_resamples] = t.sum(axis=0)
     return out
@@ -1034,8 +1044,8 @@ def bootstrap(
         rng = resampler.annotator_rng
     if resampler is not None and getattr(statistic, "is_lazy", False):
         if not statistic.lazy_units(resample):
-            raise ValueError(f"{type(statistic).__name__} on dask input resamples "
-                             f"{statistic.lazy_units.__doc__}; got resample={resample!r}")
+            raise ValueError(f"{type(statistic).__name__} on dask input resamples items "
+                             f"only; got resample={resample!r}")
         annotator_counts = None
         if resample in ("annotator", "both"):
             annotator_counts = annotator_resample_counts(rng, statistic.n_annotators,
@@ -1124,13 +1134,21 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
         loo_annotators = np.ones((statistic.n_annotators, statistic.n_annotators), np.int64)
         np.fill_diagonal(loo_annotators, 0)
     item_counts = resample != "annotator"
-    totals = statistic.lazy_totals(resampler if item_counts else None, annotator_counts,
-                                   loo_annotators)
     n_resamples = resampler.n_resamples
     templates = {name: (result[name].dims, result[name].shape) for name in variables}
+    # every key of this bootstrap derives from the result's own variables (their graph
+    # names carry the data and the coefficient's options) and the bootstrap's options
+    token = dask.base.tokenize(type(statistic).__name__, [result[v].data for v in variables],
+                               variables, ci, method, resample, return_replicates,
+                               resampler.key, resampler.block_totals, annotator_counts)
+    if annotator_counts is not None:
+        annotator_counts = dask.delayed(annotator_counts, pure=True,
+                                        name=f"bootstrap-annotators-{token}")
+    totals = statistic.lazy_totals(resampler if item_counts else None, annotator_counts,
+                                   loo_annotators, token)
     moments = None
     if "item" in jack_units:
-        moments = statistic.lazy_item_jackknife(totals, n_resamples, templates)
+        moments = statistic.lazy_item_jackknife(totals, n_resamples, templates, token)
     finisher = statistic.finisher()
 
     def finish(totals, moments):
@@ -1165,28 +1183,11 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
                          np.moveaxis(reps, -1, 0) if return_replicates else None)
         return out
 
-    token = dask.base.tokenize(totals, moments, variables, ci, method, resample,
-                               return_replicates)
     finished = dask.delayed(finish, pure=True)(totals, moments,
                                                dask_key_name=f"bootstrap-intervals-{token}")
-    level = f"{100 * ci:g}%"
-    new = {}
-    for name in variables:
-        template = result[name]
-        for position, side in enumerate(("lower", "upper")):
-            data = dask.array.from_delayed(finished[name][position], template.shape, float)
-            attrs = _bound_attrs(template, name, side, level, method, resample, n_resamples)
-            new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
-        if return_replicates:
-            data = dask.array.from_delayed(finished[name][2], (n_resamples, *template.shape),
-                                           float)
-            new[f"{name}_replicates"] = xr.Variable((RESAMPLE_DIM, *template.dims), data,
-                                                    _replicate_attrs(template, name, resample))
-    out = result.assign(new)
-    if return_replicates:
-        out = out.assign_coords({RESAMPLE_DIM: np.arange(n_resamples)})
-    out.attrs.update(_interval_attrs(ci, method, n_resamples, resample))
-    return out
+    return _with_lazy_bounds(result, variables, finished, ci=ci, method=method,
+                             resample=resample, n_resamples=n_resamples,
+                             return_replicates=return_replicates)
 
 
 def deferred_bootstrap(make_statistic, inputs, result: xr.Dataset, *, variables: list[str],
@@ -1196,8 +1197,10 @@ def deferred_bootstrap(make_statistic, inputs, result: xr.Dataset, *, variables:
     One task receives ``inputs`` in memory (dask collections among them are computed and
     gathered, so the per-item tables they hold must fit in memory), builds the statistic
     with ``make_statistic(inputs)`` and runs :func:`bootstrap`; the bounds of ``result``
-    are dask arrays until computed. With a ``numpy.random.Generator`` as seed, the
-    generator is advanced when the task runs.
+    are dask arrays until computed. With a ``numpy.random.Generator`` as seed, the draws
+    are those of the generator's state when the graph was built; the caller's generator is
+    advanced when the task runs in the same process (threaded scheduler), a copy of it
+    otherwise.
     """
     import dask
     import dask.array
@@ -1221,25 +1224,37 @@ def deferred_bootstrap(make_statistic, inputs, result: xr.Dataset, *, variables:
         return arrays
 
     seed = options.get("seed")
-    token = dask.base.tokenize(inputs, variables, sorted(
+    # the result's variables carry the data and the coefficient's options in their names
+    token = dask.base.tokenize(inputs, [result[v].data for v in variables], variables, sorted(
         (k, v) for k, v in options.items() if k != "seed"),
         seed if not isinstance(seed, np.random.Generator) else id(seed))
     finished = dask.delayed(run, pure=True)(inputs, dask_key_name=f"bootstrap-{token}")
     ci, method = options["ci"], options.get("method", "percentile")
     resample = options.get("resample", "item")
     n_resamples = options.get("n_resamples", 1000)
+    return _with_lazy_bounds(result, variables, finished, ci=ci, method=method,
+                             resample=resample, n_resamples=n_resamples,
+                             return_replicates=return_replicates)
+
+
+def _with_lazy_bounds(result, variables, finished, *, ci, method, resample, n_resamples,
+                      return_replicates) -> xr.Dataset:
+    """``result`` with ``V_lower``, ``V_upper`` (and ``V_replicates``) as dask arrays taken
+    from the delayed ``finished`` ({name: (lower, upper, replicates)})."""
+    import dask.array
+
     level = f"{100 * ci:g}%"
     new = {}
-    for name, (dims, shape) in templates.items():
+    for name in variables:
         template = result[name]
         for position, side in enumerate(("lower", "upper")):
-            data = dask.array.from_delayed(finished[name][position], shape, float)
-            new[f"{name}_{side}"] = xr.Variable(
-                dims, data, _bound_attrs(template, name, side, level, method, resample,
-                                         n_resamples))
+            data = dask.array.from_delayed(finished[name][position], template.shape, float)
+            attrs = _bound_attrs(template, name, side, level, method, resample, n_resamples)
+            new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
         if return_replicates:
-            data = dask.array.from_delayed(finished[name][2], (n_resamples, *shape), float)
-            new[f"{name}_replicates"] = xr.Variable((RESAMPLE_DIM, *dims), data,
+            data = dask.array.from_delayed(finished[name][2], (n_resamples, *template.shape),
+                                           float)
+            new[f"{name}_replicates"] = xr.Variable((RESAMPLE_DIM, *template.dims), data,
                                                     _replicate_attrs(template, name, resample))
     out = result.assign(new)
     if return_replicates:
@@ -1354,7 +1369,10 @@ class MLAStatistic(WeightedStatistic):
         # N * largest, since the counts of a replicate add up to N
         m_max = int(np.flatnonzero(occurs.any(axis=(0, 1)))[-1]) if occurs.any() else 0
         largest = max(1, m_max, m_max**2 // 4)
-        dtype = np.float32 if self.n_items * largest < 2**24 else np.float64
+        # a block of a dask array can receive more draws than it has items: bound by the
+        # whole corpus
+        bound = max(self.n_items, getattr(self, "corpus_items", 0))
+        dtype = np.float32 if bound * largest < 2**24 else np.float64
         table = np.empty((N, n_columns), dtype)  # (N, F), item-major as BLAS wants it
         parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
         totals = np.zeros((parts, n_columns), np.int64)  # one row per part: no races
@@ -1384,6 +1402,7 @@ class MLAStatistic(WeightedStatistic):
             entry = self._table(np.ones(self.n_annotators, np.int64))
             return entry["table"], entry
         import dask.array
+        import dask.base
 
         data = self.ordered.data
         nd = data.ndim
@@ -1394,7 +1413,8 @@ class MLAStatistic(WeightedStatistic):
         data = dask.array.moveaxis(data, nd - 3, 0).rechunk({i: -1 for i in range(1, nd)})
         table = data.map_blocks(
             _fixed_item_table, n, k, dtype=np.float64, drop_axis=list(range(2, nd)),
-            chunks=(data.chunks[0], (width,)), name="bootstrap-item-table",
+            chunks=(data.chunks[0], (width,)),
+            name="bootstrap-item-table-" + dask.base.tokenize(data, n, k),
         )
         entry = {"slots": np.arange(width), "source": np.arange(width), "shape": (G, k, n + 1)}
         return table, entry
@@ -1464,6 +1484,7 @@ class MLAStatistic(WeightedStatistic):
         """A copy without the data, for the finishing task (small to send to a worker)."""
         light = copy.copy(self)
         light.ordered = None
+        light._coords = None  # every coordinate of the input (N item labels): not needed
         light._tables = {}
         return light
 
@@ -1488,8 +1509,10 @@ class MLAStatistic(WeightedStatistic):
 
     def _block_statistic(self, block, coords) -> MLAStatistic:
         da = xr.DataArray(block, dims=self.ordered_dims, coords=coords)
-        return MLAStatistic(da, self.baselines, self.single, item=self.item,
-                            annotator=self.annotator, label=self.label)
+        sub = MLAStatistic(da, self.baselines, self.single, item=self.item,
+                           annotator=self.annotator, label=self.label)
+        sub.corpus_items = self.n_items
+        return sub
 
     def lazy_units(self, resample: str) -> bool:
         """items, annotators or both"""
@@ -1501,17 +1524,13 @@ class MLAStatistic(WeightedStatistic):
         rows = np.moveaxis(np.asarray(totals), len(self.extra_shape), 0)[start:stop]
         return rows.reshape((rows.shape[0], -1) + rows.shape[-3:])
 
-    def lazy_totals(self, resampler, annotator_counts, loo_annotators):
+    def lazy_totals(self, resampler, annotator_counts, loo_annotators, token: str):
         """Delayed (*extra, rows, k, n + 1, 3) int64 label counts: the replicates, then the
-        estimate, then the leave-one-annotator-out values (if asked), summed over blocks."""
+        estimate, then the leave-one-annotator-out values (if asked), summed over blocks
+        (keys named with ``token``)."""
         import dask
 
-        token = dask.base.tokenize(self.ordered.data, self.baselines, resampler.key
-                                   if resampler is not None else None,
-                                   resampler.block_totals if resampler is not None else None,
-                                   annotator_counts, loo_annotators)
         shared = dask.delayed(resampler, pure=True, name=f"bootstrap-resampler-{token}")
-        parts = {}
         finisher = dask.delayed(self.finisher(), pure=True,
                                 name=f"bootstrap-statistic-{token}")
         parts, places = {}, {}
@@ -1527,14 +1546,13 @@ class MLAStatistic(WeightedStatistic):
         return dask.delayed(_place_extra_blocks, pure=True)(
             summed, places, self.extra_shape, dask_key_name=f"bootstrap-counts-total-{token}")
 
-    def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict):
+    def lazy_item_jackknife(self, totals, estimate_row: int, templates: dict, token: str):
         """Delayed {name: (4, *shape)} sums of the item jackknife's moments (see
         :class:`JackknifeMoments`) for the variables of ``templates`` ({name: (dims,
         shape)} of the result), given the delayed totals of :meth:`lazy_totals`
         whose row ``estimate_row`` holds the estimate's label counts."""
         import dask
 
-        token = dask.base.tokenize(totals, estimate_row, templates)
         finisher = dask.delayed(self.finisher(), pure=True,
                                 name=f"bootstrap-statistic-{token}")
         parts = []
@@ -1782,18 +1800,15 @@ def mla_intervals(
 ) -> xr.Dataset:
     """The :func:`xr_agreement.mla` result with bootstrap intervals (see the module
     docstring)."""
-    statistic = MLAStatistic(
-        da, baselines, single, item=item, annotator=annotator, label=label
-    )
-    return bootstrap(
-        statistic,
-        result,
-        ci=ci,
-        n_resamples=n_resamples,
-        resample=resample,
-        method=method,
-        seed=seed,
-        return_replicates=return_replicates,
-        progress=progress,
-        item=item,
-    )
+    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
+                   return_replicates=return_replicates, progress=progress)
+    if _is_dask(da.data) and isinstance(seed, np.random.Generator):
+        # NumPy's stream is drawn in order: one lazy task gets the array and resamples it
+        return deferred_bootstrap(
+            lambda inputs: MLAStatistic(inputs["da"], baselines, single, item=item,
+                                        annotator=annotator, label=label),
+            {"da": da}, result, variables=interval_variables(result, item), item=item,
+            **options)
+    statistic = MLAStatistic(da, baselines, single, item=item, annotator=annotator,
+                             label=label)
+    return bootstrap(statistic, result, item=item, **options)

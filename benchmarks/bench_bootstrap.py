@@ -75,18 +75,24 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
     statistic = bootstrap.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
                                        label="label")
     t_table, _ = timed(lambda: statistic._table(np.ones(n_annotators, np.int64)))
-    step = bootstrap.batch_rows(n_items, n_resamples)
-    draws = bootstrap.BlockedResampler(seed, n_items, n_resamples).batches(step)
+    # the streamed path of mla(ci=..., seed=int): item blocks x batches of replicates
+    resampler = bootstrap.BlockedResampler(seed, n_items, n_resamples)
+    step, size = min(n_resamples, bootstrap.STREAM_ROWS), resampler.block_size
+    buffer = np.empty((step, min(size, n_items)), np.float32)
     t_draw = t_product = 0.0
     parts = []
-    while True:
-        elapsed, batch = timed(lambda: next(draws, None))
-        t_draw += elapsed
-        if batch is None:
-            break
-        elapsed, part = timed(lambda batch=batch: statistic.replicates(batch[1], None))
-        t_product += elapsed
-        parts.append(part)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        sums = 0.0
+        for i0 in range(0, n_items, size):
+            i1 = min(n_items, i0 + size)
+            elapsed, counts = timed(lambda: resampler.counts(start, rows, i0, i1,
+                                                             buffer[:rows, : i1 - i0]))
+            t_draw += elapsed
+            elapsed, part = timed(lambda: statistic.block_sums(counts, i0, i1))
+            t_product += elapsed
+            sums = sums + part
+        parts.append(statistic.from_sums(sums))
     t_finish, _ = timed(lambda: statistic.finish(parts))
     columns = statistic._table(np.ones(n_annotators, np.int64))["table"].shape[1]
     print(f"  per-item table (N x {columns}):   {t_table:8.3f} s")

@@ -71,9 +71,11 @@ replicate is therefore one matrix product: the multinomial resampling counts ``W
 times a per-item table of cell counts, ``x`` and ``x (m - x)`` for each (label, m) that
 occurs (cell-count columns that are equal, such as all of them on complete data, are
 kept once). Everything else is finished on those small tables in one call of
-:func:`xr_agreement.mla.mla_from_counts` with a ``resample`` dim. The counts ``W`` come
-from NumPy's PCG64 stream stepped in numba, in parallel segments from jumped-ahead states,
-and are counted row by row in 16 bits (twice as fast as in float32) in Python threads.
+:func:`xr_agreement.mla.mla_from_counts` with a ``resample`` dim. With an int seed the
+counts ``W`` are drawn one block of items at a time for 256 replicates at a time (numba,
+Python threads), each block multiplied straight away with its rows of the table, so no
+large array of counts is ever held. With a Generator seed they come from NumPy's PCG64
+stream stepped in numba, in parallel segments from jumped-ahead states, counted row by row.
 Annotator resampling recounts ``x`` and ``m`` once per distinct multiset of drawn
 annotators. BCa adds the item jackknife: one finishing per distinct item row, so on large
 corpora it costs far more than the percentile interval.
@@ -128,6 +130,8 @@ NOISE = 1e-12
 BATCH_BYTES = 128 * 2**20
 # Bytes of drawn item indices held at once (they are counted straight away).
 INDEX_BYTES = 16 * 2**20
+# Replicates per batch when item blocks are streamed (see :func:`bootstrap`).
+STREAM_ROWS = 256
 # Items per block of the seeded resampler (:class:`BlockedResampler`).
 BLOCK_ITEMS = 2**14
 # Spawn-key entry of the resampler's child seed sequences ("xr_a").
@@ -1069,6 +1073,24 @@ def bootstrap(
                 )
                 if bar is not None:
                     bar.update(len(annotator_counts[start : start + step]))
+        elif resampler is not None and annotator_counts is None and hasattr(statistic,
+                                                                            "block_sums"):
+            # item blocks: the counts of one block of items for a batch of replicates at a
+            # time, in one small reused buffer (no large fresh pages, cache-sized products)
+            step = min(n_resamples, STREAM_ROWS)
+            size = resampler.block_size
+            buffer = np.empty((step, min(size, statistic.n_items)), np.float32)
+            for start in range(0, n_resamples, step):
+                rows = min(step, n_resamples - start)
+                sums = None
+                for i0 in range(0, statistic.n_items, size):
+                    i1 = min(statistic.n_items, i0 + size)
+                    counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0])
+                    part = statistic.block_sums(counts, i0, i1)
+                    sums = part if sums is None else sums + part
+                batches.append(statistic.from_sums(sums))
+                if bar is not None:
+                    bar.update(rows)
         else:
             step = batch_rows(statistic.n_items, n_resamples)
             if resampler is None:
@@ -1446,6 +1468,18 @@ class MLAStatistic(WeightedStatistic):
         # x**2 = m x - x (m - x)
         out[..., 2] = m * out[..., 1] - out[..., 2]
         return out
+
+    def block_sums(self, item_counts, i0: int, i1: int) -> np.ndarray:
+        """(R, F) float64 column sums of the per-item table's rows ``i0:i1`` weighted by
+        ``item_counts`` (R, i1 - i0); sums over all blocks go to :meth:`from_sums`."""
+        table = self._table(np.ones(self.n_annotators, np.int64))["table"]
+        product = _product(item_counts.astype(table.dtype, copy=False), table[i0:i1])
+        return product.astype(np.float64)
+
+    def from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Label counts (see :meth:`replicates`) from the summed :meth:`block_sums`."""
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        return self._label_counts(entry, np.rint(sums).astype(np.int64))
 
     def replicates(self, item_counts, annotator_counts):
         n = self.n_annotators

@@ -22,15 +22,19 @@ items run chunk by chunk with dask's tree reductions, and a multi-label value ot
 (or a rating outside declared ``categories``) is reported when computed. One exception: for
 single-label ratings without declared ``categories`` the set of categories must be known to
 shape the result, so the distinct ratings are computed first (one pass over the ratings;
-declare ``categories=`` to avoid it). Bootstrap intervals (``ci=``) are numbers in memory:
-with ``ci`` the encoded ratings are computed once and the ``*_lower``/``*_upper`` (and
-``*_replicates``) variables are numpy, the other variables stay lazy.
+declare ``categories=`` to avoid it). Bootstrap intervals (``ci=``) are lazy too: item
+resampling from an int seed runs block by block (each item block adds its part of every
+replicate's sums, a tree adds the blocks; BCa's item jackknife is a second pass), while
+annotator resampling (``"annotator"``, ``"both"``) and a ``numpy.random.Generator`` seed
+gather the one-hot ratings into one task when computed (memory as on numpy).
 
 Two kinds of interval: ``ci_lower``/``ci_upper`` are the analytic (Gwet's t-based, or normal
 for Cohen's) limits at level ``confidence``; with ``ci=`` each coefficient variable ``V`` also
 gains bootstrap bounds ``V_lower``/``V_upper`` (:mod:`xr_agreement.bootstrap`). Item
-resampling of the Gwet family is a weighted sum of per-item terms (no resampled array is
-built), for Cohen's kappa too (a pair's contingency table is a sum over items).
+resampling needs no resampled array: every sum over items that a coefficient uses is a
+column of a per-item table (Gwet's per-item terms; for Cohen's kappa the pairs' contingency
+tables), so a batch of replicates is one matrix product of the resampling counts with that
+table, finished like the point values (:class:`KappaStatistic`).
 
 Missing ratings follow Gwet's generalized formulas (Gwet 2014, *Handbook of Inter-Rater
 Reliability*, 4th ed., ch. 2-5): items with no rating are dropped, observed agreement averages
@@ -42,6 +46,8 @@ asymptotic standard error of Fleiss, Cohen & Everitt (1969) with normal limits.
 
 from __future__ import annotations
 
+import operator
+from functools import partial, reduce
 from statistics import NormalDist
 
 import numpy as np
@@ -278,7 +284,7 @@ def fleiss(
         ``n_rated_items``, ``n_pairable_items``, ``undefined_reason``; over ``category`` (or
         ``label``): ``category_coefficient``, ``category_observed``, ``category_expected``,
         ``category_se``; with ``ci`` the bootstrap bounds listed above. With dask input
-        everything except the bootstrap bounds is lazy (see the module docstring).
+        everything is lazy (see the module docstring).
 
     Raises
     ------
@@ -605,37 +611,57 @@ def cohen(
         variables = _interval_variables(result)
     else:
         variables = ["mean_coefficient"]
-
-    def values(data, item_weights):
-        return _cohen_values(data, confidence, item_weights)[0]
-
-    return _kappa_intervals(data, values, result, variables, item, options)
+    statistic = KappaStatistic(data, _cohen_columns, _cohen_point, variables)
+    return _kappa_intervals(statistic, result, options)
 
 
-def _cohen_values(data, confidence, item_weights=None):
-    """Every value of :func:`cohen` from :func:`_prepare`'s output, and the category dim.
-
-    With ``item_weights`` (dims resample, item) the sums over items are weighted: the values
-    on item-resampled data (a pair's contingency table is a sum over items), except the
-    pooled multi-label ``se``, then NaN (its per-item terms are not formed).
-    """
-    ind, w = data["indicator"], data["weights"]
-    item, annotator, label = data["item"], data["annotator"], data["label"]
+def _cohen_columns(data) -> dict:
+    """The per-item terms whose sums over items :func:`cohen` uses (a tuple: factors whose
+    product is the term): the pairs' contingency tables and, on multi-label input, the
+    pooled coefficient's terms (see :func:`_cohen_pooled`)."""
+    ind, annotator, label = data["indicator"], data["annotator"], data["label"]
     x1 = ind.rename({annotator: "annotator_1"})
     x2 = ind.rename({annotator: "annotator_2"})
     # contingency table of every pair: T[a1, a2, row, col] = items rated row by a1, col by a2
-    if item_weights is None:
-        table = xr.dot(x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}), dim=item)
-    else:  # the tables of item-resampled data: weighted sums over items
-        table = xr.dot(x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}), item_weights, dim=item)
+    columns = {"table": (x1.rename({_CAT: _ROW}), x2.rename({_CAT: _COL}))}
+    if data["multi_label"]:
+        m1 = data["rated"].rename({annotator: "annotator_1"}).astype(np.float64)
+        m2 = data["rated"].rename({annotator: "annotator_2"}).astype(np.float64)
+        both = m1 * m2  # item rated by both annotators on the label
+        columns.update({
+            "both": both,
+            "marginal_1": (x1, m2),
+            "marginal_2": (m1, x2),
+            "agreement": xr.dot(x1, data["weights"], x2.rename({_CAT: _CAT2}),
+                                dim=[_CAT, _CAT2]),
+            "common": both.max(label) > 0,
+        })
+    return columns
+
+
+def _cohen_point(data, sums) -> dict:
+    """:func:`cohen`'s values from column sums (bootstrap replicates; no confidence level)."""
+    return _cohen_values(data, 0.95, sums)[0]
+
+
+def _cohen_values(data, confidence, sums=None):
+    """Every value of :func:`cohen` from :func:`_prepare`'s output, and the category dim.
+
+    Given ``sums`` (weighted sums over items of :func:`_cohen_columns`, dims resample, ...)
+    the values on item-resampled data (a pair's contingency table is a sum over items),
+    except the pooled multi-label ``se``, then NaN (its per-item terms are not formed).
+    """
+    w, item, label = data["weights"], data["item"], data["label"]
+    columns = None
+    if sums is None:
+        columns = _cohen_columns(data)
+        sums = _column_sums(columns, item)
+    table = sums["table"]
     w_rc = w.rename({_CAT: _ROW, _CAT2: _COL})
     q = w.sizes[_CAT]
     bp_expected = float(w.sum()) / q**2
     if data["multi_label"]:
-        m1 = data["rated"].rename({annotator: "annotator_1"}).astype(np.float64)
-        m2 = data["rated"].rename({annotator: "annotator_2"}).astype(np.float64)
-        overall = _cohen_pooled(x1, m1, x2, m2, w, item=item, label=label,
-                                item_weights=item_weights)
+        overall = _cohen_pooled(sums, w, item, label, columns)
         used = overall["used"]
         per_label = _cohen_table(table, w_rc)
         pi = (per_label["row"] + per_label["col"].rename({_COL: _ROW})) / 2
@@ -670,7 +696,7 @@ def _cohen_values(data, confidence, item_weights=None):
         n_common == 0, REASONS["no_common"], xr.where(coefficient.isnull(), REASONS["gap"], "")
     )
     pair_dims = ("annotator_1", "annotator_2")
-    n_annotators = ind.sizes[annotator]
+    n_annotators = table.sizes["annotator_1"]
     distinct = xr.DataArray(np.triu(np.ones((n_annotators, n_annotators), bool), 1), dims=pair_dims)
     defined = coefficient.notnull() & distinct
     n_pairs = defined.sum(pair_dims)
@@ -874,42 +900,66 @@ def _item_sum(values, item, item_weights):
     return xr.dot(values.astype(np.float64), item_weights, dim=item)
 
 
-def _problem_terms(ind, w, method, item, annotator, item_weights=None):
-    """Per-problem quantities of Gwet's formulas for indicator ``ind`` (dims ..., item,
-    annotator, _category; 0/1, no NaN). Every leading dim is a separate problem.
+def _column_sums(columns: dict, item, item_weights=None) -> dict:
+    """:func:`_item_sum` of each per-item column; a column given as a tuple of factors (its
+    per-item term is their product) is summed without forming that product."""
+    sums = {}
+    for name, column in columns.items():
+        if not isinstance(column, tuple):
+            sums[name] = _item_sum(column, item, item_weights)
+        else:
+            weights = () if item_weights is None else (item_weights,)
+            sums[name] = xr.dot(*column, *weights, dim=item)
+    return sums
 
-    With ``item_weights`` (dims resample, item) every sum over items is weighted, which is
-    the value on item-resampled data (Gwet's statistics are sums of per-item terms); the
-    per-item chance terms, needed only for the standard error, are then left out (None).
-    """
-    q = ind.sizes[_CAT]
-    weighted = item_weights is not None
+
+def _problem_columns(ind, w, method, annotator) -> dict:
+    """The per-item terms of Gwet's formulas for indicator ``ind`` (dims ..., item,
+    annotator, _category; 0/1, no NaN; every leading dim is a separate problem) whose sums
+    over items the point values use (see :func:`_problem_terms`)."""
     # the indicator has no NaN: skipna=False avoids NaN-aware (slow) reductions
     counts = ind.sum(annotator, skipna=False)  # r_ik
     raters = counts.sum(_CAT, skipna=False)  # r_i
-    rated_item = raters >= 1
     pairable = raters >= 2
-    n = _item_sum(rated_item, item, item_weights)
-    n_pairable = _item_sum(pairable, item, item_weights)
     weighted_counts = xr.dot(w, counts.rename({_CAT: _CAT2}), dim=_CAT2)  # r*_ik
     pair_den = np.maximum(raters * (raters - 1), 1)
-    item_observed = (xr.dot(counts, weighted_counts - 1, dim=_CAT) / pair_den).where(pairable, 0.0)
-    observed = _item_sum(item_observed, item, item_weights) / n_pairable.where(n_pairable > 0)
-    share = counts / np.maximum(raters, 1)  # r_ik / r_i (0 on unrated items)
-    pi = _item_sum(share, item, item_weights) / n.where(n > 0)
+    columns = {
+        "rated_item": raters >= 1,
+        "pairable": pairable,
+        "item_observed": (xr.dot(counts, weighted_counts - 1, dim=_CAT) / pair_den).where(
+            pairable, 0.0
+        ),
+        "share": counts / np.maximum(raters, 1),  # r_ik / r_i (0 on unrated items)
+    }
+    if method == "conger":
+        columns["rated"] = ind.sum(_CAT, skipna=False)  # epsilon_ig
+        columns["indicator"] = ind
+    return columns
+
+
+def _problem_terms(sums, w, method, annotator, columns=None):
+    """Per-problem quantities of Gwet's formulas from ``sums``, the sums over items of
+    :func:`_problem_columns` (weighted sums, with a ``resample`` dim, give the values on
+    item-resampled data: Gwet's statistics are sums of per-item terms). The per-item terms,
+    needed only for the standard error, come with the per-item ``columns`` (else None)."""
+    q = w.sizes[_CAT]
+    n, n_pairable = sums["rated_item"], sums["pairable"]
+    observed = sums["item_observed"] / n_pairable.where(n_pairable > 0)
+    pi = sums["share"] / n.where(n > 0)
+    share = None if columns is None else columns["share"]
     total_weight = float(w.sum())
     item_expected = None
     if method == "fleiss":
         pi_other = pi.rename({_CAT: _CAT2})
         expected = xr.dot(w, pi, pi_other, dim=[_CAT, _CAT2])
-        if not weighted:
+        if share is not None:
             # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
             pi_w = xr.dot(w, pi_other, dim=_CAT2) + xr.dot(w, pi, dim=_CAT).rename({_CAT2: _CAT})
             item_expected = xr.dot(share, pi_w / 2, dim=_CAT)
     elif method == "gwet":
         scale = total_weight / (q * (q - 1)) if q >= 2 else np.nan
         expected = scale * xr.dot(pi, 1 - pi, dim=_CAT)
-        if not weighted:
+        if share is not None:
             item_expected = scale * xr.dot(share, 1 - pi, dim=_CAT)
     elif method == "brennan_prediger":
         expected = xr.full_like(observed, total_weight / q**2)
@@ -918,43 +968,45 @@ def _problem_terms(ind, w, method, item, annotator, item_weights=None):
         expected = xr.zeros_like(observed)
         item_expected = expected
     elif method == "conger":
-        expected, item_expected = _conger_terms(ind, w, n, item, annotator, item_weights)
+        expected, item_expected = _conger_terms(sums, w, annotator, columns)
     else:  # pragma: no cover - internal
         raise ValueError(method)
+    per_item = columns or {}
     return {
         "observed": observed,
         "expected": expected,
-        "item_observed": item_observed,
+        "item_observed": per_item.get("item_observed"),
         "item_expected": item_expected,
-        "rated_item": rated_item,
-        "pairable": pairable,
+        "rated_item": per_item.get("rated_item"),
+        "pairable": per_item.get("pairable"),
         "n": n,
         "n_pairable": n_pairable,
         "q": q,
     }
 
 
-def _conger_terms(ind, w, n, item, annotator, item_weights=None):
-    """Conger's chance agreement and Gwet's per-item chance terms (Gwet 2014, ch. 5).
+def _conger_terms(sums, w, annotator, columns=None):
+    """Conger's chance agreement and, given the per-item ``columns``, Gwet's per-item
+    chance terms (Gwet 2014, ch. 5).
 
     Gwet's ``lambda_ig = (n / n_g) sum_kl (r pbar_k - p_gk) w_kl (delta_igl - (eps_ig - n_g /
     n) p_gl)`` summed over annotators is ``sum_g B_g,code(i,g) - sum_g eps_ig C_g + sum_g D_g``
     with small (annotator x category) factors, so no (item x annotator x category x category)
     array is formed.
     """
-    rated = ind.sum(_CAT, skipna=False)  # epsilon_ig
-    n_g = _item_sum(rated, item, item_weights)
+    n, n_g = sums["rated_item"], sums["rated"]
     active = n_g > 0  # annotators without any rating are left out
     r = active.sum(annotator)
-    p_gk = _item_sum(ind, item, item_weights) / n_g.where(active)
+    p_gk = sums["indicator"] / n_g.where(active)
     p_mean = p_gk.sum(annotator) / r
     p_other = p_gk.rename({_CAT: _CAT2})
     mean_other = p_mean.rename({_CAT: _CAT2})
     cross = xr.dot(p_gk.fillna(0.0), p_other.fillna(0.0), dim=annotator)
     s2 = (cross - r * p_mean * mean_other) / (r - 1).where(r > 1)
     expected = (w * (p_mean * mean_other - s2 / r)).sum([_CAT, _CAT2], skipna=False)
-    if item_weights is not None:  # per-item terms serve the standard error only
+    if columns is None:  # per-item terms serve the standard error only
         return expected, None
+    ind, rated = columns["indicator"], columns["rated"]
     factor = (n / n_g.where(active)) * xr.dot(r * p_mean - p_gk, w, dim=_CAT)
     factor = factor.rename({_CAT2: _CAT}).where(active, 0.0)  # B_gl
     c_g = xr.dot(factor, p_gk.fillna(0.0), dim=_CAT)
@@ -983,14 +1035,7 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled, point
 
     observed_j, expected_j = terms["observed"], terms["expected"]
     n_j, n2_j = terms["n"], terms["n_pairable"]
-    rated_j, pairable_j = terms["rated_item"], terms["pairable"]
-    if pooled:
-        used = n2_j > 0
-        rated_any = rated_j.any(_POOL)
-    else:
-        used = None
-        rated_any = rated_j
-    n = rated_any.sum(item)
+    used = n2_j > 0 if pooled else None
     observed = _pool_mean(observed_j, used)
     expected = _pool_mean(expected_j, used)
     gap = 1 - expected
@@ -998,6 +1043,9 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled, point
     coefficient = (observed - expected) / gap
     if point_only:
         return {"coefficient": coefficient, "observed": observed, "expected": expected}
+    rated_j, pairable_j = terms["rated_item"], terms["pairable"]
+    rated_any = rated_j.any(_POOL) if pooled else rated_j
+    n = rated_any.sum(item)
     # Gwet's linearized per-item terms, rescaled from each problem's n'' (or n) to the pooled n
     obs_term = ((n / n2_j.where(n2_j > 0)) * (terms["item_observed"] - expected_j)).where(
         pairable_j, 0.0
@@ -1051,23 +1099,57 @@ def _check_population(population_size, n_items):
         )
 
 
-def _gwet_values(data, method, confidence, population_size, item_weights=None):
+_BINARY_IDENTITY = xr.DataArray(np.eye(2), dims=(_CAT, _CAT2))
+
+
+def _gwet_columns(data, method) -> dict:
+    """The per-item columns (:func:`_problem_columns`) of a Gwet-family coefficient, named
+    ``"overall/<column>"`` and, for single-label ratings, ``"category/<column>"`` (the
+    category-vs-rest problems; on multi-label input the labels' problems are the overall
+    one's constituents)."""
+    ind, w, annotator = data["indicator"], data["weights"], data["annotator"]
+    problems = {"overall": (ind, w)}
+    if not data["multi_label"]:
+        # category-vs-rest: the category's own indicator against all other ratings
+        vs_rest = xr.concat([ind, data["rated"].astype(np.float64) - ind], dim=_OUTCOME)
+        vs_rest = vs_rest.rename({_CAT: "category", _OUTCOME: _CAT})
+        problems["category"] = (vs_rest, _BINARY_IDENTITY)
+    return {
+        f"{problem}/{name}": column
+        for problem, (indicator, weights) in problems.items()
+        for name, column in _problem_columns(indicator, weights, method, annotator).items()
+    }
+
+
+def _problem_part(columns: dict, problem: str):
+    """The entries of ``problem`` among ``"<problem>/<name>"`` keys, by name."""
+    if columns is None:
+        return None
+    prefix = f"{problem}/"
+    return {key[len(prefix):]: v for key, v in columns.items() if key.startswith(prefix)}
+
+
+def _gwet_values(data, method, confidence, population_size, sums=None):
     """Overall and per-category (or per-label) values of a Gwet-family coefficient from
-    :func:`_prepare`'s output; point estimates only, weighted over items, with
-    ``item_weights`` (see :func:`_problem_terms`)."""
-    ind, w = data["indicator"], data["weights"]
-    item, annotator, label = data["item"], data["annotator"], data["label"]
-    point_only = item_weights is not None
+    :func:`_prepare`'s output and the category dim. Given ``sums`` (the weighted sums over
+    items of :func:`_gwet_columns`, dims resample, ...) point estimates only: the values on
+    item-resampled data."""
+    w, item, annotator, label = data["weights"], data["item"], data["annotator"], data["label"]
+    columns = None
+    if sums is None:
+        columns = _gwet_columns(data, method)
+        sums = _column_sums(columns, item)
     finish = {
         "method": method,
         "item": item,
         "confidence": confidence,
         "population_size": population_size,
-        "point_only": point_only,
+        "point_only": columns is None,
     }
+    terms = _problem_terms(_problem_part(sums, "overall"), w, method, annotator,
+                           _problem_part(columns, "overall"))
     if data["multi_label"]:
         # each label is a binary problem; pooled over labels for the overall coefficient
-        terms = _problem_terms(ind, w, method, item, annotator, item_weights)
         terms = {
             k: (v.rename({label: _POOL}) if isinstance(v, xr.DataArray) and label in v.dims else v)
             for k, v in terms.items()
@@ -1080,15 +1162,9 @@ def _gwet_values(data, method, confidence, population_size, item_weights=None):
         }
         category_dim = label
     else:
-        terms = _problem_terms(ind, w, method, item, annotator, item_weights)
         overall = _gwet_finish(terms, pooled=False, **finish)
-        # category-vs-rest: the category's own indicator against all other ratings
-        vs_rest = xr.concat([ind, data["rated"].astype(np.float64) - ind], dim=_OUTCOME)
-        vs_rest = vs_rest.rename({_CAT: "category", _OUTCOME: _CAT})
-        binary_identity = xr.DataArray(np.eye(2), dims=(_CAT, _CAT2))
-        per_cat_terms = _problem_terms(
-            vs_rest, binary_identity, method, item, annotator, item_weights
-        )
+        per_cat_terms = _problem_terms(_problem_part(sums, "category"), _BINARY_IDENTITY,
+                                       method, annotator, _problem_part(columns, "category"))
         per_cat = _gwet_finish(per_cat_terms, pooled=False, **finish)
         category_dim = "category"
     out = dict(overall)
@@ -1113,15 +1189,14 @@ def _coefficient(da, method, weights, categories, confidence, population_size, i
         result.attrs["coefficient_name"] = "AC1" if data["weights_name"] == "identity" else "AC2"
     if options is None:
         return result
-    from . import bootstrap as _bootstrap
+    statistic = KappaStatistic(data, partial(_gwet_columns, method=method),
+                               partial(_gwet_point, method=method), _interval_variables(result))
+    return _kappa_intervals(statistic, result, options)
 
-    variables = _interval_variables(result)
 
-    def values(data, item_weights):
-        out, _ = _gwet_values(data, method, confidence, None, item_weights=item_weights)
-        return out
-
-    return _kappa_intervals(data, values, result, variables, item, options)
+def _gwet_point(data, sums, method) -> dict:
+    """A Gwet-family coefficient's values from column sums (bootstrap replicates)."""
+    return _gwet_values(data, method, 0.95, None, sums)[0]
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -1168,67 +1243,111 @@ def _interval_variables(result: xr.Dataset) -> list[str]:
     ]
 
 
-def _kappa_intervals(data: dict, values, result, variables, item, options) -> xr.Dataset:
-    """``result`` with bootstrap intervals; lazy on dask input (the indicator tables are
-    gathered into the bootstrap's task when computed)."""
-    from . import bootstrap as _bootstrap
+def _kappa_intervals(statistic: KappaStatistic, result, options) -> xr.Dataset:
+    """``result`` with bootstrap intervals; lazy on dask input.
 
-    arrays = {key: data[key] for key in ("indicator", "rated")}
-    if any(_is_dask(array.data) for array in arrays.values()):
-        # the task gets the tables in memory; the input array only lends dims and coords
+    Item resampling from an int seed runs block by block (the statistic's tables stay
+    chunked along items); annotator resampling and a Generator seed need every item at once,
+    so one task gathers the indicator arrays when computed."""
+    data = statistic.data
+    item = data["item"]
+    seeded = not isinstance(options["seed"], np.random.Generator)
+    if statistic.is_lazy and not (options["resample"] == "item" and seeded):
+        arrays = {key: data[key] for key in ("indicator", "rated")}
+        # the task gets the arrays in memory; the input array only lends dims and coords
         light = dict(data, da=data["da"].isel({item: slice(0, 0)}))
         return _bootstrap.deferred_bootstrap(
-            lambda computed: KappaStatistic(dict(light, **computed), values, variables),
-            arrays, result, variables=variables, item=item, **options)
-    statistic = KappaStatistic(data, values, variables)
-    return _bootstrap.bootstrap(statistic, result, variables=variables, item=item, **options)
+            lambda computed: KappaStatistic(dict(light, **computed), statistic.columns,
+                                            statistic.values, statistic.variables),
+            arrays, result, variables=statistic.variables, item=item, **options)
+    return _bootstrap.bootstrap(statistic, result, variables=statistic.variables, item=item,
+                                **options)
 
 
-class KappaStatistic(_bootstrap.WeightedStatistic):
+class KappaStatistic(_bootstrap.TableStatistic):
     """A coefficient of this module on resamples, for :func:`xr_agreement.bootstrap.bootstrap`.
 
-    ``values(data, item_weights)`` gives the coefficient's variables (``_gwet_values`` or
-    ``_cohen_values``). Item counts weight the per-item terms (the statistics are sums over
-    items), so a whole batch of item replicates is one evaluation with a ``resample`` dim,
-    never a resampled array. Annotator counts select the annotators (a copy is one more
-    rater with the same ratings) and each such replicate is evaluated on its own.
+    ``columns(data)`` gives the per-item terms whose sums over items the coefficient's point
+    values use (:func:`_gwet_columns`, :func:`_cohen_columns`), ``values(data, sums)`` the
+    variables from those sums (weighted sums, with a ``resample`` dim, give the values on
+    item-resampled data). Item resampling is therefore ``values(W @ T)`` with each column
+    flattened into a per-item table ``T`` (numpy, or dask chunked along items: then block by
+    block). Annotator counts select the annotators (a copy is one more rater with the same
+    ratings) and each such replicate is evaluated on its own from its columns.
     """
 
-    def __init__(self, data: dict, values, variables: list[str]):
+    def __init__(self, data: dict, columns, values, variables: list[str]):
         annotator = data["annotator"]
         data = dict(data)
         for key in ("indicator", "rated"):
             array = data[key]
             # copies of an annotator must not meet as duplicate coordinate labels
             on_annotator = [name for name, c in array.coords.items() if annotator in c.dims]
-            # intervals are numbers in memory: a dask indicator is computed once here
-            data[key] = array.drop_vars(on_annotator).compute()
+            data[key] = array.drop_vars(on_annotator)
         self.data = data
+        self.columns = columns
         self.values = values
         self.variables = variables
         self.n_items = data["indicator"].sizes[data["item"]]
         self.n_annotators = data["indicator"].sizes[annotator]
+        self._tables = None
+        self.layout = None  # {column: (dims, shape) beyond the item dim}, set with the tables
+
+    @property
+    def is_lazy(self) -> bool:
+        return _is_dask(self.data["indicator"].data)
+
+    def item_tables(self) -> dict:
+        if self._tables is None:
+            item = self.data["item"]
+            self._tables, self.layout = {}, {}
+            for name, column in self.columns(self.data).items():
+                if isinstance(column, tuple):
+                    column = reduce(operator.mul, column)
+                column = column.astype(np.float64).transpose(item, ...)
+                dims, shape = column.dims[1:], column.shape[1:]
+                self.layout[name] = (dims, shape)
+                table = column.data
+                if _is_dask(table):  # items keep their chunks
+                    table = table.rechunk({axis: -1 for axis in range(1, table.ndim)})
+                self._tables[name] = table.reshape(self.n_items, int(np.prod(shape)))
+        return self._tables
+
+    def drop_tables(self) -> None:
+        self.item_tables()  # the layout is needed to finish
+        self._tables = None
+        self.data = {k: v for k, v in self.data.items() if k not in ("indicator", "rated", "da")}
+
+    def finish_sums(self, sums: dict) -> xr.Dataset:
+        rows = len(next(iter(sums.values())))
+        arrays = {}
+        for name, (dims, shape) in self.layout.items():
+            arrays[name] = xr.DataArray(np.asarray(sums[name]).reshape(rows, *shape),
+                                        dims=(_bootstrap.RESAMPLE_DIM, *dims))
+        return self._dataset(self.values(self.data, arrays), rows)
+
+    def _dataset(self, values: dict, rows: int) -> xr.Dataset:
+        return xr.Dataset({
+            name: values[name]
+            if _bootstrap.RESAMPLE_DIM in values[name].dims
+            else values[name].expand_dims({_bootstrap.RESAMPLE_DIM: rows})
+            for name in self.variables
+        })
 
     def _evaluate(self, data: dict, item_counts) -> xr.Dataset:
+        item = data["item"]
         weights = None
         if item_counts is not None:
-            weights = xr.DataArray(
-                np.asarray(item_counts, np.float64), dims=(_bootstrap.RESAMPLE_DIM, data["item"])
-            )
-        values = self.values(data, weights)
-        rows = 1 if weights is None else weights.sizes[_bootstrap.RESAMPLE_DIM]
-        return xr.Dataset(
-            {
-                name: values[name]
-                if _bootstrap.RESAMPLE_DIM in values[name].dims
-                else values[name].expand_dims({_bootstrap.RESAMPLE_DIM: rows})
-                for name in self.variables
-            }
-        )
+            weights = xr.DataArray(np.asarray(item_counts, np.float64),
+                                   dims=(_bootstrap.RESAMPLE_DIM, item))
+        sums = _column_sums(self.columns(data), item, weights)
+        return self._dataset(self.values(data, sums), 1 if weights is None else len(weights))
 
     def replicates(self, item_counts, annotator_counts):
         if annotator_counts is None:
-            return [self._evaluate(self.data, item_counts)]
+            if item_counts is None:  # the estimate, as the coefficient computes it
+                return [self._evaluate(self.data, None)]
+            return super().replicates(item_counts, None)
         annotator = self.data["annotator"]
         out = []
         for r, counts in enumerate(np.asarray(annotator_counts, np.int64)):
@@ -1243,6 +1362,8 @@ class KappaStatistic(_bootstrap.WeightedStatistic):
         return out
 
     def finish(self, batches) -> xr.Dataset:
+        if isinstance(batches[0], dict):  # column sums of item replicates
+            return super().finish(batches)
         results = [dataset for batch in batches for dataset in batch]
         return xr.concat(results, dim=_bootstrap.RESAMPLE_DIM, coords="minimal",
                          compat="override")
@@ -1297,23 +1418,19 @@ def _mean_over(values, used, dim):
     return values.where(used).sum(dim) / used.sum(dim).where(used.any(dim))
 
 
-def _cohen_pooled(x1, m1, x2, m2, w, item, label, item_weights=None):
+def _cohen_pooled(sums, w, item, label, columns=None):
     """Cohen's kappa pooled over labels, ``(mean P_o,j - mean P_e,j) / (1 - mean P_e,j)``
-    over the labels the pair shares an item on, and its delta-method standard error from
-    per-item influence terms (for a single label: the Fleiss-Cohen-Everitt ASE). With
-    ``item_weights`` sums over items are weighted and ``se`` is NaN (see
-    :func:`_cohen_values`)."""
-    both = m1 * m2  # item rated by both annotators on the label
-    n_j = _item_sum(both, item, item_weights)
+    over the labels the pair shares an item on, from the sums over items of
+    :func:`_cohen_columns`, and, given the per-item ``columns``, its delta-method standard
+    error from per-item influence terms (for a single label: the Fleiss-Cohen-Everitt ASE;
+    else NaN)."""
+    n_j = sums["both"]
     used = n_j > 0
-    per_item_agreement = xr.dot(x1, w, x2.rename({_CAT: _CAT2}), dim=[_CAT, _CAT2])
-    # xr.dot: no (pair x item x category x label) product is formed
-    extra_factor = () if item_weights is None else (item_weights,)
-    marg1 = xr.dot(x1, m2, *extra_factor, dim=item) / n_j.where(used)
-    marg2 = xr.dot(m1, x2, *extra_factor, dim=item) / n_j.where(used)
-    observed_j = _item_sum(per_item_agreement, item, item_weights) / n_j.where(used)
+    marg1 = sums["marginal_1"] / n_j.where(used)
+    marg2 = sums["marginal_2"] / n_j.where(used)
+    observed_j = sums["agreement"] / n_j.where(used)
     expected_j = xr.dot(w, marg1, marg2.rename({_CAT: _CAT2}), dim=[_CAT, _CAT2])
-    n = _item_sum(both.max(label) > 0, item, item_weights)
+    n = sums["common"]
     observed = _mean_over(observed_j, used, label)
     expected = _mean_over(expected_j, used, label)
     gap = (1 - expected).where(np.abs(1 - expected) > _ZERO_GAP)
@@ -1325,9 +1442,11 @@ def _cohen_pooled(x1, m1, x2, m2, w, item, label, item_weights=None):
         "n": n,
         "used": used,
     }
-    if item_weights is not None:
+    if columns is None:
         values["se"] = xr.full_like(kappa, np.nan)
         return values
+    (x1, m2), (m1, x2) = columns["marginal_1"], columns["marginal_2"]
+    both, per_item_agreement = columns["both"], columns["agreement"]
     # derivative of P_e,j with respect to the item: sum_kl w_kl (x1_ik p2_l + p1_k x2_il)
     w_marg2 = xr.dot(w, marg2.rename({_CAT: _CAT2}), dim=_CAT2).fillna(0.0)
     w_marg1 = xr.dot(w, marg1, dim=_CAT).rename({_CAT2: _CAT}).fillna(0.0)

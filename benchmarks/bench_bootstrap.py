@@ -8,11 +8,13 @@ coefficient) cost at most 30 times one plain ``mla()`` call on the same data. Th
 call reads the N n k decisions once; the bootstrap's product costs 2 R N (2k + 1) float32
 operations and its draws R N random numbers, neither depending on n: the ratio falls as
 1 / n, and the "floor" line shows what the product alone costs at full BLAS speed (about
-17x at n = 5 on two cores, the draws about 50x more, so 30x is out of reach there; about
-32x at ``--annotators 20``). Resampling is
-a weighted sum of per-item statistics (multinomial counts W (1000 x N) times an N x F table,
-one float32 matrix product), finished in one call with a ``resample`` dim, not 1000
-recomputations.
+25x at n = 5 on two quiet cores, with the draws, the table and the finishing about 70x
+in all, so 30x is out of reach there; about 40x at ``--annotators 10``, 22x at
+``--annotators 20``). Resampling is a weighted sum of per-item statistics (multinomial
+counts W times an N x F table, float32 matrix products over blocks of items and batches of
+replicates), finished in one call with a ``resample`` dim, not 1000 recomputations. The
+"seed=Generator" line times NumPy's own stream (what scipy draws) instead of the
+block-seeded draws.
 
 Timings are the best of several runs after a warm-up run (numba compilation excluded), the
 two calls alternating so that both meet the same spells of load; the breakdown times the
@@ -89,7 +91,8 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
             elapsed, counts = timed(lambda: resampler.counts(start, rows, i0, i1,
                                                              buffer[:rows, : i1 - i0]))
             t_draw += elapsed
-            elapsed, part = timed(lambda: statistic.block_sums(counts, i0, i1))
+            elapsed, part = timed(lambda: statistic.block_sums(
+                counts, i0, i1, resampler.max_draws(i0, i1)))
             t_product += elapsed
             sums = sums + part
         parts.append(statistic.from_sums(sums))

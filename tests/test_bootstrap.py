@@ -170,21 +170,29 @@ def test_seeded_replicates_are_independent():
 
 
 def test_block_counts_exact_when_a_block_gets_many_draws():
-    """A dask block of items can receive more draws than it has items: its per-item table
-    must still sum exactly (the float32 bound is the whole corpus): replicates equal
-    numpy's bit for bit."""
-    N, n = 32766, 64
+    """Sums of the per-item table above float32's exact range (2**24): 16384 items with
+    x (m - x) = 31 * 33 (odd) in the first resampler block, which a replicate draws about
+    16384 times. The replicates (numpy streaming blocks, and dask blocks) must still equal
+    mla() recomputed on the resampled items."""
+    N, n, R = 32768, 64, 8
     values = np.zeros((N, n, 1), np.uint8)
-    values[: N // 2, :31, 0] = 1  # x (m - x) = 1023 per item in the first half
+    values[: N // 2, :31, 0] = 1  # x (m - x) = 1023 per item in the first block
     values[N // 2 :, :2, 0] = 1
     da = xr.DataArray(values, dims=("item", "annotator", "label"))
-    kwargs = dict(ci=0.9, n_resamples=6, seed=3, return_replicates=True)
+    kwargs = dict(ci=0.9, n_resamples=R, seed=4, return_replicates=True)
     eager = xr_agreement.mla(da, "F", **kwargs)
-    lazy = xr_agreement.mla(da.chunk(item=(N // 2, N // 2)), "F", **kwargs).compute()
-    for name in eager.data_vars:
-        if name.endswith("_replicates"):
-            np.testing.assert_array_equal(lazy[name].transpose(*eager[name].dims).values,
-                                          eager[name].values, name)
+    lazy = xr_agreement.mla(da.chunk(item=(N // 2 - 5, N // 2 + 5)), "F", **kwargs).compute()
+    counts = bs.BlockedResampler(4, N, R).counts(0, R, 0, N).astype(np.int64)
+    draws = counts[:, : N // 2].sum(axis=1)
+    # some sums are odd and above 2**24: float32 cannot hold them
+    assert ((1023 * draws > 2**24) & (draws % 2 == 1)).any()
+    for r in range(R):
+        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(N), counts[r])),
+                                    "F")
+        for name in CORPUS + LABEL:
+            for out in (eager, lazy):
+                assert_same(out[f"{name}_replicates"].isel(resample=r).values,
+                            expected[name].values, f"{name} replicate {r}")
 
 
 @settings(max_examples=20, deadline=None)

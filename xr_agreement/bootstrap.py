@@ -83,11 +83,13 @@ corpora it costs far more than the percentile interval.
 What this costs against one plain :func:`xr_agreement.mla` call, which reads the
 ``N n k`` decisions once: ``R`` item resamples take ``2 R N (2k + 1)`` float32 operations
 in the product and ``R N`` random draws, independent of ``n``. The ratio therefore does not
-depend on ``N`` (beyond fixed costs) and falls as ``1 / n``. Measured on two shared cores
-(load average about 1) at ``N = 10**5``, ``k = 50``: 1000 resamples of ``n = 5``
-annotators cost about 80 times a plain call (6 ms): the product alone, at full BLAS
-speed, 17 times, and the 10**8 draws of NumPy's stream, made and counted, about 50 times;
-with ``n = 10`` about 40 times, with ``n = 20`` about 32 times
+depend on ``N`` (beyond fixed costs) and falls as ``1 / n``. Measured on two cores (load
+average under 0.5) at ``N = 10**5``, ``k = 50``, with an int seed: 1000 resamples of
+``n = 5`` annotators cost about 70 times a plain call (4 ms): the product alone, at full
+BLAS speed, 25 times, the 10**8 draws about 15 times (25 when interleaved with the
+product), the per-item table 10 and the finishing 7 times; with ``n = 10`` about 40
+times, with ``n = 20`` about 22 times. A Generator seed (NumPy's stream) costs about
+twice as much at ``n = 5``
 (``benchmarks/bench_bootstrap.py`` measures them).
 
 Examples
@@ -464,6 +466,14 @@ class BlockedResampler:
             _in_threads(lambda a, b: task(r0 + a, i0, out[a:b]), rows,
                         min(rows, 2 * (os.cpu_count() or 1)))
         return out
+
+    def max_draws(self, i0: int, i1: int) -> int:
+        """The most draws any replicate makes among items ``i0:i1`` (at most those of the
+        blocks they lie in)."""
+        if i1 <= i0:
+            return 0
+        blocks = self.block_totals[:, i0 // self.block_size : (i1 - 1) // self.block_size + 1]
+        return int(blocks.sum(axis=1).max())
 
     def batches(self, batch: int):
         """Yield ``(start, counts)`` for all items, ``batch`` replicates at a time, in one
@@ -1086,7 +1096,7 @@ def bootstrap(
                 for i0 in range(0, statistic.n_items, size):
                     i1 = min(statistic.n_items, i0 + size)
                     counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0])
-                    part = statistic.block_sums(counts, i0, i1)
+                    part = statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
                     sums = part if sums is None else sums + part
                 batches.append(statistic.from_sums(sums))
                 if bar is not None:
@@ -1318,6 +1328,8 @@ class MLAStatistic(WeightedStatistic):
             (d, np.asarray(self.ordered[d].values)) for d in self.ordered.dims
         ]
         self._tables = {}
+        # the most items a replicate draws (None: the corpus size); a dask block's share
+        self.draws_bound = None
 
     # per-item counts -------------------------------------------------------------------
 
@@ -1387,14 +1399,10 @@ class MLAStatistic(WeightedStatistic):
             n_columns += 1
         column_of.ravel()[slots] = source
         # values are at most max(m, m**2 / 4) (x and x (m - x) for x <= m); float32 holds
-        # every integer below 2**24 exactly and the sums of W * table do not exceed
-        # N * largest, since the counts of a replicate add up to N
+        # every integer below 2**24 exactly (see _weighted_sums for the products)
         m_max = int(np.flatnonzero(occurs.any(axis=(0, 1)))[-1]) if occurs.any() else 0
         largest = max(1, m_max, m_max**2 // 4)
-        # a block of a dask array can receive more draws than it has items: bound by the
-        # whole corpus
-        bound = max(self.n_items, getattr(self, "corpus_items", 0))
-        dtype = np.float32 if bound * largest < 2**24 else np.float64
+        dtype = np.float32 if largest < 2**24 else np.float64
         table = np.empty((N, n_columns), dtype)  # (N, F), item-major as BLAS wants it
         parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
         totals = np.zeros((parts, n_columns), np.int64)  # one row per part: no races
@@ -1410,6 +1418,7 @@ class MLAStatistic(WeightedStatistic):
             "source": source,
             "slots": slots,
             "shape": (G, k, M),
+            "largest": largest,
         }
         if np.all(weights == 1):
             self._tables[key] = entry
@@ -1469,17 +1478,29 @@ class MLAStatistic(WeightedStatistic):
         out[..., 2] = m * out[..., 1] - out[..., 2]
         return out
 
-    def block_sums(self, item_counts, i0: int, i1: int) -> np.ndarray:
-        """(R, F) float64 column sums of the per-item table's rows ``i0:i1`` weighted by
-        ``item_counts`` (R, i1 - i0); sums over all blocks go to :meth:`from_sums`."""
-        table = self._table(np.ones(self.n_annotators, np.int64))["table"]
-        product = _product(item_counts.astype(table.dtype, copy=False), table[i0:i1])
-        return product.astype(np.float64)
+    def _weighted_sums(self, entry, item_counts, rows=slice(None), draws=None) -> np.ndarray:
+        """(R, F) int64 exact column sums of the table's ``rows`` weighted by
+        ``item_counts``. A float32 product is exact while every sum stays below 2**24:
+        ``draws`` (the most items any replicate draws among these rows; by default the
+        corpus size, what a replicate draws in all) times the largest table value."""
+        table = entry["table"][rows]
+        draws = self.n_items if draws is None else draws
+        if table.dtype == np.float32 and draws * entry["largest"] >= 2**24:
+            table = table.astype(np.float64)
+        product = _product(item_counts.astype(table.dtype, copy=False), table)
+        return np.rint(product).astype(np.int64)
+
+    def block_sums(self, item_counts, i0: int, i1: int, draws: int) -> np.ndarray:
+        """(R, F) int64 column sums of the per-item table's rows ``i0:i1`` weighted by
+        ``item_counts`` (R, i1 - i0), in which no replicate draws more than ``draws``
+        items; sums over all blocks go to :meth:`from_sums`."""
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        return self._weighted_sums(entry, item_counts, slice(i0, i1), draws)
 
     def from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Label counts (see :meth:`replicates`) from the summed :meth:`block_sums`."""
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        return self._label_counts(entry, np.rint(sums).astype(np.int64))
+        return self._label_counts(entry, sums)
 
     def replicates(self, item_counts, annotator_counts):
         n = self.n_annotators
@@ -1487,9 +1508,8 @@ class MLAStatistic(WeightedStatistic):
             entry = self._table(np.ones(n, np.int64))
             if item_counts is None:
                 return self._label_counts(entry, entry["totals"][None, :])
-            table = entry["table"]
-            sums = np.rint(_product(item_counts.astype(table.dtype, copy=False), table))
-            return self._label_counts(entry, sums.astype(np.int64))
+            sums = self._weighted_sums(entry, item_counts, draws=self.draws_bound)
+            return self._label_counts(entry, sums)
         annotator_counts = np.asarray(annotator_counts, np.int64)
         R = len(annotator_counts)
         unique, inverse = np.unique(annotator_counts, axis=0, return_inverse=True)
@@ -1500,8 +1520,7 @@ class MLAStatistic(WeightedStatistic):
             if item_counts is None:
                 sums = np.broadcast_to(entry["totals"], (rows.size, entry["totals"].size))
             else:
-                chosen = item_counts[rows].astype(entry["table"].dtype, copy=False)
-                sums = np.rint(_product(chosen, entry["table"])).astype(np.int64)
+                sums = self._weighted_sums(entry, item_counts[rows], draws=self.draws_bound)
             counts = self._label_counts(entry, sums)
             if out is None:
                 out = np.zeros((R,) + counts.shape[1:], np.int64)
@@ -1545,7 +1564,6 @@ class MLAStatistic(WeightedStatistic):
         da = xr.DataArray(block, dims=self.ordered_dims, coords=coords)
         sub = MLAStatistic(da, self.baselines, self.single, item=self.item,
                            annotator=self.annotator, label=self.label)
-        sub.corpus_items = self.n_items
         return sub
 
     def lazy_units(self, resample: str) -> bool:
@@ -1733,6 +1751,7 @@ def _block_label_counts(statistic, block, coords, item_range, resampler, annotat
     i0, i1 = item_range
     parts = []
     if resampler is not None:
+        sub.draws_bound = resampler.max_draws(i0, i1)
         n_resamples = resampler.n_resamples
         step = batch_rows(max(1, i1 - i0), n_resamples)
         for start in range(0, n_resamples, step):

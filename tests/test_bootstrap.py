@@ -489,6 +489,34 @@ def test_bad_options_fail_before_counting(kwargs, error, match):
         xr_agreement.mla(da, **kwargs)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int8, np.int64])
+def test_integer_decisions_replicates_equal_recomputation(dtype):
+    """Complete integer or boolean decisions take a one-pass table; each replicate still
+    equals mla() recomputed on the resampled items (extra dim included)."""
+    rng = np.random.default_rng(8)
+    values = (rng.random((2, 40, 4, 3)) < 0.35).astype(dtype)
+    da = xr.DataArray(values, dims=("round", "item", "annotator", "label"))
+    out = xr_agreement.mla(da, ["F", "AC1"], ci=0.9, n_resamples=4, seed=5,
+                           return_replicates=True)
+    counts = bs.BlockedResampler(5, 40, 4).counts(0, 4, 0, 40).astype(np.int64)
+    for r in range(4):
+        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(40), counts[r])),
+                                    ["F", "AC1"])
+        for name in CORPUS + LABEL:
+            assert_same(out[f"{name}_replicates"].isel(resample=r).values,
+                        expected[name].values, f"{dtype.__name__} {name}")
+
+
+@pytest.mark.parametrize("bad", [2, -1])
+def test_invalid_integer_decision_is_named_with_ci(bad):
+    values = np.zeros((10, 3, 2), np.int8)
+    values[7, 2, 1] = bad
+    da = xr.DataArray(values, dims=("item", "annotator", "label"),
+                      coords={"item": [f"i{i}" for i in range(10)]})
+    with pytest.raises(ValueError, match=rf"{bad}.*item='i7'.*annotator=2.*label=1"):
+        xr_agreement.mla(da, ci=0.9, n_resamples=5, seed=0)
+
+
 def test_invalid_value_in_dask_input_is_named():
     da = decisions(6, N=20)
     values = da.values.copy()

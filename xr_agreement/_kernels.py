@@ -881,6 +881,35 @@ def fill_item_table(positives, deciders, column_of, table, totals, i0, i1):
 
 
 @njit(cache=True, nogil=True)
+def complete_item_table(values, table, totals, i0, i1):
+    """Rows ``i0:i1`` of the per-item table of complete 0/1 decisions ``values`` (G, N, n,
+    k): column 0 is 1, columns ``1 + 2 c`` and ``2 + 2 c`` (c = g k + j) hold ``x`` and
+    ``x (n - x)``; their column sums are added to ``totals``. Returns the number of values
+    that are not 0 or 1 (the rows are then not to be used)."""
+    G, _, n, k = values.shape
+    x = np.zeros(k, np.int64)
+    bad = 0
+    for i in range(i0, i1):
+        table[i, 0] = 1
+        totals[0] += 1
+        for g in range(G):
+            x[:] = 0
+            for a in range(n):
+                for j in range(k):
+                    v = values[g, i, a, j]
+                    if v < 0 or v > 1:
+                        bad += 1
+                    x[j] += v
+            base = 1 + 2 * g * k
+            for j in range(k):
+                table[i, base + 2 * j] = x[j]
+                table[i, base + 2 * j + 1] = x[j] * (n - x[j])
+                totals[base + 2 * j] += x[j]
+                totals[base + 2 * j + 1] += x[j] * (n - x[j])
+    return bad
+
+
+@njit(cache=True, nogil=True)
 def scatter_count_rows(buffer, offsets, accepted, counts, r0, r1):
     """Rows ``r0:r1`` of :func:`scatter_counts`, overwritten (``counts`` may hold anything
     there). Each row is counted in a 16-bit scratch row (half the cache footprint of a

@@ -1363,6 +1363,10 @@ class MLAStatistic(WeightedStatistic):
         key = weights.tobytes()
         if key in self._tables:
             return self._tables[key]
+        entry = self._complete_table() if np.all(weights == 1) else None
+        if entry is not None:
+            self._tables[key] = entry
+            return entry
         positives, deciders = self._item_counts(weights)
         G, N, k = positives.shape
         M = int(weights.sum()) + 1
@@ -1423,6 +1427,40 @@ class MLAStatistic(WeightedStatistic):
         if np.all(weights == 1):
             self._tables[key] = entry
         return entry
+
+    def _complete_table(self):
+        """The all-ones table of integer or boolean decisions (nobody missing, so every
+        cell has ``m = n``) in one pass over the data: columns 1, then ``x`` and
+        ``x (n - x)`` per (extra, label), the layout :meth:`_table` gives such data. None
+        for other input, or when a value is not 0 or 1 (the general path names it)."""
+        data = self.ordered.data
+        if _is_dask(data) or data.dtype.kind not in "biu" or self.n_items == 0:
+            return None
+        values = np.asarray(data)
+        if values.dtype == np.bool_:
+            values = values.view(np.uint8)
+        G = int(np.prod(self.extra_shape))
+        N, n, k = self.n_items, self.n_annotators, self.n_labels
+        values = values.reshape(G, N, n, k)
+        largest = max(1, n, n**2 // 4)
+        table = np.empty((N, 1 + 2 * G * k), np.float32 if largest < 2**24 else np.float64)
+        parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
+        totals = np.zeros((parts, table.shape[1]), np.int64)  # one row per part: no races
+        bounds = np.linspace(0, N, parts + 1).astype(np.int64)
+        bad = _pool_map(
+            lambda t: _kernels.complete_item_table(values, table, totals[t], bounds[t],
+                                                   bounds[t + 1]),
+            range(parts),
+        )
+        if sum(bad):
+            return None
+        # the slots of _label_counts: (g, j, m = n, stat) for every (g, j); all cell-count
+        # slots read the ones column
+        cells = np.arange(G * k)
+        slots = ((cells[:, None] * (n + 1) + n) * 3 + np.arange(3)).ravel()
+        source = np.stack([np.zeros_like(cells), 1 + 2 * cells, 2 + 2 * cells], -1).ravel()
+        return {"table": table, "totals": totals.sum(axis=0), "source": source,
+                "slots": slots, "shape": (G, k, n + 1), "largest": largest}
 
     def item_table(self):
         """``(table, entry)``: the per-item table (N x F) with the entry that maps its

@@ -796,3 +796,36 @@ def test_dask_without_declared_categories_and_errors_at_compute_time():
         bad = xr_agreement.fleiss(decisions.chunk({"item": 5}))
     with pytest.raises(ValueError, match="found 3.0 at item=9, annotator=1, label='z'"):
         bad.compute()
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_bca_bounds_equal_the_recomputing_bootstrap(multi_label):
+    """BCa from the per-item tables (replicates W @ T, jackknife by subtracting a row) equals
+    BCa of the coefficient recomputed on every resampled array and every leave-one-out
+    array, on the same draws, for every interval variable."""
+    from xr_agreement import bootstrap as bs
+
+    rng = np.random.default_rng(2)
+    if multi_label:
+        values = (rng.random((30, 4, 3)) < 0.4).astype(float)
+        dims, categories = ("item", "annotator", "label"), None
+    else:
+        values = rng.integers(0, 3, (30, 4)).astype(float)
+        dims, categories = ("item", "annotator"), [0.0, 1.0, 2.0]
+    values[rng.random(values.shape) < 0.2] = np.nan
+    da = xr.DataArray(values, dims=dims)
+    for name in ["fleiss", "conger", "gwet", "cohen"]:
+        function = getattr(xr_agreement, name)
+        fast = function(da, categories=categories, ci=0.9, n_resamples=40, seed=3, method="bca")
+        variables = [v[: -len("_lower")] for v in fast.data_vars
+                     if v.endswith("_lower") and v != "ci_lower"]
+        statistic = bs.RecomputedStatistic(lambda d: function(d, categories=categories), da,
+                                           item="item", annotator="annotator")
+        slow = bs.bootstrap(statistic, function(da, categories=categories), ci=0.9,
+                            n_resamples=40, seed=3, method="bca", variables=variables)
+        for variable in variables:
+            for side in ("_lower", "_upper"):
+                np.testing.assert_allclose(fast[variable + side].values,
+                                           slow[variable + side].values, rtol=1e-12,
+                                           atol=1e-12, equal_nan=True,
+                                           err_msg=f"{name} {variable}{side}")

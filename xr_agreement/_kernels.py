@@ -881,6 +881,18 @@ def fill_item_table(positives, deciders, column_of, table, totals, i0, i1):
 
 
 @njit(cache=True, nogil=True)
+def hash_rows(rows, hashes):
+    """Mix the bytes of each row of ``rows`` (N, B) uint8 into ``hashes`` (N,) uint64
+    (FNV-1a style, then a final avalanche)."""
+    prime = np.uint64(1099511628211)
+    for i in range(rows.shape[0]):
+        h = hashes[i] ^ np.uint64(14695981039346656037)
+        for b in range(rows.shape[1]):
+            h = (h ^ np.uint64(rows[i, b])) * prime
+        hashes[i] = _splitmix(h)
+
+
+@njit(cache=True, nogil=True)
 def complete_item_table(values, table, totals, i0, i1):
     """Rows ``i0:i1`` of the per-item table of complete 0/1 decisions ``values`` (G, N, n,
     k): column 0 is 1, columns ``1 + 2 c`` and ``2 + 2 c`` (c = g k + j) hold ``x`` and

@@ -72,9 +72,10 @@ times a per-item table of cell counts, ``x`` and ``x (m - x)`` for each (label, 
 occurs (cell-count columns that are equal, such as all of them on complete data, are
 kept once). Everything else is finished on those small tables in one call of
 :func:`xr_agreement.mla.mla_from_counts` with a ``resample`` dim. With an int seed the
-counts ``W`` are drawn one block of items at a time for 256 replicates at a time (numba,
-Python threads), each block multiplied straight away with its rows of the table, so no
-large array of counts is ever held. With a Generator seed they come from NumPy's PCG64
+counts ``W`` of item resampling are drawn one block of items at a time for 256 replicates
+at a time (numba, Python threads), each block multiplied straight away with its rows of the
+table, so no large array of counts is ever held (two-way resampling draws whole rows in
+batches). With a Generator seed they come from NumPy's PCG64
 stream stepped in numba, in parallel segments from jumped-ahead states, counted row by row.
 Annotator resampling recounts ``x`` and ``m`` once per distinct multiset of drawn
 annotators. BCa adds the item jackknife: one finishing per distinct item row, so on large
@@ -929,18 +930,63 @@ class TableStatistic(WeightedStatistic):
 
 def _table_leave_one_out(statistic, tables: dict, totals: dict, batch: int):
     """Yield ``(values, multiplicity)`` of the statistic without each distinct item row of
-    ``tables`` (numpy), the others' sums being ``totals - row``."""
+    ``tables`` (numpy), the others' sums being ``totals - row``; batches hold at most
+    ``batch`` rows and :data:`BATCH_BYTES` of sums (wide tables make the finishing's
+    temporaries large)."""
     names = list(tables)
-    widths = np.cumsum([0] + [tables[n].shape[1] for n in names])
-    joined = np.concatenate([tables[n] for n in names], axis=1)
-    if len(joined) == 0:
+    n_items = len(next(iter(tables.values())))
+    if n_items == 0:
         return
-    rows, multiplicity = np.unique(joined, axis=0, return_counts=True)
-    for start in range(0, len(rows), batch):
-        chunk = rows[start : start + batch]
-        sums = {n: totals[n][None] - chunk[:, widths[i] : widths[i + 1]]
-                for i, n in enumerate(names)}
+    width = sum(tables[n].shape[1] for n in names)
+    batch = max(1, min(batch, BATCH_BYTES // (8 * max(1, width))))
+    first, multiplicity = distinct_rows([tables[n] for n in names])
+    for start in range(0, len(first), batch):
+        chosen = first[start : start + batch]
+        sums = {n: totals[n][None] - tables[n][chosen] for n in names}
         yield statistic.finish_sums(sums), multiplicity[start : start + batch]
+
+
+def distinct_rows(tables: list) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each distinct item, its number of items) over the rows of ``tables``
+    (arrays with N rows each, taken side by side), without copying them: rows are hashed
+    and equal hashes confirmed equal.
+
+    >>> first, count = distinct_rows([np.array([[1, 2], [3, 4], [1, 2]]), np.zeros((3, 1))])
+    >>> first.tolist(), count.tolist()
+    ([0, 1], [2, 1])
+    """
+    n_items = len(tables[0])
+    hashes = np.zeros(n_items, np.uint64)
+    for table in tables:
+        rows = np.ascontiguousarray(table).reshape(n_items, -1)
+        if rows.shape[1]:
+            _kernels.hash_rows(rows.view(np.uint8).reshape(n_items, -1), hashes)
+    order = np.argsort(hashes, kind="stable")
+    sorted_hashes = hashes[order]
+    starts = np.ones(n_items, bool)
+    starts[1:] = sorted_hashes[1:] != sorted_hashes[:-1]
+    group_sorted = np.cumsum(starts) - 1
+    first = order[starts]  # the smallest item of each hash (stable sort)
+    group = np.empty(n_items, np.int64)
+    group[order] = group_sorted
+    # confirm that items sharing a hash have equal rows (in slices: no N x F temporary)
+    step = max(1, BATCH_BYTES // (8 * max(1, sum(t[0].size for t in tables))))
+    for start in range(0, n_items, step):
+        items = np.arange(start, min(n_items, start + step))
+        heads = first[group[items]]
+        for table in tables:
+            if not (table[items] == table[heads]).reshape(len(items), -1).all():
+                # two different rows with one 64-bit hash: let numpy sort them out
+                joined = np.concatenate([np.asarray(t).reshape(n_items, -1) for t in tables],
+                                        axis=1)
+                _, first, multiplicity = np.unique(joined, axis=0, return_index=True,
+                                                   return_counts=True)
+                order = np.argsort(first, kind="stable")
+                return first[order], multiplicity[order]
+    multiplicity = np.bincount(group, minlength=len(first))
+    # in the items' order (first occurrences ascending)
+    order = np.argsort(first, kind="stable")
+    return first[order], multiplicity[order]
 
 
 def _block_table_sums(names, blocks, item_range, resampler) -> dict:
@@ -1665,10 +1711,9 @@ class MLAStatistic(WeightedStatistic):
         # item jackknife: the totals minus one item's row; items with identical rows give
         # identical values, so each distinct row is finished once
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        rows, multiplicity = np.unique(entry["table"], axis=0, return_counts=True)
-        rows = rows.astype(np.int64)
-        for start in range(0, len(rows), batch):
-            chunk = rows[start : start + batch]
+        first, multiplicity = distinct_rows([entry["table"]])
+        for start in range(0, len(first), batch):
+            chunk = entry["table"][first[start : start + batch]].astype(np.int64)
             values = self.finish([self._label_counts(entry, entry["totals"] - chunk)])
             yield values, multiplicity[start : start + batch]
 
@@ -1819,10 +1864,10 @@ def _block_item_jackknife(statistic, block, coords, extra_ranges, totals, estima
     moments = {name: JackknifeMoments(estimate[name].transpose(*dims).values)
                for name, (dims, _) in templates.items()}
     entry = sub._table(np.ones(sub.n_annotators, np.int64))
-    rows, multiplicity = np.unique(entry["table"], axis=0, return_counts=True)
-    rows = rows.astype(np.int64)
-    for start in range(0, len(rows), batch):
-        values = sub.finish([own - sub._label_counts(entry, rows[start : start + batch])])
+    first, multiplicity = distinct_rows([entry["table"]])
+    for start in range(0, len(first), batch):
+        rows = entry["table"][first[start : start + batch]].astype(np.int64)
+        values = sub.finish([own - sub._label_counts(entry, rows)])
         for name, (dims, _) in templates.items():
             moments[name].add(values[name].transpose(*dims, RESAMPLE_DIM).values,
                               multiplicity[start : start + batch])

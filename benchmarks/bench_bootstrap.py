@@ -8,8 +8,8 @@ coefficient) cost at most 30 times one plain ``mla()`` call on the same data. Th
 call reads the N n k decisions once; the bootstrap's product costs 2 R N (2k + 1) float32
 operations and its draws R N random numbers, neither depending on n: the ratio falls as
 1 / n, and the "floor" line shows what the product alone costs at full BLAS speed (about
-25x at n = 5 on two quiet cores, with the draws, the table and the finishing about 70x
-in all, so 30x is out of reach there; about 40x at ``--annotators 10``, 22x at
+20x at n = 5 on two quiet cores, with the draws, the table and the finishing 55-65x in
+all, so 30x is out of reach there; about 38x at ``--annotators 10``, 22x at
 ``--annotators 20``). Resampling is a weighted sum of per-item statistics (multinomial
 counts W times an N x F table, float32 matrix products over blocks of items and batches of
 replicates), finished in one call with a ``resample`` dim, not 1000 recomputations. The

@@ -85,10 +85,10 @@ What this costs against one plain :func:`xr_agreement.mla` call, which reads the
 ``N n k`` decisions once: ``R`` item resamples take ``2 R N (2k + 1)`` float32 operations
 in the product and ``R N`` random draws, independent of ``n``. The ratio therefore does not
 depend on ``N`` (beyond fixed costs) and falls as ``1 / n``. Measured on two cores (load
-average under 0.5) at ``N = 10**5``, ``k = 50``, with an int seed: 1000 resamples of
-``n = 5`` annotators cost about 70 times a plain call (4 ms): the product alone, at full
-BLAS speed, 25 times, the 10**8 draws about 15 times (25 when interleaved with the
-product), the per-item table 10 and the finishing 7 times; with ``n = 10`` about 40
+average under 1) at ``N = 10**5``, ``k = 50``, with an int seed: 1000 resamples of
+``n = 5`` annotators cost 55 to 65 times a plain call (5 ms) from run to run: the product
+alone, at full BLAS speed, about 20 times, the 10**8 draws about 20 (when interleaved with
+the product), the per-item table 5 and the finishing 7 times; with ``n = 10`` about 38
 times, with ``n = 20`` about 22 times. A Generator seed (NumPy's stream) costs about
 twice as much at ``n = 5``
 (``benchmarks/bench_bootstrap.py`` measures them).

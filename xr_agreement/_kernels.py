@@ -1032,8 +1032,6 @@ def blocked_item_counts(key, block_totals, block_size, n_units, r0, i0, out):
 
 
 # --- comparison measures (compare.py) ---
-# (restored by the alpha helper after a concurrent edit of this file dropped the section;
-# rewritten from compare.py's definitions and checked against tests/test_compare.py)
 
 
 @njit(cache=True, nogil=True)

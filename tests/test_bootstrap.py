@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import xr_agreement
 from xr_agreement import bootstrap as bs
+from laziness import raise_if_dask_computes
 
 CORPUS = ["agreement", "observed", "expected", "minimum", "observed_minimum",
           "raw_prevalence", "alpha_hamming"]
@@ -537,7 +538,6 @@ def test_invalid_value_in_dask_input_is_named():
 def test_dask_intervals_are_lazy_blockwise_and_equal_numpy(data, missing, unit, method):
     """On dask input (int seed) the intervals are a lazy graph with one counting task per
     block (no task gets the whole array), equal to numpy's for any item chunking."""
-    import dask
 
     N = data.draw(st.integers(2, 30))
     cuts = sorted(data.draw(st.sets(st.integers(1, N - 1), max_size=4)))
@@ -547,11 +547,8 @@ def test_dask_intervals_are_lazy_blockwise_and_equal_numpy(data, missing, unit, 
     kwargs = dict(baseline=["F", "PB"], ci=0.9, n_resamples=30, resample=unit, method=method,
                   seed=N, return_replicates=True)
 
-    def no_compute(*args, **kw):
-        raise AssertionError("the graph was computed while being built")
-
     # resampler blocks of 4 items: dask chunks start and end inside them
-    with mock.patch.object(bs, "BLOCK_ITEMS", 4), dask.config.set(scheduler=no_compute):
+    with mock.patch.object(bs, "BLOCK_ITEMS", 4), raise_if_dask_computes():
         result = xr_agreement.mla(lazy, **kwargs)
     keys = [str(key) for key in dict(result.__dask_graph__())]
     counting = [key for key in keys if key.startswith("bootstrap-counts-")

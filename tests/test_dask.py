@@ -10,7 +10,6 @@ import pickle
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from functools import partial
 
 import dask
@@ -28,21 +27,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import xr_agreement  # noqa: E402
 from oracle import oracle_mla, oracle_mla_missing  # noqa: E402
+from laziness import raise_if_dask_computes  # noqa: E402
 from xr_agreement import _kernels, _stats  # noqa: E402
 
 TOL = dict(rtol=1e-12, atol=1e-12, equal_nan=True)
 DIMS = ("item", "annotator", "label")
-
-
-@contextmanager
-def raise_if_dask_computes():
-    """Any compute inside the block fails (as xarray's and flox's tests check laziness)."""
-
-    def scheduler(dsk, keys, **kwargs):
-        raise AssertionError("dask computed while the graph was being built")
-
-    with dask.config.set(scheduler=scheduler):
-        yield
 
 
 def decisions(values, extra=None, order=None):

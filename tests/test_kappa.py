@@ -9,7 +9,6 @@ are in test_kappa_peers.py.
 """
 
 import itertools
-from contextlib import contextmanager
 
 import dask
 import dask.array
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 
 import xr_agreement
 from xr_agreement import kappa
+from laziness import raise_if_dask_computes
 
 GWET_FAMILY = ["fleiss", "conger", "gwet", "brennan_prediger", "percent"]
 
@@ -718,17 +718,6 @@ def test_bootstrap_se_is_close_to_the_analytic_se():
 
 
 # --------------------------------------------------------------------------- dask (issue 6)
-
-
-@contextmanager
-def raise_if_dask_computes():
-    """Any compute inside the block fails (as xarray's and flox's tests check laziness)."""
-
-    def scheduler(dsk, keys, **kwargs):
-        raise AssertionError("dask computed while the graph was being built")
-
-    with dask.config.set(scheduler=scheduler):
-        yield
 
 
 @st.composite

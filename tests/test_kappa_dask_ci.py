@@ -7,7 +7,6 @@ the graph must compute nothing, and the graph must hold one counting task per it
 and no task that receives every block of an array.
 """
 
-from contextlib import contextmanager
 
 import dask
 import dask.local
@@ -20,22 +19,12 @@ from dask.utils import key_split
 
 import xr_agreement
 from xr_agreement.bootstrap import BlockedResampler
+from laziness import raise_if_dask_computes
 
 COEFFICIENTS = ["fleiss", "conger", "gwet", "brennan_prediger", "percent", "cohen"]
 TOL = dict(rtol=1e-12, atol=1e-12, equal_nan=True)
 CHUNKS = (9, 20, 4, 17)  # uneven item chunks of the 50 items
 N_ITEMS = sum(CHUNKS)
-
-
-@contextmanager
-def raise_if_dask_computes():
-    """Any compute inside the block fails (as xarray's and flox's tests check laziness)."""
-
-    def scheduler(dsk, keys, **kwargs):
-        raise AssertionError("dask computed while the graph was being built")
-
-    with dask.config.set(scheduler=scheduler):
-        yield
 
 
 def ratings(multi_label: bool, seed: int = 0, extra: bool = True) -> tuple:

@@ -1233,30 +1233,24 @@ def _hamming_alpha(da, item, annotator, label):
     return result
 
 
-def _set_alpha(da, metric, name, item, annotator, label):
-    extra, coords = _extra_frame(da, (item, annotator, label))
-    ordered = da.transpose(*extra, item, annotator, label)
-    shape = tuple(ordered.sizes[d] for d in extra)
-    values = np.asarray(ordered.values)
-    if values.dtype == np.bool_:
-        values = values.view(np.uint8)
-    N, n, k = values.shape[-3:]
-    values4 = values.reshape((-1, N, n, k))
+def _coded_label_sets(values, name, bad_value, partial_vector, scope=""):
+    """Label-set codes (G, N, n) int32 (-1 missing) of 0/1/NaN decisions ``values`` (G, N,
+    n, k) and the distinct sets, bit-packed (V, words) uint64. A value other than 0, 1, NaN
+    raises ``bad_value()``; a partly missing label vector raises an error naming the first
+    one with ``partial_vector(position)`` (``scope`` says where they were counted)."""
+    G, N, n, k = values.shape
     words = (k + 63) // 64
-    packed = np.zeros(values4.shape[:-1] + (words,), np.uint64)
-    status = _kernels.pack_label_sets(values4, packed)
+    packed = np.zeros((G, N, n, words), np.uint64)
+    status = _kernels.pack_label_sets(values, packed)
     if (status == 3).any():
-        block_coords = [(d, ordered[d].values if d in ordered.coords
-                         else np.arange(ordered.sizes[d])) for d in ordered.dims]
-        raise ValueError(describe_position(values, block_coords))
+        raise ValueError(bad_value())
     if (status == 2).any():
         position = np.unravel_index(int(np.argmax(status == 2)), status.shape)
-        where = _describe_vector(ordered, position, extra, item, annotator, shape)
         raise ValueError(
-            f"the label vector at {where} is only partly missing ({int((status == 2).sum())} "
-            f"such vector(s)); metric {name!r} compares whole label sets, so an annotation "
-            "must be complete or entirely NaN. Use metric='hamming' for per-decision missing "
-            "data."
+            f"the label vector at {partial_vector(position)} is only partly missing "
+            f"({int((status == 2).sum())} such vector(s){scope}); metric {name!r} compares "
+            "whole label sets, so an annotation must be complete or entirely NaN. Use "
+            "metric='hamming' for per-decision missing data."
         )
     present = status == 0
     rows = packed[present]
@@ -1267,7 +1261,27 @@ def _set_alpha(da, metric, name, item, annotator, label):
         distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
     codes = np.full(status.shape, -1, np.int32)
     codes[present] = inverse.reshape(-1)
-    distinct = np.ascontiguousarray(distinct, dtype=np.uint64)
+    return codes, np.ascontiguousarray(distinct, dtype=np.uint64)
+
+
+def _set_alpha(da, metric, name, item, annotator, label):
+    extra, coords = _extra_frame(da, (item, annotator, label))
+    ordered = da.transpose(*extra, item, annotator, label)
+    shape = tuple(ordered.sizes[d] for d in extra)
+    values = np.asarray(ordered.values)
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8)
+    N, n, k = values.shape[-3:]
+    words = (k + 63) // 64
+
+    def bad_value():
+        block_coords = [(d, ordered[d].values if d in ordered.coords
+                         else np.arange(ordered.sizes[d])) for d in ordered.dims]
+        return describe_position(values, block_coords)
+
+    codes, distinct = _coded_label_sets(
+        values.reshape((-1, N, n, k)), name, bad_value,
+        lambda position: _describe_vector(ordered, position, extra, item, annotator, shape))
     bits = np.unpackbits(distinct.astype("<u8").view(np.uint8), axis=1, bitorder="little")[:, :k]
     sizes = bits.sum(axis=1).astype(np.int64)
     if name in SET_METRIC_IDS:
@@ -1556,32 +1570,17 @@ def _set_block_counts(block, delta=None, *, coords, plan: _DaskPlan) -> dict:
     G = int(np.prod(extra_shape))
     N, n, k = values.shape[-3:]
     words = (k + 63) // 64
-    packed = np.zeros((G, N, n, words), np.uint64)
-    status = _kernels.pack_label_sets(values.reshape(G, N, n, k), packed)
-    if (status == 3).any():
-        raise ValueError(describe_position(np.asarray(block), coords))
-    if (status == 2).any():
-        position = np.unravel_index(int(np.argmax(status == 2)), status.shape)
+
+    def partial_vector(position):
         ordered = _block_array(block, coords)
         extra = list(ordered.dims[:-3])
         item, annotator = ordered.dims[-3:-1]
-        where = _describe_vector(ordered, position, extra, item, annotator, extra_shape)
-        raise ValueError(
-            f"the label vector at {where} is only partly missing ({int((status == 2).sum())} "
-            f"such vector(s) in this block); metric {plan.name!r} compares whole label sets, "
-            "so an annotation must be complete or entirely NaN. Use metric='hamming' for "
-            "per-decision missing data."
-        )
-    present = status == 0
-    rows = packed[present]
-    if words == 1:
-        distinct, inverse = np.unique(rows[:, 0], return_inverse=True)
-        distinct = distinct[:, None]
-    else:
-        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-    distinct = np.ascontiguousarray(distinct, dtype=np.uint64)
-    codes = np.full(status.shape, -1, np.int32)
-    codes[present] = inverse.reshape(-1)
+        return _describe_vector(ordered, position, extra, item, annotator, extra_shape)
+
+    codes, distinct = _coded_label_sets(
+        values.reshape(G, N, n, k), plan.name,
+        lambda: describe_position(np.asarray(block), coords), partial_vector,
+        scope=" in this block")
     value_counts, _, items, agreeing, _, _ = _kernels.rating_counts_serial(
         codes, 0.0, len(distinct), False)
     stats = {"values": distinct, "value_counts": value_counts, "items_by_m": items,

@@ -877,6 +877,17 @@ class TableStatistic(WeightedStatistic):
         yield from _table_leave_one_out(self, tables,
                                         {n: t.sum(axis=0) for n, t in tables.items()}, batch)
 
+    def block_sums(self, item_counts, i0: int, i1: int, draws: int) -> dict:
+        """{name: (R, F)} column sums of the tables' rows ``i0:i1`` weighted by
+        ``item_counts``; their sums over all blocks go to :meth:`from_sums`."""
+        weights = np.asarray(item_counts, np.float64)
+        return {name: weights @ np.asarray(t[i0:i1], np.float64)
+                for name, t in self.item_tables().items()}
+
+    def from_sums(self, sums: dict) -> dict:
+        """A batch for :meth:`finish` from the summed :meth:`block_sums`."""
+        return sums
+
     def total_rows(self, totals: dict, start, stop) -> dict:
         return {name: np.asarray(t)[start:stop] for name, t in totals.items()}
 
@@ -1143,7 +1154,7 @@ def bootstrap(
                     i1 = min(statistic.n_items, i0 + size)
                     counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0])
                     part = statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
-                    sums = part if sums is None else sums + part
+                    sums = part if sums is None else _add_all(sums, part)
                 batches.append(statistic.from_sums(sums))
                 if bar is not None:
                     bar.update(rows)

@@ -96,12 +96,12 @@ def _compositions(total, parts):
             yield (first, *rest)
 
 
-@pytest.mark.parametrize("block_items", [2, 3, 2**14])
+@pytest.mark.parametrize("block_items", [2, 3, 4, 2**14])
 def test_seeded_counts_are_multinomial(monkeypatch, block_items):
     """The block-seeded counts of 5 items have the law of 5 draws with replacement: every
     count vector's frequency over 40 000 replicates against its multinomial probability
-    (chi-square), with blocks of 2 and 3 items (the block totals and the draws inside) and
-    with one block."""
+    (chi-square), with blocks of 2, 3 and 4 items (the block totals and the draws inside;
+    4 takes the branch-free path of powers of two) and with one block."""
     monkeypatch.setattr(bs, "BLOCK_ITEMS", block_items)
     N, R = 5, 40_000
     counts = bs.BlockedResampler(2024, N, R).counts(0, R, 0, N).astype(np.int64)
@@ -117,6 +117,56 @@ def test_seeded_counts_are_multinomial(monkeypatch, block_items):
     assert not seen
     statistic, p_value = scipy.stats.chisquare(observed, expected)
     assert p_value > 1e-4, (statistic, p_value)
+
+
+def _reference_block_draws(key, replicate, block, n_draws, size):
+    """The documented stream of one block, in plain Python integers: splitmix64 seeding,
+    xoshiro256**, the four 16-bit quarters of each output (low first) mapped by Lemire's
+    multiply-shift, quarters whose low product bits fall below 2**16 mod size rejected."""
+    mask = 2**64 - 1
+
+    def splitmix(z):
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    def rotl(x, bits):
+        return ((x << bits) | (x >> (64 - bits))) & mask
+
+    golden = 0x9E3779B97F4A7C15
+    seed = splitmix(key ^ splitmix((replicate * golden + 1) & mask))
+    seed = splitmix(seed ^ splitmix((block * golden + 2) & mask))
+    s = [splitmix((seed + j * golden) & mask) for j in range(1, 5)]
+    counts = [0] * size
+    done = 0
+    while done < n_draws:
+        word = (rotl((s[1] * 5) & mask, 7) * 9) & mask
+        t = (s[1] << 17) & mask
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = rotl(s[3], 45)
+        for quarter in range(4):
+            product = ((word >> (16 * quarter)) & 0xFFFF) * size
+            if (product & 0xFFFF) >= 2**16 % size and done < n_draws:
+                counts[product >> 16] += 1
+                done += 1
+    return counts
+
+
+@pytest.mark.parametrize("size, n_draws", [(2**14, 1003), (2**16, 77), (16, 16), (1, 3),
+                                           (12_345, 2000), (3, 10)])
+def test_block_draws_follow_the_documented_stream(size, n_draws):
+    """The kernel's counts equal a plain-Python implementation of the stream, on the
+    branch-free path of powers of two and on the rejecting path of other sizes."""
+    from xr_agreement import _kernels
+
+    key = 0xDEADBEEF12345678
+    counts = np.zeros(size, np.int64)
+    _kernels._count_block_draws(np.uint64(key), 5, 2, n_draws, size, counts)
+    assert counts.tolist() == _reference_block_draws(key, 5, 2, n_draws, size)
 
 
 def test_seeded_counts_do_not_depend_on_ranges_or_batches():
@@ -156,9 +206,9 @@ def test_seeded_replicates_are_independent():
         observed = np.zeros((top + 1, top + 1))
         np.add.at(observed, (np.minimum(a, top), np.minimum(b, top)), 1)
         expected = joint * len(a)
-        keep = expected.ravel() > 5
+        keep = expected.ravel() > 5  # the test on the cells kept, scaled to their total
         return scipy.stats.chisquare(observed.ravel()[keep],
-                                     expected.ravel()[keep] * observed.sum()
+                                     expected.ravel()[keep] * observed.ravel()[keep].sum()
                                      / expected.ravel()[keep].sum())[1]
 
     assert pair_test(counts[0::2, 0], counts[1::2, 0], np.outer(marginal, marginal)) > 1e-4
@@ -506,6 +556,55 @@ def test_integer_decisions_replicates_equal_recomputation(dtype):
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
                         expected[name].values, f"{dtype.__name__} {name}")
+
+
+@pytest.mark.parametrize("most", [None, 262])
+def test_packed_products_equal_recomputation(monkeypatch, most):
+    """Complete 0/1 decisions of few annotators multiply x and x (n - x) packed in one
+    float32 column, sub-block by sub-block. Each replicate still equals mla() recomputed on
+    the resampled items: over several resampler blocks, sub-blocks and a tail, with an extra
+    dim; with ``most=262`` (sub-blocks of 256 items) part of the sub-blocks get more draws
+    than the packing allows and are summed unpacked."""
+    monkeypatch.setattr(bs, "BLOCK_ITEMS", 1024)
+    if most is not None:
+        monkeypatch.setattr(bs, "pair_packing", lambda low, high: (12, most, 256))
+    N, n, R = 2900, 5, 5
+    rng = np.random.default_rng(3)
+    values = (rng.random((2, N, n, 4)) < rng.uniform(0.1, 0.6, 4)).astype(np.int8)
+    da = xr.DataArray(values, dims=("round", "item", "annotator", "label"))
+    unpacked = []
+    unpack = bs._kernels.unpack_pair_sums
+    monkeypatch.setattr(bs._kernels, "unpack_pair_sums",
+                        lambda products, *args: unpacked.append(products.shape)
+                        or unpack(products, *args))
+    out = xr_agreement.mla(da, ["F", "AC1"], ci=0.9, n_resamples=R, seed=11,
+                           return_replicates=True)
+    assert unpacked  # the packed products were taken
+    counts = bs.BlockedResampler(11, N, R).counts(0, R, 0, N).astype(np.int64)
+    if most is not None:
+        draws = counts[:, : N // 256 * 256].reshape(R, -1, 256).sum(axis=-1)
+        assert (draws > most).any() and (draws <= most).any()
+    for r in range(R):
+        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(N), counts[r])),
+                                    ["F", "AC1"])
+        for name in CORPUS + LABEL:
+            assert_same(out[f"{name}_replicates"].isel(resample=r).values,
+                        expected[name].values, f"{name} replicate {r}")
+
+
+@pytest.mark.parametrize("n", range(1, 12))
+def test_pair_packing_sums_stay_exact(n):
+    """The largest sums a packing allows, added one item at a time in float32, equal the
+    integers, and the low sum stays below 2**shift."""
+    low, high = n, n * n // 4
+    shift, most, items = bs.pair_packing(low, high)
+    assert items + 4 * math.sqrt(items) <= most and items & (items - 1) == 0
+    assert most * low < 2**shift
+    value = np.float32(low + high * 2**shift)
+    total = np.float32(0)
+    for _ in range(most):
+        total = np.float32(total + value)
+    assert int(total) == most * (low + high * 2**shift)
 
 
 @pytest.mark.parametrize("bad", [2, -1])

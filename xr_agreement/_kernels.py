@@ -893,31 +893,49 @@ def hash_rows(rows, hashes):
 
 
 @njit(cache=True, nogil=True)
-def complete_item_table(values, table, totals, i0, i1):
+def complete_item_table(values, table, packed, shift, totals, i0, i1):
     """Rows ``i0:i1`` of the per-item table of complete 0/1 decisions ``values`` (G, N, n,
     k): column 0 is 1, columns ``1 + 2 c`` and ``2 + 2 c`` (c = g k + j) hold ``x`` and
-    ``x (n - x)``; their column sums are added to ``totals``. Returns the number of values
-    that are not 0 or 1 (the rows are then not to be used)."""
+    ``x (n - x)``; their column sums are added to ``totals``. The same rows packed go to
+    ``packed``: column 0 is 1, column ``1 + c`` is ``x + x (n - x) * 2**shift`` (exact in
+    float32 for the packings of ``bootstrap.pair_packing``). Either table may have no rows
+    (not written). Returns the number of values that are not 0 or 1 (the rows are then not
+    to be used)."""
     G, _, n, k = values.shape
-    x = np.zeros(k, np.int64)
+    with_table = table.shape[0] > 0
+    with_packed = packed.shape[0] > 0
+    scale = np.float32(2.0**shift)
+    x = np.zeros(k, np.int32)
+    sum_x = np.zeros((G, k), np.int64)
+    sum_spread = np.zeros((G, k), np.int64)
     bad = 0
     for i in range(i0, i1):
-        table[i, 0] = 1
-        totals[0] += 1
+        if with_table:
+            table[i, 0] = 1
+        if with_packed:
+            packed[i, 0] = 1
         for g in range(G):
             x[:] = 0
             for a in range(n):
+                row = values[g, i, a]
                 for j in range(k):
-                    v = values[g, i, a, j]
-                    if v < 0 or v > 1:
-                        bad += 1
+                    v = row[j]
+                    bad += (v < 0) | (v > 1)
                     x[j] += v
-            base = 1 + 2 * g * k
             for j in range(k):
-                table[i, base + 2 * j] = x[j]
-                table[i, base + 2 * j + 1] = x[j] * (n - x[j])
-                totals[base + 2 * j] += x[j]
-                totals[base + 2 * j + 1] += x[j] * (n - x[j])
+                spread = x[j] * (n - x[j])
+                sum_x[g, j] += x[j]
+                sum_spread[g, j] += spread
+                if with_table:
+                    table[i, 1 + 2 * (g * k + j)] = x[j]
+                    table[i, 2 + 2 * (g * k + j)] = spread
+                if with_packed:
+                    packed[i, 1 + g * k + j] = np.float32(x[j]) + np.float32(spread) * scale
+    totals[0] += i1 - i0
+    for g in range(G):
+        for j in range(k):
+            totals[1 + 2 * (g * k + j)] += sum_x[g, j]
+            totals[2 + 2 * (g * k + j)] += sum_spread[g, j]
     return bad
 
 
@@ -971,10 +989,26 @@ def _rotl(x, bits):
     return (x << np.uint64(bits)) | (x >> np.uint64(64 - bits))
 
 
+@njit(cache=True, inline="always")
+def _xoshiro_next(s0, s1, s2, s3):
+    """xoshiro256**: (output, next state)."""
+    word = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    return word, s0, s1, s2, _rotl(s3, 45)
+
+
 @njit(cache=True, nogil=True)
 def _count_block_draws(key, replicate, block, n_draws, size, target):
-    """Add ``n_draws`` uniform draws from ``range(size)`` to ``target[:size]``: 32-bit
-    halves of xoshiro256** mapped by Lemire's multiply-shift with rejection (exact)."""
+    """Add ``n_draws`` uniform draws from ``range(size)`` (``size`` at most 2**16) to
+    ``target[:size]``: the four 16-bit quarters of each xoshiro256** output (low first),
+    mapped by Lemire's multiply-shift with rejection (exact). For a power of two nothing
+    is rejected and the mapping is a shift, done without branches (every block but the
+    last)."""
     golden = np.uint64(0x9E3779B97F4A7C15)
     seed = _splitmix(key ^ _splitmix(np.uint64(replicate) * golden + np.uint64(1)))
     seed = _splitmix(seed ^ _splitmix(np.uint64(block) * golden + np.uint64(2)))
@@ -983,26 +1017,28 @@ def _count_block_draws(key, replicate, block, n_draws, size, target):
     s2 = _splitmix(seed + np.uint64(3) * golden)
     s3 = _splitmix(seed + np.uint64(4) * golden)
     bound = np.uint64(size)
-    low32 = np.uint64(0xFFFFFFFF)
-    threshold = (np.uint64(1) << np.uint64(32)) % bound
+    low16 = np.uint64(0xFFFF)
     done = 0
+    if size & (size - 1) == 0:
+        # (q * size) >> 16 for a 16-bit quarter q is its top log2(size) bits
+        bits = 0
+        while (1 << bits) < size:
+            bits += 1
+        shift = np.uint64(16 - bits)
+        for _ in range(n_draws // 4):
+            word, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
+            target[(word & low16) >> shift] += 1
+            target[((word >> np.uint64(16)) & low16) >> shift] += 1
+            target[((word >> np.uint64(32)) & low16) >> shift] += 1
+            target[(word >> np.uint64(48)) >> shift] += 1
+        done = n_draws - n_draws % 4
+    threshold = (np.uint64(1) << np.uint64(16)) % bound
     while done < n_draws:
-        word = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-        t = s1 << np.uint64(17)
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = _rotl(s3, 45)
-        product = (word & low32) * bound
-        if (product & low32) >= threshold:
-            target[product >> np.uint64(32)] += 1
-            done += 1
-        if done < n_draws:
-            product = (word >> np.uint64(32)) * bound
-            if (product & low32) >= threshold:
-                target[product >> np.uint64(32)] += 1
+        word, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
+        for quarter in range(4):
+            product = ((word >> np.uint64(16 * quarter)) & low16) * bound
+            if (product & low16) >= threshold and done < n_draws:
+                target[product >> np.uint64(16)] += 1
                 done += 1
 
 
@@ -1029,6 +1065,29 @@ def blocked_item_counts(key, block_totals, block_size, n_units, r0, i0, out):
             _count_block_draws(key, replicate, v, block_totals[replicate, v], size, target)
             if not whole:
                 out[r, lo - i0 : hi - i0] = scratch[lo - start : hi - start]
+
+
+@njit(cache=True, nogil=True)
+def unpack_pair_sums(products, shift, most, sums, r0, r1, overflow):
+    """Add the column sums held in packed products to ``sums`` (R, 1 + 2 P) int64, for
+    replicates ``r0:r1``. ``products[s, r]`` (S, R, 1 + P) are float32 integers: entry 0
+    how many items replicate r draws in item sub-block s, entry 1 + p the sums ``a + b *
+    2**shift`` of table columns 1 + 2p (a) and 2 + 2p (b). They are exact, and ``a`` below
+    ``2**shift``, while the draws are at most ``most``; a sub-block with more draws is
+    flagged in ``overflow[s, r]`` and left out."""
+    S, _, width = products.shape
+    mask = (np.int64(1) << shift) - 1
+    for s in range(S):
+        for r in range(r0, r1):
+            draws = products[s, r, 0]
+            if draws > most:
+                overflow[s, r] = True
+                continue
+            sums[r, 0] += np.int64(draws)
+            for p in range(1, width):
+                packed = np.int64(products[s, r, p])
+                sums[r, 2 * p - 1] += packed & mask
+                sums[r, 2 * p] += packed >> shift
 
 
 # --- comparison measures (compare.py) ---

@@ -111,6 +111,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+import queue
 import sys
 import threading
 from functools import partial
@@ -135,8 +136,12 @@ BATCH_BYTES = 128 * 2**20
 INDEX_BYTES = 16 * 2**20
 # Replicates per batch when item blocks are streamed (see :func:`bootstrap`).
 STREAM_ROWS = 256
-# Items per block of the seeded resampler (:class:`BlockedResampler`).
+# Items per block of the seeded resampler (:class:`BlockedResampler`); at most 2**16 (its
+# draws are 16-bit), a power of two so that no draw is rejected.
 BLOCK_ITEMS = 2**14
+# Fewest items per sub-block of a packed product (see :func:`pair_packing`): below this,
+# BLAS on short products loses what packing gains.
+PACK_MIN_ITEMS = 128
 # Spawn-key entry of the resampler's child seed sequences ("xr_a").
 _SPAWN_TAG = 0x78725F61
 # Bit generators whose raw output is 64 bits split into two 32-bit draws (low half first),
@@ -487,6 +492,60 @@ class BlockedResampler:
             yield start, self.counts(start, rows, 0, self.n_units, reused[:rows])
 
 
+def pair_packing(low_largest: int, high_largest: int):
+    """How to multiply two table columns at once in float32: ``(shift, most, items)``, or
+    None.
+
+    A column of integers ``a`` at most ``low_largest`` and one of ``b`` at most
+    ``high_largest`` become one column ``a + b * 2**shift``. Its weighted sum over items
+    in which a replicate makes at most ``most`` draws is exact in float32 (below 2**24),
+    and so are the two sums it holds (the first below ``2**shift``). Items go in
+    sub-blocks of ``items`` (a power of two) with room for draws about 4 standard
+    deviations above their mean; a sub-block with more draws is flagged by the ones column
+    and summed without packing. None when sub-blocks would be shorter than
+    :data:`PACK_MIN_ITEMS`.
+
+    Examples
+    --------
+    Five annotators: ``x <= 5`` and ``x (5 - x) <= 6``.
+
+    >>> pair_packing(5, 6)
+    (12, 682, 512)
+    """
+    low_largest, high_largest = max(1, low_largest), max(1, high_largest)
+    shift, most = max(
+        ((s, min((2**s - 1) // low_largest,
+                 (2**24 - 1) // (low_largest + high_largest * 2**s))) for s in range(1, 24)),
+        key=lambda choice: choice[1],
+    )
+    items = BLOCK_ITEMS
+    while items >= PACK_MIN_ITEMS and items + 4 * math.sqrt(items) > most:
+        items //= 2
+    return (shift, most, items) if items >= PACK_MIN_ITEMS else None
+
+
+def unpack_rows(packed: dict, rows: slice) -> np.ndarray:
+    """Rows of a packed table (see :func:`pair_packing`) unpacked: (rows, 1 + 2 P) float64
+    with the ones column, then each packed column's two columns."""
+    values = packed["table"][rows].astype(np.int64)
+    out = np.empty((len(values), 1 + 2 * (values.shape[1] - 1)))
+    out[:, 0] = values[:, 0]
+    out[:, 1::2] = values[:, 1:] & ((1 << packed["shift"]) - 1)
+    out[:, 2::2] = values[:, 1:] >> packed["shift"]
+    return out
+
+
+class _PackedEntry(dict):
+    """A table entry holding the packed table only; its unpacked ``"table"`` (float32) is
+    made on first use (the jackknife, a Generator seed, two-way resampling)."""
+
+    def __missing__(self, key):
+        if key != "table":
+            raise KeyError(key)
+        self["table"] = unpack_rows(self["packed"], slice(None)).astype(np.float32)
+        return self["table"]
+
+
 def batch_rows(n_units: int, n_resamples: int) -> int:
     """Replicates per batch of item counts: at most :data:`BATCH_BYTES` of float32 counts,
     in batches of equal size (a short last batch multiplies slowly in BLAS)."""
@@ -520,22 +579,27 @@ def _ndtri_scalar(p: float) -> float:
 _ndtri = np.vectorize(_ndtri_scalar, otypes=[float])
 
 
-def _quantile(values: np.ndarray, q) -> np.ndarray:
-    """Quantile ``q`` (broadcast against ``values.shape[:-1]``) of the non-NaN values along
-    the last axis, linear interpolation as :func:`numpy.quantile`; NaN where none is valid."""
+def _quantiles(values: np.ndarray, *levels) -> list[np.ndarray]:
+    """Quantile of each level (broadcast against ``values.shape[:-1]``) of the non-NaN values
+    along the last axis, linear interpolation as :func:`numpy.quantile`; NaN where none is
+    valid. The values are sorted once for all levels."""
     ordered = np.sort(values, axis=-1)  # NaN sorts last
     n_valid = np.sum(~np.isnan(values), axis=-1)
-    q = np.broadcast_to(np.asarray(q, float), n_valid.shape)
-    position = q * np.maximum(n_valid - 1, 0)
-    position = np.where(np.isfinite(position), position, 0)
-    below = np.clip(np.floor(position).astype(np.int64), 0, np.maximum(n_valid - 1, 0))
-    above = np.minimum(below + 1, np.maximum(n_valid - 1, 0))
-    a = np.take_along_axis(ordered, below[..., None], -1)[..., 0]
-    b = np.take_along_axis(ordered, above[..., None], -1)[..., 0]
-    t = position - below
-    # numpy's _lerp: exact at both ends
-    out = np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)
-    return np.where((n_valid > 0) & ~np.isnan(q), out, np.nan)
+    last = np.maximum(n_valid - 1, 0)
+    out = []
+    for q in levels:
+        q = np.broadcast_to(np.asarray(q, float), n_valid.shape)
+        position = q * last
+        position = np.where(np.isfinite(position), position, 0)
+        below = np.clip(np.floor(position).astype(np.int64), 0, last)
+        above = np.minimum(below + 1, last)
+        a = np.take_along_axis(ordered, below[..., None], -1)[..., 0]
+        b = np.take_along_axis(ordered, above[..., None], -1)[..., 0]
+        t = position - below
+        # numpy's _lerp: exact at both ends
+        value = np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)
+        out.append(np.where((n_valid > 0) & ~np.isnan(q), value, np.nan))
+    return out
 
 
 class JackknifeMoments:
@@ -639,7 +703,7 @@ def interval_bounds(
             shifted = z0 + z_alpha
             with np.errstate(invalid="ignore", divide="ignore"):
                 levels.append(_ndtr(z0 + shifted / (1 - a * shifted)))
-    lower, upper = (_quantile(replicates, level) for level in levels)
+    lower, upper = _quantiles(replicates, *levels)
     undefined = np.isnan(estimate)
     return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
 
@@ -876,6 +940,10 @@ class TableStatistic(WeightedStatistic):
         tables = {name: np.asarray(t, np.float64) for name, t in self.item_tables().items()}
         yield from _table_leave_one_out(self, tables,
                                         {n: t.sum(axis=0) for n, t in tables.items()}, batch)
+
+    def prepare(self) -> None:
+        """Make the tables that :meth:`block_sums` reads (before threads call it)."""
+        self.item_tables()
 
     def block_sums(self, item_counts, i0: int, i1: int, draws: int) -> dict:
         """{name: (R, F)} column sums of the tables' rows ``i0:i1`` weighted by
@@ -1142,22 +1210,7 @@ def bootstrap(
                     bar.update(len(annotator_counts[start : start + step]))
         elif resampler is not None and annotator_counts is None and hasattr(statistic,
                                                                             "block_sums"):
-            # item blocks: the counts of one block of items for a batch of replicates at a
-            # time, in one small reused buffer (no large fresh pages, cache-sized products)
-            step = min(n_resamples, STREAM_ROWS)
-            size = resampler.block_size
-            buffer = np.empty((step, min(size, statistic.n_items)), np.float32)
-            for start in range(0, n_resamples, step):
-                rows = min(step, n_resamples - start)
-                sums = None
-                for i0 in range(0, statistic.n_items, size):
-                    i1 = min(statistic.n_items, i0 + size)
-                    counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0])
-                    part = statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
-                    sums = part if sums is None else _add_all(sums, part)
-                batches.append(statistic.from_sums(sums))
-                if bar is not None:
-                    bar.update(rows)
+            batches = _stream_item_blocks(statistic, resampler, bar)
         else:
             step = batch_rows(statistic.n_items, n_resamples)
             if resampler is None:
@@ -1196,6 +1249,58 @@ def bootstrap(
         accelerations=accelerations,
         return_replicates=return_replicates,
     )
+
+
+def _stream_item_blocks(statistic, resampler: BlockedResampler, bar=None) -> list:
+    """Item-resampling batches of ``statistic`` (for its :meth:`finish`), streamed: each
+    thread of the pool takes a range of at most :data:`STREAM_ROWS` replicates and walks the
+    item blocks, drawing a block's counts into its own small buffer and multiplying them with
+    the block's rows of the tables straight away. No large array of counts is ever held.
+    BLAS runs single-threaded meanwhile: the threads already fill the cores, and BLAS
+    threads spin-waiting between products would slow the draws."""
+    n_resamples, n_items = resampler.n_resamples, statistic.n_items
+    workers = max(1, min(n_resamples, os.cpu_count() or 1))
+    step = min(STREAM_ROWS, -(-n_resamples // workers))
+    size = min(resampler.block_size, n_items)
+    buffers = queue.SimpleQueue()
+    for _ in range(workers):
+        buffers.put(np.empty((step, size), np.float32))
+    lock = threading.Lock()
+    statistic.prepare()
+
+    def run(start):
+        rows = min(step, n_resamples - start)
+        buffer = buffers.get()
+        try:
+            sums = None
+            for i0 in range(0, n_items, resampler.block_size):
+                i1 = min(n_items, i0 + resampler.block_size)
+                counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0],
+                                          threads=False)
+                part = statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
+                sums = part if sums is None else _add_all(sums, part)
+        finally:
+            buffers.put(buffer)
+        if bar is not None:
+            with lock:
+                bar.update(rows)
+        return statistic.from_sums(sums)
+
+    with _blas_threads(1):
+        return _pool_map(run, range(0, n_resamples, step))
+
+
+def _blas_threads(limit: int):
+    """Context in which BLAS libraries (numpy's and any other loaded) use ``limit`` threads
+    (threadpoolctl; the controller is made once, as finding the libraries takes time)."""
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=limit, user_api="blas")
+
+
+_BLAS_CONTROLLER = []
 
 
 # --------------------------------------------------------------------------- dask
@@ -1500,13 +1605,19 @@ class MLAStatistic(WeightedStatistic):
         N, n, k = self.n_items, self.n_annotators, self.n_labels
         values = values.reshape(G, N, n, k)
         largest = max(1, n, n**2 // 4)
-        table = np.empty((N, 1 + 2 * G * k), np.float32 if largest < 2**24 else np.float64)
+        dtype = np.float32 if largest < 2**24 else np.float64
+        # x and x (n - x) of each label packed in one column when they pack (then the
+        # unpacked table is only made if asked for: see _PackedEntry)
+        packing = pair_packing(n, n**2 // 4) if dtype == np.float32 else None
+        table = np.empty((0 if packing else N, 1 + 2 * G * k), dtype)
+        packed = np.empty((N if packing else 0, 1 + G * k), np.float32)
+        shift = packing[0] if packing else 0
         parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
         totals = np.zeros((parts, table.shape[1]), np.int64)  # one row per part: no races
         bounds = np.linspace(0, N, parts + 1).astype(np.int64)
         bad = _pool_map(
-            lambda t: _kernels.complete_item_table(values, table, totals[t], bounds[t],
-                                                   bounds[t + 1]),
+            lambda t: _kernels.complete_item_table(values, table, packed, shift, totals[t],
+                                                   bounds[t], bounds[t + 1]),
             range(parts),
         )
         if sum(bad):
@@ -1516,8 +1627,12 @@ class MLAStatistic(WeightedStatistic):
         cells = np.arange(G * k)
         slots = ((cells[:, None] * (n + 1) + n) * 3 + np.arange(3)).ravel()
         source = np.stack([np.zeros_like(cells), 1 + 2 * cells, 2 + 2 * cells], -1).ravel()
-        return {"table": table, "totals": totals.sum(axis=0), "source": source,
-                "slots": slots, "shape": (G, k, n + 1), "largest": largest}
+        entry = {"totals": totals.sum(axis=0), "source": source, "slots": slots,
+                 "shape": (G, k, n + 1), "largest": largest}
+        if not packing:
+            return {**entry, "table": table}
+        return _PackedEntry(entry, packed={"table": packed, "shift": packing[0],
+                                           "most": packing[1], "items": packing[2]})
 
     def item_table(self):
         """``(table, entry)``: the per-item table (N x F) with the entry that maps its
@@ -1585,12 +1700,45 @@ class MLAStatistic(WeightedStatistic):
         product = _product(item_counts.astype(table.dtype, copy=False), table)
         return np.rint(product).astype(np.int64)
 
+    def prepare(self) -> None:
+        """Make the table that :meth:`block_sums` reads (before threads call it)."""
+        self._table(np.ones(self.n_annotators, np.int64))
+
     def block_sums(self, item_counts, i0: int, i1: int, draws: int) -> np.ndarray:
         """(R, F) int64 column sums of the per-item table's rows ``i0:i1`` weighted by
         ``item_counts`` (R, i1 - i0), in which no replicate draws more than ``draws``
         items; sums over all blocks go to :meth:`from_sums`."""
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        return self._weighted_sums(entry, item_counts, slice(i0, i1), draws)
+        # complete 0/1 decisions: x and x (n - x) of a label packed in one column
+        packed = entry.get("packed")
+        if not packed:
+            return self._weighted_sums(entry, item_counts, slice(i0, i1), draws)
+        # sub-blocks of packed["items"] items in one stacked product, then the rest
+        size = packed["items"]
+        R = len(item_counts)
+        weights = item_counts.astype(np.float32, copy=False)
+        sums = np.zeros((R, 1 + 2 * (packed["table"].shape[1] - 1)), np.int64)
+        n_sub = (i1 - i0) // size
+        body = n_sub * size
+        parts = []
+        if n_sub:
+            parts.append((weights[:, :body].reshape(R, n_sub, size).transpose(1, 0, 2),
+                          packed["table"][i0 : i0 + body].reshape(n_sub, size, -1), 0))
+        if body < i1 - i0:
+            parts.append((weights[None, :, body:], packed["table"][None, i0 + body : i1],
+                          body))
+        for stacked_weights, stacked_rows, offset in parts:
+            products = np.matmul(stacked_weights, stacked_rows)
+            overflow = np.zeros(products.shape[:2], np.bool_)
+            _kernels.unpack_pair_sums(products, packed["shift"], packed["most"], sums, 0, R,
+                                      overflow)
+            # a sub-block with more draws than the packing allows: unpacked, in float64
+            for sub, r in zip(*np.nonzero(overflow)):
+                start = i0 + offset + sub * size
+                rows = unpack_rows(packed, slice(start, min(start + size, i1)))
+                sums[r] += np.rint(weights[r, start - i0 : start - i0 + len(rows)]
+                                   .astype(np.float64) @ rows).astype(np.int64)
+        return sums
 
     def from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Label counts (see :meth:`replicates`) from the summed :meth:`block_sums`."""

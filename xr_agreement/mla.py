@@ -437,7 +437,16 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     ``label_counts`` has axes (*extra, label, deciders, stat), the item arrays (*extra,
     item). Returns {name: array}; baseline-dependent values get a leading baseline axis.
     """
-    m = np.arange(label_counts.shape[-2])
+    n_annotators = label_counts.shape[-2] - 1
+    m = np.arange(n_annotators + 1)
+    # the cells by m, every m in place, for _max_disagreement
+    all_cells = label_counts[..., 0] * (m >= 2)
+    if isinstance(label_counts, np.ndarray) and label_counts.size:
+        # numbers of deciders no cell has add nothing to any sum: leave them out (on
+        # complete data all but m = n; the bootstrap finishes many replicates at once)
+        occurs = label_counts[..., 0].reshape(-1, n_annotators + 1).any(axis=0)
+        if not occurs.all():
+            m, label_counts = m[occurs], label_counts[..., occurs, :]
     pairable = m >= 2
     inverse = np.where(pairable, 1.0 / np.maximum(m - 1, 1), 0.0)
     cells = label_counts[..., 0] * pairable
@@ -453,7 +462,7 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     # exactly 1 when nothing disagrees
     label_disagreement = _divide(disagreement, n_j)
     label_observed = 1 - label_disagreement
-    max_disagreement = _max_disagreement(cells, positives_j)
+    max_disagreement = _max_disagreement(all_cells, positives_j)
     observed_disagreement = _divide(disagreement.sum(-1), total_values)
     observed = 1 - observed_disagreement
     maximum_disagreement = _divide(2 * max_disagreement.sum(-1), total_values)
@@ -478,7 +487,6 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         dependent["label_weight"].append(_nan_as_zero(label_gap))
     stack = np.stack if isinstance(p_j, np.ndarray) else _dask_stack
     n_items = item_pairs.shape[-1]
-    n_annotators = label_counts.shape[-2] - 1
     values = {key: stack(arrays) for key, arrays in dependent.items()}
     gaps = values.pop("gap")
     if isinstance(item_pairs, np.ndarray):

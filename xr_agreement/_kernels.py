@@ -899,8 +899,8 @@ def complete_item_table(values, table, packed, shift, totals, i0, i1):
     ``x (n - x)``; their column sums are added to ``totals``. The same rows packed go to
     ``packed``: column 0 is 1, column ``1 + c`` is ``x + x (n - x) * 2**shift`` (exact in
     float32 for the packings of ``bootstrap.pair_packing``). Either table may have no rows
-    (not written). Returns the number of values that are not 0 or 1 (the rows are then not
-    to be used)."""
+    (not written). Returns whether a value is not 0 or 1 (the rows are then not to be
+    used)."""
     G, _, n, k = values.shape
     with_table = table.shape[0] > 0
     with_packed = packed.shape[0] > 0
@@ -908,7 +908,8 @@ def complete_item_table(values, table, packed, shift, totals, i0, i1):
     x = np.zeros(k, np.int32)
     sum_x = np.zeros((G, k), np.int64)
     sum_spread = np.zeros((G, k), np.int64)
-    bad = 0
+    # every bit set in any value (an OR keeps the loop vectorized): 0 and 1 set bit 0 only
+    bits = values.dtype.type(0)
     for i in range(i0, i1):
         if with_table:
             table[i, 0] = 1
@@ -919,24 +920,28 @@ def complete_item_table(values, table, packed, shift, totals, i0, i1):
             for a in range(n):
                 row = values[g, i, a]
                 for j in range(k):
-                    v = row[j]
-                    bad += (v < 0) | (v > 1)
-                    x[j] += v
+                    bits |= row[j]
+                    x[j] += row[j]
+            column_x = sum_x[g]
+            column_spread = sum_spread[g]
             for j in range(k):
                 spread = x[j] * (n - x[j])
-                sum_x[g, j] += x[j]
-                sum_spread[g, j] += spread
-                if with_table:
+                column_x[j] += x[j]
+                column_spread[j] += spread
+            if with_table:
+                for j in range(k):
                     table[i, 1 + 2 * (g * k + j)] = x[j]
-                    table[i, 2 + 2 * (g * k + j)] = spread
-                if with_packed:
-                    packed[i, 1 + g * k + j] = np.float32(x[j]) + np.float32(spread) * scale
+                    table[i, 2 + 2 * (g * k + j)] = x[j] * (n - x[j])
+            if with_packed:
+                out = packed[i, 1 + g * k : 1 + (g + 1) * k]
+                for j in range(k):
+                    out[j] = np.float32(x[j]) + np.float32(x[j] * (n - x[j])) * scale
     totals[0] += i1 - i0
     for g in range(G):
         for j in range(k):
             totals[1 + 2 * (g * k + j)] += sum_x[g, j]
             totals[2 + 2 * (g * k + j)] += sum_spread[g, j]
-    return bad
+    return (bits & ~values.dtype.type(1)) != 0
 
 
 @njit(cache=True, nogil=True)

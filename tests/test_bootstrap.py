@@ -558,28 +558,33 @@ def test_integer_decisions_replicates_equal_recomputation(dtype):
                         expected[name].values, f"{dtype.__name__} {name}")
 
 
-@pytest.mark.parametrize("most", [None, 262])
-def test_packed_products_equal_recomputation(monkeypatch, most):
-    """Complete 0/1 decisions of few annotators multiply x and x (n - x) packed in one
-    float32 column, sub-block by sub-block. Each replicate still equals mla() recomputed on
-    the resampled items: over several resampler blocks, sub-blocks and a tail, with an extra
-    dim; with ``most=262`` (sub-blocks of 256 items) part of the sub-blocks get more draws
-    than the packing allows and are summed unpacked."""
+@pytest.mark.parametrize("most, missing", [(None, False), (262, False), (None, True)])
+def test_paired_products_equal_recomputation(monkeypatch, most, missing):
+    """The counts of two replicates share a float32 row (the second scaled by 2**shift)
+    and are multiplied sub-block by sub-block. Each replicate still equals mla()
+    recomputed on the resampled items: over several resampler blocks, sub-blocks and a
+    tail, an odd number of replicates, an extra dim, with missing decisions (the general
+    table, whose ones column is a label nobody skipped); with ``most=262`` (sub-blocks of
+    256 items) part of the sub-blocks get more draws than the pairing allows and their
+    pairs are multiplied again unpaired."""
     monkeypatch.setattr(bs, "BLOCK_ITEMS", 1024)
     if most is not None:
-        monkeypatch.setattr(bs, "pair_packing", lambda low, high: (12, most, 256))
+        monkeypatch.setattr(bs, "replicate_pairing", lambda largest: (12, most, 256))
     N, n, R = 2900, 5, 5
     rng = np.random.default_rng(3)
     values = (rng.random((2, N, n, 4)) < rng.uniform(0.1, 0.6, 4)).astype(np.int8)
     da = xr.DataArray(values, dims=("round", "item", "annotator", "label"))
+    if missing:
+        da = da.astype(float).where(
+            (rng.random(da.shape) > 0.2) | (da.label.values[None, None, None, :] == 0))
     unpacked = []
-    unpack = bs._kernels.unpack_pair_sums
-    monkeypatch.setattr(bs._kernels, "unpack_pair_sums",
+    unpack = bs._kernels.unpack_replicate_pairs
+    monkeypatch.setattr(bs._kernels, "unpack_replicate_pairs",
                         lambda products, *args: unpacked.append(products.shape)
                         or unpack(products, *args))
     out = xr_agreement.mla(da, ["F", "AC1"], ci=0.9, n_resamples=R, seed=11,
                            return_replicates=True)
-    assert unpacked  # the packed products were taken
+    assert unpacked  # the paired products were taken
     counts = bs.BlockedResampler(11, N, R).counts(0, R, 0, N).astype(np.int64)
     if most is not None:
         draws = counts[:, : N // 256 * 256].reshape(R, -1, 256).sum(axis=-1)
@@ -592,19 +597,37 @@ def test_packed_products_equal_recomputation(monkeypatch, most):
                         expected[name].values, f"{name} replicate {r}")
 
 
-@pytest.mark.parametrize("n", range(1, 12))
-def test_pair_packing_sums_stay_exact(n):
-    """The largest sums a packing allows, added one item at a time in float32, equal the
-    integers, and the low sum stays below 2**shift."""
-    low, high = n, n * n // 4
-    shift, most, items = bs.pair_packing(low, high)
+def test_no_pairing_without_a_ones_column():
+    """Missing decisions in every label leave the general table without a column of
+    ones: no pairing, and the replicates still equal recomputation."""
+    rng = np.random.default_rng(4)
+    N, R = 600, 3
+    da = xr.DataArray((rng.random((N, 4, 3)) < 0.4).astype(float),
+                      dims=("item", "annotator", "label"))
+    da = da.where(rng.random(da.shape) > 0.3)
+    statistic = bs.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
+                                label="label")
+    assert statistic.pairing() is None
+    out = xr_agreement.mla(da, ci=0.9, n_resamples=R, seed=2, return_replicates=True)
+    counts = bs.BlockedResampler(2, N, R).counts(0, R, 0, N).astype(np.int64)
+    for r in range(R):
+        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(N), counts[r])))
+        assert_same(out.agreement_replicates.isel(resample=r).values,
+                    expected.agreement.values, f"replicate {r}")
+
+
+@pytest.mark.parametrize("largest", range(1, 21))
+def test_replicate_pairing_sums_stay_exact(largest):
+    """The largest sums a pairing allows, added one item at a time in float32, equal the
+    integers, and the first replicate's sum stays below 2**shift."""
+    shift, most, items = bs.replicate_pairing(largest)
     assert items + 4 * math.sqrt(items) <= most and items & (items - 1) == 0
-    assert most * low < 2**shift
-    value = np.float32(low + high * 2**shift)
+    assert most * largest < 2**shift
+    value = np.float32(largest * (1 + 2**shift))  # one item drawn by both, at the maximum
     total = np.float32(0)
     for _ in range(most):
         total = np.float32(total + value)
-    assert int(total) == most * (low + high * 2**shift)
+    assert int(total) == most * largest * (1 + 2**shift)
 
 
 @pytest.mark.parametrize("bad", [2, -1])

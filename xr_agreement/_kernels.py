@@ -228,10 +228,11 @@ def max_disagreement(cells, positives):
             mult_m[c] = m
             c += 1
     order = np.argsort(-gain, kind="mergesort")
+    numerators = np.empty(M1, np.int64)
     for r in range(R):
         remaining = positives[r]
         # exact: accumulate integer numerators per denominator m - 1
-        numerators = np.zeros(M1, np.int64)
+        numerators[:] = 0
         for idx in order:
             if remaining <= 0:
                 break
@@ -893,28 +894,19 @@ def hash_rows(rows, hashes):
 
 
 @njit(cache=True, nogil=True)
-def complete_item_table(values, table, packed, shift, totals, i0, i1):
+def complete_item_table(values, table, totals, i0, i1):
     """Rows ``i0:i1`` of the per-item table of complete 0/1 decisions ``values`` (G, N, n,
     k): column 0 is 1, columns ``1 + 2 c`` and ``2 + 2 c`` (c = g k + j) hold ``x`` and
-    ``x (n - x)``; their column sums are added to ``totals``. The same rows packed go to
-    ``packed``: column 0 is 1, column ``1 + c`` is ``x + x (n - x) * 2**shift`` (exact in
-    float32 for the packings of ``bootstrap.pair_packing``). Either table may have no rows
-    (not written). Returns whether a value is not 0 or 1 (the rows are then not to be
-    used)."""
+    ``x (n - x)``; their column sums are added to ``totals``. Returns whether a value is
+    not 0 or 1 (the rows are then not to be used)."""
     G, _, n, k = values.shape
-    with_table = table.shape[0] > 0
-    with_packed = packed.shape[0] > 0
-    scale = np.float32(2.0**shift)
     x = np.zeros(k, np.int32)
     sum_x = np.zeros((G, k), np.int64)
     sum_spread = np.zeros((G, k), np.int64)
     # every bit set in any value (an OR keeps the loop vectorized): 0 and 1 set bit 0 only
     bits = values.dtype.type(0)
     for i in range(i0, i1):
-        if with_table:
-            table[i, 0] = 1
-        if with_packed:
-            packed[i, 0] = 1
+        table[i, 0] = 1
         for g in range(G):
             x[:] = 0
             for a in range(n):
@@ -924,18 +916,13 @@ def complete_item_table(values, table, packed, shift, totals, i0, i1):
                     x[j] += row[j]
             column_x = sum_x[g]
             column_spread = sum_spread[g]
+            out = table[i, 1 + 2 * g * k : 1 + 2 * (g + 1) * k]
             for j in range(k):
                 spread = x[j] * (n - x[j])
                 column_x[j] += x[j]
                 column_spread[j] += spread
-            if with_table:
-                for j in range(k):
-                    table[i, 1 + 2 * (g * k + j)] = x[j]
-                    table[i, 2 + 2 * (g * k + j)] = x[j] * (n - x[j])
-            if with_packed:
-                out = packed[i, 1 + g * k : 1 + (g + 1) * k]
-                for j in range(k):
-                    out[j] = np.float32(x[j]) + np.float32(x[j] * (n - x[j])) * scale
+                out[2 * j] = x[j]
+                out[2 * j + 1] = spread
     totals[0] += i1 - i0
     for g in range(G):
         for j in range(k):
@@ -1008,9 +995,9 @@ def _xoshiro_next(s0, s1, s2, s3):
 
 
 @njit(cache=True, nogil=True)
-def _count_block_draws(key, replicate, block, n_draws, size, target):
-    """Add ``n_draws`` uniform draws from ``range(size)`` (``size`` at most 2**16) to
-    ``target[:size]``: the four 16-bit quarters of each xoshiro256** output (low first),
+def _count_block_draws(key, replicate, block, n_draws, size, target, increment=1):
+    """Add ``increment`` to ``target[:size]`` at each of ``n_draws`` uniform draws from
+    ``range(size)`` (``size`` at most 2**16): the four 16-bit quarters of each xoshiro256** output (low first),
     mapped by Lemire's multiply-shift with rejection (exact). For a power of two nothing
     is rejected and the mapping is a shift, done without branches (every block but the
     last)."""
@@ -1032,10 +1019,10 @@ def _count_block_draws(key, replicate, block, n_draws, size, target):
         shift = np.uint64(16 - bits)
         for _ in range(n_draws // 4):
             word, s0, s1, s2, s3 = _xoshiro_next(s0, s1, s2, s3)
-            target[(word & low16) >> shift] += 1
-            target[((word >> np.uint64(16)) & low16) >> shift] += 1
-            target[((word >> np.uint64(32)) & low16) >> shift] += 1
-            target[(word >> np.uint64(48)) >> shift] += 1
+            target[(word & low16) >> shift] += increment
+            target[((word >> np.uint64(16)) & low16) >> shift] += increment
+            target[((word >> np.uint64(32)) & low16) >> shift] += increment
+            target[(word >> np.uint64(48)) >> shift] += increment
         done = n_draws - n_draws % 4
     threshold = (np.uint64(1) << np.uint64(16)) % bound
     while done < n_draws:
@@ -1043,56 +1030,86 @@ def _count_block_draws(key, replicate, block, n_draws, size, target):
         for quarter in range(4):
             product = ((word >> np.uint64(16 * quarter)) & low16) * bound
             if (product & low16) >= threshold and done < n_draws:
-                target[product >> np.uint64(16)] += 1
+                target[product >> np.uint64(16)] += increment
                 done += 1
 
 
 @njit(cache=True, nogil=True)
-def blocked_item_counts(key, block_totals, block_size, n_units, r0, i0, out):
+def blocked_item_counts(key, block_totals, block_size, n_units, r0, n_replicates, i0,
+                        increments, out):
     """``out[r, i]``: how often item ``i0 + i`` is drawn in replicate ``r0 + r``, given
-    ``block_totals[r0 + r, v]`` draws in block ``v`` (items ``v * block_size`` on).
-    ``out`` may hold anything; it is overwritten."""
+    ``block_totals[r0 + r, v]`` draws in block ``v`` (items ``v * block_size`` on), for
+    ``n_replicates`` replicates; ``increments`` is ``[1]`` (of ``out``'s dtype). With
+    ``increments = [1, scale]``, row ``p`` holds two replicates instead: the counts of
+    ``r0 + 2 p`` plus ``scale`` times those of ``r0 + 2 p + 1`` (0 past the last). ``out``
+    may hold anything; it is overwritten."""
     rows, width = out.shape
     if width == 0:
         return
     i1 = i0 + width
-    scratch = np.zeros(block_size, out.dtype)
-    for r in range(rows):
-        replicate = r0 + r
-        for v in range(i0 // block_size, (i1 - 1) // block_size + 1):
-            start = v * block_size
-            size = min(block_size, n_units - start)
-            lo = max(i0, start)
-            hi = min(i1, start + size)
-            whole = lo == start and hi == start + size
-            target = out[r, start - i0 : start - i0 + size] if whole else scratch[:size]
-            target[:] = 0
-            _count_block_draws(key, replicate, v, block_totals[replicate, v], size, target)
-            if not whole:
-                out[r, lo - i0 : hi - i0] = scratch[lo - start : hi - start]
+    scratch = np.empty(block_size, out.dtype)
+    for row in range(rows):
+        out[row, :] = 0
+        per_row = len(increments)
+        for half in range(per_row):
+            offset = per_row * row + half
+            if offset >= n_replicates:
+                break
+            replicate = r0 + offset
+            increment = increments[half]
+            for v in range(i0 // block_size, (i1 - 1) // block_size + 1):
+                start = v * block_size
+                size = min(block_size, n_units - start)
+                lo = max(i0, start)
+                hi = min(i1, start + size)
+                if lo == start and hi == start + size:  # the whole block: straight in
+                    _count_block_draws(key, replicate, v, block_totals[replicate, v], size,
+                                       out[row, start - i0 : start - i0 + size], increment)
+                else:
+                    scratch[:size] = 0
+                    _count_block_draws(key, replicate, v, block_totals[replicate, v], size,
+                                       scratch, increment)
+                    out[row, lo - i0 : hi - i0] += scratch[lo - start : hi - start]
 
 
 @njit(cache=True, nogil=True)
-def unpack_pair_sums(products, shift, most, sums, r0, r1, overflow):
-    """Add the column sums held in packed products to ``sums`` (R, 1 + 2 P) int64, for
-    replicates ``r0:r1``. ``products[s, r]`` (S, R, 1 + P) are float32 integers: entry 0
-    how many items replicate r draws in item sub-block s, entry 1 + p the sums ``a + b *
-    2**shift`` of table columns 1 + 2p (a) and 2 + 2p (b). They are exact, and ``a`` below
-    ``2**shift``, while the draws are at most ``most``; a sub-block with more draws is
-    flagged in ``overflow[s, r]`` and left out."""
-    S, _, width = products.shape
+def unpack_replicate_pairs(products, shift, most, ones, rows, sums, draws):
+    """Split products of paired counts into the sums of each replicate.
+
+    ``products[s, p, c]`` (float32 integers) is ``a + b * 2**shift``, ``a`` and ``b`` the
+    sums of table column ``c`` over item sub-block ``s`` weighted by the counts of
+    replicates ``2 p`` and ``2 p + 1``; column ``ones`` is 1 on every item, so it holds
+    their numbers of draws. ``a`` goes to ``sums[2 p, c]``, ``b`` to ``sums[2 p + 1, c]``
+    (for ``2 p + 1 < rows``), and the decoded draws are added to ``draws[2 p]`` and
+    ``draws[2 p + 1]``. The split is exact when every sub-block's draws are at most
+    ``most`` and decode to the replicates' true totals (the caller checks the latter);
+    returns, per pair, whether a sub-block was outside these bounds."""
+    S, P, F = products.shape
     mask = (np.int64(1) << shift) - 1
+    outside = np.zeros(P, np.bool_)
     for s in range(S):
-        for r in range(r0, r1):
-            draws = products[s, r, 0]
-            if draws > most:
-                overflow[s, r] = True
+        for p in range(P):
+            total = products[s, p, ones]
+            if total >= 2.0**24:
+                outside[p] = True
                 continue
-            sums[r, 0] += np.int64(draws)
-            for p in range(1, width):
-                packed = np.int64(products[s, r, p])
-                sums[r, 2 * p - 1] += packed & mask
-                sums[r, 2 * p] += packed >> shift
+            both = np.int64(total)
+            if (both & mask) > most or (both >> shift) > most:
+                outside[p] = True
+            r = 2 * p
+            draws[r] += both & mask
+            first = sums[r]
+            if r + 1 < rows:
+                draws[r + 1] += both >> shift
+                second = sums[r + 1]
+                for c in range(F):
+                    packed = np.int64(products[s, p, c])
+                    first[c] += packed & mask
+                    second[c] += packed >> shift
+            else:  # an odd last replicate: nothing in the high half
+                for c in range(F):
+                    first[c] += np.int64(products[s, p, c])
+    return outside
 
 
 # --- comparison measures (compare.py) ---

@@ -452,25 +452,34 @@ class BlockedResampler:
             ).astype(np.int64)
 
     def counts(self, r0: int, rows: int, i0: int, i1: int, out=None,
-               threads: bool = True) -> np.ndarray:
+               threads: bool = True, pair_scale: int = 0) -> np.ndarray:
         """(rows, i1 - i0) float32: how often items ``i0:i1`` are drawn in replicates
         ``r0:r0 + rows`` (written into ``out`` if given); ``threads=False`` draws in the
-        calling thread (inside a dask task)."""
+        calling thread (inside a dask task). With ``pair_scale`` > 0 the result has
+        ``ceil(rows / 2)`` rows, each holding two replicates: the counts of the first plus
+        ``pair_scale`` times those of the second (see :meth:`MLAStatistic.pair_sums`)."""
         if not (0 <= r0 and r0 + rows <= self.n_resamples and 0 <= i0 <= i1 <= self.n_units):
             raise IndexError(f"replicates {r0}:{r0 + rows} of {self.n_resamples}, items "
                              f"{i0}:{i1} of {self.n_units}")
+        shape = ((rows + 1) // 2 if pair_scale else rows, i1 - i0)
         if out is None:
-            out = np.empty((rows, i1 - i0), np.float32)
-        if out.shape != (rows, i1 - i0):
-            raise ValueError(f"out has shape {out.shape}, expected {(rows, i1 - i0)}")
-        task = partial(_kernels.blocked_item_counts, self.key, self.block_totals,
-                       self.block_size, self.n_units)
-        if not threads or rows * (i1 - i0) < 2**16:
-            task(r0, i0, out)
+            out = np.empty(shape, np.float32)
+        if out.shape != shape:
+            raise ValueError(f"out has shape {out.shape}, expected {shape}")
+        increments = np.array([1, pair_scale] if pair_scale else [1], out.dtype)
+        per_row = len(increments)
+
+        def task(a, b):  # rows a:b of out
+            _kernels.blocked_item_counts(self.key, self.block_totals, self.block_size,
+                                         self.n_units, r0 + per_row * a,
+                                         min(per_row * b, rows) - per_row * a, i0,
+                                         increments, out[a:b])
+
+        if not threads or out.size < 2**16:
+            task(0, len(out))
         else:
             # replicates in Python threads (numba's parallel layer spin-waits when busy)
-            _in_threads(lambda a, b: task(r0 + a, i0, out[a:b]), rows,
-                        min(rows, 2 * (os.cpu_count() or 1)))
+            _in_threads(task, len(out), min(len(out), 2 * (os.cpu_count() or 1)))
         return out
 
     def max_draws(self, i0: int, i1: int) -> int:
@@ -492,58 +501,38 @@ class BlockedResampler:
             yield start, self.counts(start, rows, 0, self.n_units, reused[:rows])
 
 
-def pair_packing(low_largest: int, high_largest: int):
-    """How to multiply two table columns at once in float32: ``(shift, most, items)``, or
-    None.
+def replicate_pairing(largest: int):
+    """How to multiply the counts of two replicates at once in float32: ``(shift, most,
+    items)``, or None.
 
-    A column of integers ``a`` at most ``low_largest`` and one of ``b`` at most
-    ``high_largest`` become one column ``a + b * 2**shift``. Its weighted sum over items
-    in which a replicate makes at most ``most`` draws is exact in float32 (below 2**24),
-    and so are the two sums it holds (the first below ``2**shift``). Items go in
-    sub-blocks of ``items`` (a power of two) with room for draws about 4 standard
-    deviations above their mean; a sub-block with more draws is flagged by the ones column
-    and summed without packing. None when sub-blocks would be shorter than
-    :data:`PACK_MIN_ITEMS`.
+    The counts of replicates ``a`` and ``b`` go in one row as ``W_a + W_b * 2**shift``.
+    Times a table column of integers at most ``largest``, its sum over items holds both
+    replicates' sums, ``A + B * 2**shift``, exactly (below 2**24) and separably (``A``
+    below ``2**shift``) while each replicate draws at most ``most`` items among them. The
+    product is therefore taken over sub-blocks of ``items`` items (a power of two), with
+    room for draws about 4 standard deviations above their mean; the table's ones column
+    counts the draws, and a pair of replicates with a sub-block outside the bound is
+    multiplied again unpaired. Half the rows: the product costs about a fifth less, and
+    the counts take half the memory traffic. None when sub-blocks would be shorter than
+    :data:`PACK_MIN_ITEMS` (``largest`` above 23: complete decisions of 10 annotators or more).
 
     Examples
     --------
-    Five annotators: ``x <= 5`` and ``x (5 - x) <= 6``.
+    Five annotators: the table holds ``x <= 5`` and ``x (5 - x) <= 6``.
 
-    >>> pair_packing(5, 6)
+    >>> replicate_pairing(6)
     (12, 682, 512)
     """
-    low_largest, high_largest = max(1, low_largest), max(1, high_largest)
+    largest = max(1, largest)
     shift, most = max(
-        ((s, min((2**s - 1) // low_largest,
-                 (2**24 - 1) // (low_largest + high_largest * 2**s))) for s in range(1, 24)),
+        ((s, min((2**s - 1) // largest, (2**24 - 1) // (largest * (1 + 2**s))))
+         for s in range(1, 24)),
         key=lambda choice: choice[1],
     )
     items = BLOCK_ITEMS
     while items >= PACK_MIN_ITEMS and items + 4 * math.sqrt(items) > most:
         items //= 2
     return (shift, most, items) if items >= PACK_MIN_ITEMS else None
-
-
-def unpack_rows(packed: dict, rows: slice) -> np.ndarray:
-    """Rows of a packed table (see :func:`pair_packing`) unpacked: (rows, 1 + 2 P) float64
-    with the ones column, then each packed column's two columns."""
-    values = packed["table"][rows].astype(np.int64)
-    out = np.empty((len(values), 1 + 2 * (values.shape[1] - 1)))
-    out[:, 0] = values[:, 0]
-    out[:, 1::2] = values[:, 1:] & ((1 << packed["shift"]) - 1)
-    out[:, 2::2] = values[:, 1:] >> packed["shift"]
-    return out
-
-
-class _PackedEntry(dict):
-    """A table entry holding the packed table only; its unpacked ``"table"`` (float32) is
-    made on first use (the jackknife, a Generator seed, two-way resampling)."""
-
-    def __missing__(self, key):
-        if key != "table":
-            raise KeyError(key)
-        self["table"] = unpack_rows(self["packed"], slice(None)).astype(np.float32)
-        return self["table"]
 
 
 def batch_rows(n_units: int, n_resamples: int) -> int:
@@ -1257,16 +1246,40 @@ def _stream_item_blocks(statistic, resampler: BlockedResampler, bar=None) -> lis
     item blocks, drawing a block's counts into its own small buffer and multiplying them with
     the block's rows of the tables straight away. No large array of counts is ever held.
     BLAS runs single-threaded meanwhile: the threads already fill the cores, and BLAS
-    threads spin-waiting between products would slow the draws."""
+    threads spin-waiting between products would slow the draws.
+
+    A statistic with a ``pairing()`` (MLA, see :func:`replicate_pairing`) gets the counts
+    of two replicates per row, and a pair whose split is not certain to be exact is
+    multiplied again from its unpaired counts (drawn again: the resampler gives any
+    replicate's counts on their own)."""
     n_resamples, n_items = resampler.n_resamples, statistic.n_items
     workers = max(1, min(n_resamples, os.cpu_count() or 1))
     step = min(STREAM_ROWS, -(-n_resamples // workers))
     size = min(resampler.block_size, n_items)
+    statistic.prepare()
+    pairing = statistic.pairing() if hasattr(statistic, "pairing") else None
     buffers = queue.SimpleQueue()
     for _ in range(workers):
-        buffers.put(np.empty((step, size), np.float32))
+        buffers.put(np.empty(((step + 1) // 2 if pairing else step, size), np.float32))
     lock = threading.Lock()
-    statistic.prepare()
+
+    def block(start, rows, i0, i1, buffer):
+        if not pairing:
+            counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0],
+                                      threads=False)
+            return statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
+        scale = 2 ** pairing[0]
+        counts = resampler.counts(start, rows, i0, i1, buffer[: (rows + 1) // 2, : i1 - i0],
+                                  threads=False, pair_scale=scale)
+        draws = resampler.block_totals[start : start + rows, i0 // resampler.block_size]
+        sums, unsure = statistic.pair_sums(counts, i0, i1, rows, draws)
+        for pair in unsure:
+            pair_rows = slice(2 * pair, min(2 * pair + 2, rows))
+            alone = resampler.counts(start + pair_rows.start, pair_rows.stop - pair_rows.start,
+                                     i0, i1, threads=False)
+            sums[pair_rows] = statistic.block_sums(alone, i0, i1,
+                                                   resampler.max_draws(i0, i1))
+        return sums
 
     def run(start):
         rows = min(step, n_resamples - start)
@@ -1274,10 +1287,7 @@ def _stream_item_blocks(statistic, resampler: BlockedResampler, bar=None) -> lis
         try:
             sums = None
             for i0 in range(0, n_items, resampler.block_size):
-                i1 = min(n_items, i0 + resampler.block_size)
-                counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0],
-                                          threads=False)
-                part = statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
+                part = block(start, rows, i0, min(n_items, i0 + resampler.block_size), buffer)
                 sums = part if sums is None else _add_all(sums, part)
         finally:
             buffers.put(buffer)
@@ -1585,6 +1595,8 @@ class MLAStatistic(WeightedStatistic):
             "slots": slots,
             "shape": (G, k, M),
             "largest": largest,
+            # a column of ones (a label whose cells all have one m), for replicate_pairing
+            "ones": int(source[groups[("ones",)][0]]) if ("ones",) in groups else None,
         }
         if np.all(weights == 1):
             self._tables[key] = entry
@@ -1605,34 +1617,24 @@ class MLAStatistic(WeightedStatistic):
         N, n, k = self.n_items, self.n_annotators, self.n_labels
         values = values.reshape(G, N, n, k)
         largest = max(1, n, n**2 // 4)
-        dtype = np.float32 if largest < 2**24 else np.float64
-        # x and x (n - x) of each label packed in one column when they pack (then the
-        # unpacked table is only made if asked for: see _PackedEntry)
-        packing = pair_packing(n, n**2 // 4) if dtype == np.float32 else None
-        table = np.empty((0 if packing else N, 1 + 2 * G * k), dtype)
-        packed = np.empty((N if packing else 0, 1 + G * k), np.float32)
-        shift = packing[0] if packing else 0
+        table = np.empty((N, 1 + 2 * G * k), np.float32 if largest < 2**24 else np.float64)
         parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
         totals = np.zeros((parts, table.shape[1]), np.int64)  # one row per part: no races
         bounds = np.linspace(0, N, parts + 1).astype(np.int64)
         bad = _pool_map(
-            lambda t: _kernels.complete_item_table(values, table, packed, shift, totals[t],
-                                                   bounds[t], bounds[t + 1]),
+            lambda t: _kernels.complete_item_table(values, table, totals[t], bounds[t],
+                                                   bounds[t + 1]),
             range(parts),
         )
-        if sum(bad):
+        if any(bad):
             return None
         # the slots of _label_counts: (g, j, m = n, stat) for every (g, j); all cell-count
         # slots read the ones column
         cells = np.arange(G * k)
         slots = ((cells[:, None] * (n + 1) + n) * 3 + np.arange(3)).ravel()
         source = np.stack([np.zeros_like(cells), 1 + 2 * cells, 2 + 2 * cells], -1).ravel()
-        entry = {"totals": totals.sum(axis=0), "source": source, "slots": slots,
-                 "shape": (G, k, n + 1), "largest": largest}
-        if not packing:
-            return {**entry, "table": table}
-        return _PackedEntry(entry, packed={"table": packed, "shift": packing[0],
-                                           "most": packing[1], "items": packing[2]})
+        return {"table": table, "totals": totals.sum(axis=0), "source": source,
+                "slots": slots, "shape": (G, k, n + 1), "largest": largest, "ones": 0}
 
     def item_table(self):
         """``(table, entry)``: the per-item table (N x F) with the entry that maps its
@@ -1709,36 +1711,46 @@ class MLAStatistic(WeightedStatistic):
         ``item_counts`` (R, i1 - i0), in which no replicate draws more than ``draws``
         items; sums over all blocks go to :meth:`from_sums`."""
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        # complete 0/1 decisions: x and x (n - x) of a label packed in one column
-        packed = entry.get("packed")
-        if not packed:
-            return self._weighted_sums(entry, item_counts, slice(i0, i1), draws)
-        # sub-blocks of packed["items"] items in one stacked product, then the rest
-        size = packed["items"]
-        R = len(item_counts)
-        weights = item_counts.astype(np.float32, copy=False)
-        sums = np.zeros((R, 1 + 2 * (packed["table"].shape[1] - 1)), np.int64)
+        return self._weighted_sums(entry, item_counts, slice(i0, i1), draws)
+
+    def pairing(self):
+        """``(shift, most, items)`` of :func:`replicate_pairing` for the item table, or None
+        (no ones column, values too large, or a float64 table)."""
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        if entry.get("ones") is None or entry["table"].dtype != np.float32:
+            return None
+        return replicate_pairing(entry["largest"])
+
+    def pair_sums(self, paired_counts, i0: int, i1: int, rows: int, draws) -> tuple:
+        """:meth:`block_sums` of ``rows`` replicates from their paired counts
+        (``ceil(rows / 2)`` rows, see :meth:`BlockedResampler.counts` and
+        :meth:`pairing`), given each replicate's number of draws among items ``i0:i1``.
+        Returns the (rows, F) sums and the pairs whose split is not certain to be exact
+        (their two rows are then to be replaced: :func:`_stream_item_blocks` multiplies
+        them unpaired)."""
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        shift, most, size = self.pairing()
+        table = entry["table"]
+        pairs = len(paired_counts)
+        sums = np.zeros((rows, table.shape[1]), np.int64)
+        decoded = np.zeros(rows, np.int64)
         n_sub = (i1 - i0) // size
         body = n_sub * size
+        unsure = np.zeros(pairs, np.bool_)
         parts = []
         if n_sub:
-            parts.append((weights[:, :body].reshape(R, n_sub, size).transpose(1, 0, 2),
-                          packed["table"][i0 : i0 + body].reshape(n_sub, size, -1), 0))
+            parts.append((paired_counts[:, :body].reshape(pairs, n_sub, size).transpose(1, 0, 2),
+                          table[i0 : i0 + body].reshape(n_sub, size, -1)))
         if body < i1 - i0:
-            parts.append((weights[None, :, body:], packed["table"][None, i0 + body : i1],
-                          body))
-        for stacked_weights, stacked_rows, offset in parts:
-            products = np.matmul(stacked_weights, stacked_rows)
-            overflow = np.zeros(products.shape[:2], np.bool_)
-            _kernels.unpack_pair_sums(products, packed["shift"], packed["most"], sums, 0, R,
-                                      overflow)
-            # a sub-block with more draws than the packing allows: unpacked, in float64
-            for sub, r in zip(*np.nonzero(overflow)):
-                start = i0 + offset + sub * size
-                rows = unpack_rows(packed, slice(start, min(start + size, i1)))
-                sums[r] += np.rint(weights[r, start - i0 : start - i0 + len(rows)]
-                                   .astype(np.float64) @ rows).astype(np.int64)
-        return sums
+            parts.append((paired_counts[None, :, body:], table[None, i0 + body : i1]))
+        for weights, rows_of_table in parts:
+            products = np.matmul(weights, rows_of_table)
+            unsure |= _kernels.unpack_replicate_pairs(products, shift, most, entry["ones"],
+                                                      rows, sums, decoded)
+        # every sub-block's draws decoded as each replicate's true total: no carries
+        wrong = decoded != np.asarray(draws)
+        unsure |= wrong[0::2] | np.append(wrong[1::2], False)[:pairs]
+        return sums, np.flatnonzero(unsure)
 
     def from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Label counts (see :meth:`replicates`) from the summed :meth:`block_sums`."""

@@ -370,6 +370,14 @@ def mla_from_counts(
     )
 
 
+def _over_m(values):
+    """Sum over the last (deciders) axis; a view when it has length 1 (numpy reduces a
+    length-1 axis one outer element at a time)."""
+    if values.shape[-1] == 1:
+        return values[..., 0]
+    return values.sum(-1)
+
+
 def _divide(numerator, denominator):
     """numerator / denominator, NaN where the denominator is 0 (quietly, numpy or dask)."""
     if isinstance(numerator, np.ndarray) and isinstance(denominator, np.ndarray):
@@ -452,11 +460,11 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     cells = label_counts[..., 0] * pairable
     positives = label_counts[..., 1] * pairable
     squares = label_counts[..., 2] * pairable
-    n_j = (m * cells).sum(-1)
+    n_j = _over_m(m * cells)
     total_values = n_j.sum(-1)
-    positives_j = positives.sum(-1)
+    positives_j = _over_m(positives)
     # sum_i 2 x (m - x) / (m - 1) = n_j D_o,j
-    disagreement = (2 * (m * positives - squares) * inverse).sum(-1)
+    disagreement = _over_m(2 * (m * positives - squares) * inverse)
     p_j = _divide(positives_j, n_j)
     # coefficients are computed as 1 - D / (1 - A_e): equal to (A_o - A_e) / (1 - A_e), and
     # exactly 1 when nothing disagrees
@@ -502,15 +510,15 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         alpha_hamming=1 - _divide(disagreement.sum(-1), expected_disagreement.sum(-1)),
         n_pairable_items=(item_pairs > 0).sum(-1),
         n_missing_decisions=n_items * n_annotators * n_j.shape[-1]
-        - (m * label_counts[..., 0]).sum(-1).sum(-1),
+        - _over_m(m * label_counts[..., 0]).sum(-1),
         item_observed=item_observed,
         label_observed=label_observed,
         label_observed_minimum=1 - _divide(2 * max_disagreement, n_j),
         prevalence=p_j,
-        positive_agreement=_divide((squares - positives).sum(-1), ((m - 1) * positives).sum(-1)),
+        positive_agreement=_divide(_over_m(squares - positives), _over_m((m - 1) * positives)),
         negative_agreement=_divide(
-            (m * m * cells - 2 * m * positives + squares - m * cells + positives).sum(-1),
-            ((m - 1) * (m * cells - positives)).sum(-1),
+            _over_m(m * m * cells - 2 * m * positives + squares - m * cells + positives),
+            _over_m((m - 1) * (m * cells - positives)),
         ),
         label_pairable_values=n_j,
     )

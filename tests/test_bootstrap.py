@@ -630,6 +630,23 @@ def test_replicate_pairing_sums_stay_exact(largest):
     assert int(total) == most * largest * (1 + 2**shift)
 
 
+@pytest.mark.parametrize("dtype", [bool, np.uint8, np.int8, np.int64, float])
+def test_point_values_with_ci_equal_plain_mla(dtype):
+    """With ``ci`` the point values of complete integer decisions come from the bootstrap's
+    table pass instead of the usual count: every variable (item level included) equals
+    plain mla() exactly, extra dim and coordinates included."""
+    rng = np.random.default_rng(12)
+    values = (rng.random((2, 300, 4, 5)) < rng.uniform(0.05, 0.7, 5)).astype(dtype)
+    da = xr.DataArray(values, dims=("round", "item", "annotator", "label"),
+                      coords={"label": list("abcde"), "round": [1, 2]})
+    plain = xr_agreement.mla(da, ["F", "AC1", "PB"])
+    with_ci = xr_agreement.mla(da, ["F", "AC1", "PB"], ci=0.9, n_resamples=20, seed=1)
+    xr.testing.assert_identical(with_ci[list(plain.data_vars)].drop_attrs(),
+                                plain.drop_attrs())
+    for name in plain.data_vars:
+        assert with_ci[name].attrs == plain[name].attrs
+
+
 @pytest.mark.parametrize("bad", [2, -1])
 def test_invalid_integer_decision_is_named_with_ci(bad):
     values = np.zeros((10, 3, 2), np.int8)

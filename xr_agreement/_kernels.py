@@ -894,10 +894,11 @@ def hash_rows(rows, hashes):
 
 
 @njit(cache=True, nogil=True)
-def complete_item_table(values, table, totals, i0, i1):
+def complete_item_table(values, table, totals, item_spread, i0, i1):
     """Rows ``i0:i1`` of the per-item table of complete 0/1 decisions ``values`` (G, N, n,
     k): column 0 is 1, columns ``1 + 2 c`` and ``2 + 2 c`` (c = g k + j) hold ``x`` and
-    ``x (n - x)``; their column sums are added to ``totals``. Returns whether a value is
+    ``x (n - x)``; their column sums are added to ``totals``, and each item's sum of
+    ``x (n - x)`` over labels goes to ``item_spread[g, i]``. Returns whether a value is
     not 0 or 1 (the rows are then not to be used)."""
     G, _, n, k = values.shape
     x = np.zeros(k, np.int32)
@@ -917,12 +918,15 @@ def complete_item_table(values, table, totals, i0, i1):
             column_x = sum_x[g]
             column_spread = sum_spread[g]
             out = table[i, 1 + 2 * g * k : 1 + 2 * (g + 1) * k]
+            spreads = 0
             for j in range(k):
                 spread = x[j] * (n - x[j])
                 column_x[j] += x[j]
                 column_spread[j] += spread
+                spreads += spread
                 out[2 * j] = x[j]
                 out[2 * j + 1] = spread
+            item_spread[g, i] = spreads
     totals[0] += i1 - i0
     for g in range(G):
         for j in range(k):

@@ -1620,10 +1620,11 @@ class MLAStatistic(WeightedStatistic):
         table = np.empty((N, 1 + 2 * G * k), np.float32 if largest < 2**24 else np.float64)
         parts = 2 * (os.cpu_count() or 1) if N >= 4096 else 1
         totals = np.zeros((parts, table.shape[1]), np.int64)  # one row per part: no races
+        item_spread = np.empty((G, N), np.int64)
         bounds = np.linspace(0, N, parts + 1).astype(np.int64)
         bad = _pool_map(
-            lambda t: _kernels.complete_item_table(values, table, totals[t], bounds[t],
-                                                   bounds[t + 1]),
+            lambda t: _kernels.complete_item_table(values, table, totals[t], item_spread,
+                                                   bounds[t], bounds[t + 1]),
             range(parts),
         )
         if any(bad):
@@ -1634,7 +1635,30 @@ class MLAStatistic(WeightedStatistic):
         slots = ((cells[:, None] * (n + 1) + n) * 3 + np.arange(3)).ravel()
         source = np.stack([np.zeros_like(cells), 1 + 2 * cells, 2 + 2 * cells], -1).ravel()
         return {"table": table, "totals": totals.sum(axis=0), "source": source,
-                "slots": slots, "shape": (G, k, n + 1), "largest": largest, "ones": 0}
+                "slots": slots, "shape": (G, k, n + 1), "largest": largest, "ones": 0,
+                "item_spread": item_spread}
+
+    def point_counts(self):
+        """``(label_counts, item_counts, extra)`` as :func:`_stats.count_arrays` gives them,
+        from the pass that makes the per-item table of complete integer or boolean
+        decisions (so :func:`xr_agreement.mla` with ``ci`` reads the data once); None for
+        other input (then count them as usual)."""
+        data = self.ordered.data
+        if _is_dask(data) or data.dtype.kind not in "biu":
+            return None
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        if "item_spread" not in entry:
+            return None
+        G, k, M = entry["shape"]
+        n = self.n_annotators
+        label_counts = self._label_counts(entry, entry["totals"][None, :])[0]
+        # agreeing (annotator, label) pairs of an item: k C(n, 2) minus its x (n - x) sum
+        all_pairs = k * (n * (n - 1) // 2)
+        item_counts = np.empty((G, self.n_items, 2), np.int64)
+        item_counts[..., 0] = all_pairs - entry["item_spread"]
+        item_counts[..., 1] = all_pairs
+        return (label_counts.reshape(self.extra_shape + label_counts.shape[1:]),
+                item_counts.reshape(self.extra_shape + (self.n_items, 2)), self.extra)
 
     def item_table(self):
         """``(table, entry)``: the per-item table (N x F) with the entry that maps its
@@ -2104,9 +2128,10 @@ def mla_intervals(
     seed,
     return_replicates: bool,
     progress,
+    statistic: MLAStatistic | None = None,
 ) -> xr.Dataset:
     """The :func:`xr_agreement.mla` result with bootstrap intervals (see the module
-    docstring)."""
+    docstring); ``statistic`` is the :class:`MLAStatistic` of ``da`` if made already."""
     options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
                    return_replicates=return_replicates, progress=progress)
     if _is_dask(da.data) and isinstance(seed, np.random.Generator):
@@ -2116,6 +2141,7 @@ def mla_intervals(
                                         annotator=annotator, label=label),
             {"da": da}, result, variables=interval_variables(result, item), item=item,
             **options)
-    statistic = MLAStatistic(da, baselines, single, item=item, annotator=annotator,
-                             label=label)
+    if statistic is None:
+        statistic = MLAStatistic(da, baselines, single, item=item, annotator=annotator,
+                                 label=label)
     return bootstrap(statistic, result, item=item, **options)

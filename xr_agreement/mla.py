@@ -298,13 +298,20 @@ def mla(
     check_binary_dtype(da)
     check_annotators(da, annotator)
     names, single = parse_baselines(baseline)
+    counts = statistic = None
     if ci is not None:
         from . import bootstrap as _bootstrap
 
         ci, n_resamples, resample, method = _bootstrap.check_options(
             ci, n_resamples, resample, method, seed, progress
         )
-    label_counts, item_counts, extra = count_arrays(da, item, annotator, label)
+        statistic = _bootstrap.MLAStatistic(da, names, single, item=item,
+                                            annotator=annotator, label=label)
+        # complete integer decisions: the bootstrap's table pass counts them too
+        counts = statistic.point_counts()
+    if counts is None:
+        counts = count_arrays(da, item, annotator, label)
+    label_counts, item_counts, extra = counts
     values = finish_counts(label_counts, item_counts[..., 0], item_counts[..., 1], names)
     result = assemble(
         values,
@@ -333,6 +340,7 @@ def mla(
         seed=seed,
         return_replicates=return_replicates,
         progress=progress,
+        statistic=statistic,
     )
 
 

@@ -1083,14 +1083,18 @@ def unpack_replicate_pairs(products, shift, most, ones, rows, sums, draws):
     ``products[s, p, c]`` (float32 integers) is ``a + b * 2**shift``, ``a`` and ``b`` the
     sums of table column ``c`` over item sub-block ``s`` weighted by the counts of
     replicates ``2 p`` and ``2 p + 1``; column ``ones`` is 1 on every item, so it holds
-    their numbers of draws. ``a`` goes to ``sums[2 p, c]``, ``b`` to ``sums[2 p + 1, c]``
-    (for ``2 p + 1 < rows``), and the decoded draws are added to ``draws[2 p]`` and
-    ``draws[2 p + 1]``. The split is exact when every sub-block's draws are at most
-    ``most`` and decode to the replicates' true totals (the caller checks the latter);
-    returns, per pair, whether a sub-block was outside these bounds."""
+    their numbers of draws. The ``a`` go to ``sums[2 p]``, the ``b`` to ``sums[2 p + 1]``
+    (for ``2 p + 1 < rows``), and the decoded draws to ``draws[2 p]`` and ``draws[2 p +
+    1]``. The split is exact when every sub-block's draws are at most ``most`` and decode
+    to the replicates' true totals (the caller checks the latter); returns, per pair,
+    whether a sub-block was outside these bounds (its sums are then not to be used)."""
     S, P, F = products.shape
-    mask = (np.int64(1) << shift) - 1
+    mask = np.int32((1 << shift) - 1)
     outside = np.zeros(P, np.bool_)
+    # int32 halves: each sub-block adds less than 2**shift per pair and column when inside
+    # the bounds (a pair outside them is recomputed, whatever its halves hold)
+    low = np.zeros((P, F), np.int32)
+    high = np.zeros((P, F), np.int32)
     for s in range(S):
         for p in range(P):
             total = products[s, p, ones]
@@ -1100,19 +1104,22 @@ def unpack_replicate_pairs(products, shift, most, ones, rows, sums, draws):
             both = np.int64(total)
             if (both & mask) > most or (both >> shift) > most:
                 outside[p] = True
-            r = 2 * p
-            draws[r] += both & mask
-            first = sums[r]
-            if r + 1 < rows:
-                draws[r + 1] += both >> shift
-                second = sums[r + 1]
-                for c in range(F):
-                    packed = np.int64(products[s, p, c])
-                    first[c] += packed & mask
-                    second[c] += packed >> shift
-            else:  # an odd last replicate: nothing in the high half
-                for c in range(F):
-                    first[c] += np.int64(products[s, p, c])
+            row = products[s, p]
+            first = low[p]
+            second = high[p]
+            for c in range(F):
+                packed = np.int32(row[c])
+                first[c] += packed & mask
+                second[c] += packed >> np.int32(shift)
+    for p in range(P):
+        r = 2 * p
+        draws[r] += low[p, ones]
+        for c in range(F):
+            sums[r, c] += low[p, c]
+        if r + 1 < rows:
+            draws[r + 1] += high[p, ones]
+            for c in range(F):
+                sums[r + 1, c] += high[p, c]
     return outside
 
 

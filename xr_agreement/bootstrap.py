@@ -1913,40 +1913,21 @@ class MLAStatistic(WeightedStatistic):
             yield values, multiplicity[start : start + batch]
 
     def finish(self, batches) -> xr.Dataset:
-        from ._stats import COUNT_STATS
-        from .mla import mla_from_counts
+        from .mla import assemble, finish_counts
 
         label_counts = np.concatenate(batches, axis=0)
         R = label_counts.shape[0]
-        n = self.n_annotators
         label_counts = label_counts.reshape((R,) + self.extra_shape + label_counts.shape[2:])
-        dims = (RESAMPLE_DIM, *self.extra, self.label, "deciders", "stat")
+        # the resample dim leads as an extra dim; one dummy item (item-level values are not
+        # bootstrapped and are dropped)
         dummy = np.zeros((R,) + self.extra_shape + (1,), np.int64)
-        item_dims = (RESAMPLE_DIM, *self.extra, self.item)
-        counts = xr.Dataset(
-            {
-                "label_counts": (dims, label_counts),
-                # one dummy item: item-level values are not bootstrapped
-                "item_agreeing_pairs": (item_dims, dummy),
-                "item_pairs": (item_dims, dummy),
-            },
-            coords={"deciders": np.arange(n + 1), "stat": COUNT_STATS},
-        )
-        result = mla_from_counts(
-            counts,
-            self.baselines,
-            self.single,
-            item=self.item,
-            label=self.label,
-            n_annotators=n,
-        )
-        keep = [
-            name
-            for name, var in result.data_vars.items()
-            if self.item not in var.dims and not name.startswith("n_")
-        ]
-        result = result[keep].assign_coords(self.coords)
-        return result.assign_coords({RESAMPLE_DIM: np.arange(R)})
+        values = finish_counts(label_counts, dummy, dummy, self.baselines)
+        result = assemble(values, self.baselines, self.single, extra=[RESAMPLE_DIM, *self.extra],
+                          item=self.item, label=self.label,
+                          coords={**self.coords, RESAMPLE_DIM: np.arange(R)},
+                          n_annotators=self.n_annotators)
+        return result.drop_vars([name for name, var in result.data_vars.items()
+                                 if self.item in var.dims or name.startswith("n_")])
 
 
 def _pool_map(function, *iterables) -> list:

@@ -1,25 +1,21 @@
 """Bootstrap intervals of MLA: 1000 item resamples against one plain ``mla()`` call.
 
     python benchmarks/bench_bootstrap.py                  # N = 10**5 items, n = 5, k = 50
-    python benchmarks/bench_bootstrap.py --items 20000    # a smaller corpus
+    python benchmarks/bench_bootstrap.py --annotators 3   # fewer annotators: a cheaper plain call
 
 The issue's target: 1000 item resamples (percentile intervals for every corpus and label
 coefficient) cost at most 30 times one plain ``mla()`` call on the same data. The plain
-call reads the N n k decisions once; the bootstrap's product costs 2 R N (2k + 1) float32
-operations and its draws R N random numbers, neither depending on n: the ratio falls as
-1 / n, and the "floor" line shows what the product alone costs at full BLAS speed (about
-20x at n = 5 on two quiet cores, with the draws, the table and the finishing 55-65x in
-all, so 30x is out of reach there; about 38x at ``--annotators 10``, 22x at
-``--annotators 20``). Resampling is a weighted sum of per-item statistics (multinomial
-counts W times an N x F table, float32 matrix products over blocks of items and batches of
-replicates), finished in one call with a ``resample`` dim, not 1000 recomputations. The
-"seed=Generator" line times NumPy's own stream (what scipy draws) instead of the
-block-seeded draws.
+call reads the N n k decisions once. The bootstrap reads them once too (its per-item table
+and the point estimate come from one pass), then, per pair of replicates, draws 2 N random
+indices and multiplies one row of counts (two replicates, the second scaled by 2**12) with
+the N x (2k + 1) table in float32, sub-block by sub-block: neither depends on n, so the
+ratio falls as 1 / n. The breakdown times the stages of one bootstrap: the streamed draws
+and products run in the worker threads with single-threaded BLAS, and the lines "draws
+alone" and "products alone" time each half of that stream on its own, on the same threads.
 
 Timings are the best of several runs after a warm-up run (numba compilation excluded), the
-two calls alternating so that both meet the same spells of load; the breakdown times the
-stages of one bootstrap separately. On a shared machine the ratio still moves with the load
-(the load average is printed).
+two calls alternating so that both meet the same spells of load. On a shared machine the
+ratio still moves with the load (the load average is printed): run it a few times.
 """
 
 from __future__ import annotations
@@ -73,41 +69,56 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
     print(f"mla(ci=0.95), percentile:    {with_ci:8.3f} s   ratio {with_ci / plain:5.1f} "
           "(target <= 30)")
 
-    # where the time goes, one run of the same stages as mla(ci=...)
+    # where the time goes: the stages of mla(ci=...), one at a time
     statistic = bootstrap.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
                                        label="label")
-    t_table, _ = timed(lambda: statistic._table(np.ones(n_annotators, np.int64)))
-    # the streamed path of mla(ci=..., seed=int): item blocks x batches of replicates
+    t_table, _ = timed(statistic.prepare)
     resampler = bootstrap.BlockedResampler(seed, n_items, n_resamples)
-    step, size = min(n_resamples, bootstrap.STREAM_ROWS), resampler.block_size
-    buffer = np.empty((step, min(size, n_items)), np.float32)
-    t_draw = t_product = 0.0
-    parts = []
-    for start in range(0, n_resamples, step):
+    t_stream = best_of(lambda: bootstrap._stream_item_blocks(statistic, resampler), 3)
+    batches = bootstrap._stream_item_blocks(statistic, resampler)
+    t_finish = best_of(lambda: statistic.finish(batches), 3)
+    shift, _, size = statistic.pairing() or (0, 0, bootstrap.BLOCK_ITEMS)
+    workers = os.cpu_count() or 1
+    step = min(bootstrap.STREAM_ROWS, -(-n_resamples // workers))
+    block = min(resampler.block_size, n_items)
+    table = statistic._table(np.ones(n_annotators, np.int64))["table"]
+
+    def each_range(work):
+        with bootstrap._single_threaded_blas():
+            bootstrap._pool_map(work, range(0, n_resamples, step))
+
+    def draws(start):
+        buffer = np.empty(((step + 1) // 2 if shift else step, block), np.float32)
         rows = min(step, n_resamples - start)
-        sums = 0.0
-        for i0 in range(0, n_items, size):
-            i1 = min(n_items, i0 + size)
-            elapsed, counts = timed(lambda: resampler.counts(start, rows, i0, i1,
-                                                             buffer[:rows, : i1 - i0]))
-            t_draw += elapsed
-            elapsed, part = timed(lambda: statistic.block_sums(
-                counts, i0, i1, resampler.max_draws(i0, i1)))
-            t_product += elapsed
-            sums = sums + part
-        parts.append(statistic.from_sums(sums))
-    t_finish, _ = timed(lambda: statistic.finish(parts))
-    columns = statistic._table(np.ones(n_annotators, np.int64))["table"].shape[1]
-    print(f"  per-item table (N x {columns}):   {t_table:8.3f} s")
-    print(f"  resampling counts W ({n_resamples} x N): {t_draw:8.3f} s")
-    print(f"  W @ table:                   {t_product:8.3f} s")
+        for i0 in range(0, n_items, block):
+            i1 = min(n_items, i0 + block)
+            out = buffer[: (rows + 1) // 2 if shift else rows, : i1 - i0]
+            resampler.counts(start, rows, i0, i1, out, threads=False,
+                             pair_scale=2**shift if shift else 0)
+
+    def products(start):
+        rows = min(step, n_resamples - start)
+        counts = np.ones(((rows + 1) // 2 if shift else rows, block), np.float32)
+        for i0 in range(0, n_items, block):
+            i1 = min(n_items, i0 + block)
+            if not shift:  # unpaired: one product per block
+                np.matmul(counts[:, : i1 - i0], table[i0:i1])
+                continue
+            n_sub = (i1 - i0) // size
+            np.matmul(counts[:, : n_sub * size].reshape(len(counts), n_sub, size)
+                      .transpose(1, 0, 2), table[i0 : i0 + n_sub * size]
+                      .reshape(n_sub, size, -1))
+
+    t_draws = best_of(lambda: each_range(draws), 3)
+    t_products = best_of(lambda: each_range(products), 3)
+    columns = table.shape[1]
+    print(f"  per-item table (N x {columns}) and point counts: {t_table:6.3f} s")
+    print(f"  streamed draws and products ({'pairs of replicates' if shift else 'unpaired'}, "
+          f"{workers} threads): {t_stream:6.3f} s")
+    print(f"    draws alone:               {t_draws:8.3f} s = {t_draws / plain:5.1f} x plain")
+    print(f"    products alone:            {t_products:8.3f} s = {t_products / plain:5.1f} x "
+          "plain")
     print(f"  finish (resample dim):       {t_finish:8.3f} s")
-    # the floor of this design: the product alone, at the machine's float32 BLAS speed
-    counts = np.ones((step, n_items), np.float32)
-    table = np.ones((n_items, columns), np.float32)
-    floor = best_of(lambda: counts @ table) * n_resamples / step
-    print(f"  floor: float32 BLAS product (1000 x N) @ (N x {columns}) alone: {floor:6.3f} s"
-          f" = {floor / plain:5.1f} x plain")
 
     numpy_stream = best_of(lambda: xr_agreement.mla(
         da, ci=0.95, n_resamples=n_resamples, seed=np.random.default_rng(seed)), repeats=2)

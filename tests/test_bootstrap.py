@@ -616,6 +616,31 @@ def test_no_pairing_without_a_ones_column():
                     expected.agreement.values, f"replicate {r}")
 
 
+def test_blas_is_single_threaded_while_streaming_and_restored(monkeypatch):
+    """The streamed products run with single-threaded BLAS (the worker threads fill the
+    cores); bootstraps running at once in two threads leave every BLAS library's thread
+    count as it was."""
+    import threadpoolctl
+    from concurrent.futures import ThreadPoolExecutor
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen = []
+    pair_sums = bs.MLAStatistic.pair_sums
+    monkeypatch.setattr(bs.MLAStatistic, "pair_sums",
+                        lambda self, *args: seen.append(blas_threads()) or pair_sums(self, *args))
+    da = decisions(5, N=3000, n=4, k=3, missing=0, prevalence=0.3)
+    with ThreadPoolExecutor(2) as pool:
+        runs = [pool.submit(xr_agreement.mla, da, ci=0.9, n_resamples=300, seed=s)
+                for s in range(4)]
+        [run.result() for run in runs]
+    assert seen and all(set(threads) == {1} for threads in seen)
+    assert blas_threads() == before
+
+
 @pytest.mark.parametrize("largest", range(1, 21))
 def test_replicate_pairing_sums_stay_exact(largest):
     """The largest sums a pairing allows, added one item at a time in float32, equal the

@@ -108,6 +108,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import os
@@ -1296,21 +1297,53 @@ def _stream_item_blocks(statistic, resampler: BlockedResampler, bar=None) -> lis
                 bar.update(rows)
         return statistic.from_sums(sums)
 
-    with _blas_threads(1):
+    with _single_threaded_blas():
         return _pool_map(run, range(0, n_resamples, step))
 
 
-def _blas_threads(limit: int):
-    """Context in which BLAS libraries (numpy's and any other loaded) use ``limit`` threads
-    (threadpoolctl; the controller is made once, as finding the libraries takes time)."""
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
+@contextlib.contextmanager
+def _single_threaded_blas():
+    """Context in which BLAS libraries (numpy's and any other loaded) run single-threaded
+    (threadpoolctl). Nested and concurrent uses share one limit: the first to enter sets
+    it, the last to leave restores what was there."""
+    with _BLAS_LOCK:
+        if _BLAS_LIMIT["depth"] == 0:
+            if _BLAS_LIMIT["controller"] is None:  # finding the libraries takes time: once
+                from threadpoolctl import ThreadpoolController
 
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=limit, user_api="blas")
+                _BLAS_LIMIT["controller"] = ThreadpoolController()
+            _release_blas_ownership()
+            _BLAS_LIMIT["limiter"] = _BLAS_LIMIT["controller"].limit(limits=1,
+                                                                      user_api="blas")
+        _BLAS_LIMIT["depth"] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_LIMIT["depth"] -= 1
+            if _BLAS_LIMIT["depth"] == 0:
+                # the last to leave may not be the thread that set the limit
+                _release_blas_ownership()
+                _BLAS_LIMIT["limiter"].restore_original_limits()
+                _release_blas_ownership()
 
 
-_BLAS_CONTROLLER = []
+def _release_blas_ownership():
+    """Recent threadpoolctl lets only the first thread that sets OpenBLAS's shared pool
+    change it until that thread clears it; clear it (under :data:`_BLAS_LOCK`, for the
+    limit only this module sets) so that the calling thread's change counts."""
+    from threadpoolctl import OpenBLASController
+
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if clear is not None:
+        try:
+            clear(force=True)
+        except TypeError:  # a version whose clear has no force
+            clear()
+
+
+_BLAS_LOCK = threading.Lock()
+_BLAS_LIMIT = {"controller": None, "limiter": None, "depth": 0}
 
 
 # --------------------------------------------------------------------------- dask

@@ -71,27 +71,38 @@ replicate is therefore one matrix product: the multinomial resampling counts ``W
 times a per-item table of cell counts, ``x`` and ``x (m - x)`` for each (label, m) that
 occurs (cell-count columns that are equal, such as all of them on complete data, are
 kept once). Everything else is finished on those small tables in one call of
-:func:`xr_agreement.mla.mla_from_counts` with a ``resample`` dim. With an int seed the
-counts ``W`` of item resampling are drawn one block of items at a time for 256 replicates
-at a time (numba, Python threads), each block multiplied straight away with its rows of the
-table, so no large array of counts is ever held (two-way resampling draws whole rows in
-batches). With a Generator seed they come from NumPy's PCG64
-stream stepped in numba, in parallel segments from jumped-ahead states, counted row by row.
-Annotator resampling recounts ``x`` and ``m`` once per distinct multiset of drawn
-annotators. BCa adds the item jackknife: one finishing per distinct item row, so on large
-corpora it costs far more than the percentile interval.
+:func:`xr_agreement.mla.finish_counts` with a ``resample`` dim.
+
+With an int seed the counts are streamed (:func:`_stream_item_blocks`): each worker thread
+takes up to 256 replicates and walks the blocks of items, drawing a block's counts (numba)
+into a small buffer and multiplying them with the block's rows of the table straight away,
+with BLAS single-threaded meanwhile (threadpoolctl), so no large array of counts is ever
+held and the threads do not wait on each other. Where the table's values are small (at most
+23: complete decisions of up to 9 annotators, or missing data with a label nobody skipped),
+two replicates share a row of counts, ``W_a + 2**12 W_b``, and the product is taken over
+sub-blocks of items small enough that both halves of every sum stay exact in float32
+(:func:`replicate_pairing`): half the rows for the same products. The table's column of
+ones gives each replicate's draws per sub-block, which must stay within the bound and add
+up to the replicate's known total; a pair that fails either check is multiplied again
+unpaired, so the sums are exact in every case. For complete integer decisions the table
+comes from one pass over the data that also gives the point estimate's counts (the data
+are read once, as by a plain call). With a Generator seed the counts come from NumPy's
+PCG64 stream stepped in numba, in parallel segments from jumped-ahead states, counted row
+by row (two-way resampling also draws whole rows). Annotator resampling recounts ``x`` and
+``m`` once per distinct multiset of drawn annotators. BCa adds the item jackknife: one
+finishing per distinct item row, so on large corpora it costs far more than the
+percentile interval.
 
 What this costs against one plain :func:`xr_agreement.mla` call, which reads the
-``N n k`` decisions once: ``R`` item resamples take ``2 R N (2k + 1)`` float32 operations
-in the product and ``R N`` random draws, independent of ``n``. The ratio therefore does not
-depend on ``N`` (beyond fixed costs) and falls as ``1 / n``. Measured on two cores (load
-average under 1) at ``N = 10**5``, ``k = 50``, with an int seed: 1000 resamples of
-``n = 5`` annotators cost 55 to 65 times a plain call (5 ms) from run to run: the product
-alone, at full BLAS speed, about 20 times, the 10**8 draws about 20 (when interleaved with
-the product), the per-item table 5 and the finishing 7 times; with ``n = 10`` about 38
-times, with ``n = 20`` about 22 times. A Generator seed (NumPy's stream) costs about
-twice as much at ``n = 5``
-(``benchmarks/bench_bootstrap.py`` measures them).
+``N n k`` decisions once: ``R`` item resamples take ``R N`` random draws and a product
+of ``R / 2`` rows of counts with the ``N x (2k + 1)`` table, neither depending on ``n``,
+so the ratio falls as ``1 / n``. Measured on two cores (load average under 1) at
+``N = 10**5``, ``k = 50``, with an int seed (``benchmarks/bench_bootstrap.py``, run to run
+variation about 10%): 1000 resamples cost about 26 times a plain call with ``n = 5``
+annotators (0.12 s against 4.5 ms; the draws alone about 6 times, the products 11), about
+30 with ``n = 3``, 24 with ``n = 10`` (table values up to 25: not paired) and 11 with
+``n = 20``.
+A Generator seed (NumPy's stream) costs about four times as much.
 
 Examples
 --------

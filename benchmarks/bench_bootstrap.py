@@ -108,6 +108,8 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
             np.matmul(counts[:, : n_sub * size].reshape(len(counts), n_sub, size)
                       .transpose(1, 0, 2), table[i0 : i0 + n_sub * size]
                       .reshape(n_sub, size, -1))
+            if n_sub * size < i1 - i0:  # the tail sub-block
+                np.matmul(counts[:, n_sub * size : i1 - i0], table[i0 + n_sub * size : i1])
 
     t_draws = best_of(lambda: each_range(draws), 3)
     t_products = best_of(lambda: each_range(products), 3)

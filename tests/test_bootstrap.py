@@ -597,6 +597,19 @@ def test_paired_products_equal_recomputation(monkeypatch, most, missing):
                         expected[name].values, f"{name} replicate {r}")
 
 
+@pytest.mark.parametrize("cores", [1, 3, 8])
+def test_same_replicates_whatever_the_number_of_cores(cores):
+    """The streamed bootstrap splits replicates among as many threads as cores (one thread:
+    no BLAS limit, ranges in turn); the replicates are the same bit for bit."""
+    rng = np.random.default_rng(0)
+    da = xr.DataArray((rng.random((5000, 4, 6)) < 0.3).astype(np.int8),
+                      dims=("item", "annotator", "label"))
+    kwargs = dict(ci=0.9, n_resamples=700, seed=3, return_replicates=True)
+    expected = xr_agreement.mla(da, **kwargs)
+    with mock.patch("os.cpu_count", return_value=cores):
+        xr.testing.assert_identical(xr_agreement.mla(da, **kwargs), expected)
+
+
 def test_no_pairing_without_a_ones_column():
     """Missing decisions in every label leave the general table without a column of
     ones: no pairing, and the replicates still equal recomputation."""
@@ -639,6 +652,18 @@ def test_blas_is_single_threaded_while_streaming_and_restored(monkeypatch):
         [run.result() for run in runs]
     assert seen and all(set(threads) == {1} for threads in seen)
     assert blas_threads() == before
+    # a limit held by another thread (threadpoolctl's own) is left as it is, and is
+    # restored by its owner
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(xr_agreement.mla, da, ci=0.9, n_resamples=300, seed=1).result()
+        assert set(blas_threads()) == {1}
+    assert blas_threads() == before
+    # and the limit can be switched off
+    seen.clear()
+    monkeypatch.setattr(bs, "SINGLE_THREADED_BLAS", False)
+    xr_agreement.mla(da, ci=0.9, n_resamples=300, seed=1)
+    assert seen and all(threads == before for threads in seen)
 
 
 @pytest.mark.parametrize("largest", range(1, 21))

@@ -55,8 +55,10 @@ Resamples
 With an int (or None, or a ``numpy.random.SeedSequence``) as ``seed``, item resamples come
 from :class:`BlockedResampler`: exactly multinomial (``N`` draws with replacement from ``N``
 items), drawn in blocks of items from counter-seeded streams, so that the counts of any range
-of items can be made on its own. The same seed gives the same intervals on numpy and on dask
-input, whatever the chunks and the number of threads. With a ``numpy.random.Generator`` as
+of items can be made on its own. The same seed gives the same resamples on numpy and on dask
+input, whatever the chunks and the number of threads: the same MLA replicates (exact integer
+sums), and the same replicates of other coefficients up to float rounding (about 1e-15,
+from the order of their sums). With a ``numpy.random.Generator`` as
 ``seed``, item resamples are NumPy's own draws, ``rng.integers(0, N, (n_resamples, N))``
 (what :func:`scipy.stats.bootstrap` draws from that generator, so its intervals can be
 reproduced exactly), and the generator is advanced as NumPy would advance it; this stream
@@ -76,8 +78,8 @@ kept once). Everything else is finished on those small tables in one call of
 With an int seed the counts are streamed (:func:`_stream_item_blocks`): each worker thread
 takes up to 256 replicates and walks the blocks of items, drawing a block's counts (numba)
 into a small buffer and multiplying them with the block's rows of the table straight away,
-with BLAS single-threaded meanwhile (threadpoolctl), so no large array of counts is ever
-held and the threads do not wait on each other. Where the table's values are small (at most
+with BLAS single-threaded meanwhile (threadpoolctl; :data:`SINGLE_THREADED_BLAS`), so no
+large array of counts is ever held and the threads do not wait on each other. Where the table's values are small (at most
 23: complete decisions of up to 9 annotators, or missing data with a label nobody skipped),
 two replicates share a row of counts, ``W_a + 2**12 W_b``, and the product is taken over
 sub-blocks of items small enough that both halves of every sum stay exact in float32
@@ -126,6 +128,7 @@ import os
 import queue
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from statistics import NormalDist
 
@@ -151,6 +154,10 @@ STREAM_ROWS = 256
 # Items per block of the seeded resampler (:class:`BlockedResampler`); at most 2**16 (its
 # draws are 16-bit), a power of two so that no draw is rejected.
 BLOCK_ITEMS = 2**14
+# Streaming item resamples (numpy input, int seed) runs the products in worker threads with
+# BLAS limited to one thread (process-wide, see _single_threaded_blas); False leaves BLAS
+# alone (slower: its threads then compete with the workers for the cores).
+SINGLE_THREADED_BLAS = True
 # Fewest items per sub-block of a packed product (see :func:`pair_packing`): below this,
 # BLAS on short products loses what packing gains.
 PACK_MIN_ITEMS = 128
@@ -1308,53 +1315,79 @@ def _stream_item_blocks(statistic, resampler: BlockedResampler, bar=None) -> lis
                 bar.update(rows)
         return statistic.from_sums(sums)
 
+    if workers == 1:  # one thread of ours: BLAS may use the cores itself
+        return [run(start) for start in range(0, n_resamples, step)]
     with _single_threaded_blas():
         return _pool_map(run, range(0, n_resamples, step))
 
 
 @contextlib.contextmanager
 def _single_threaded_blas():
-    """Context in which BLAS libraries (numpy's and any other loaded) run single-threaded
-    (threadpoolctl). Nested and concurrent uses share one limit: the first to enter sets
-    it, the last to leave restores what was there."""
-    with _BLAS_LOCK:
-        if _BLAS_LIMIT["depth"] == 0:
-            if _BLAS_LIMIT["controller"] is None:  # finding the libraries takes time: once
-                from threadpoolctl import ThreadpoolController
+    """Context in which BLAS libraries (numpy's and any other loaded) run single-threaded,
+    unless :data:`SINGLE_THREADED_BLAS` is False.
 
-                _BLAS_LIMIT["controller"] = ThreadpoolController()
-            _release_blas_ownership()
-            _BLAS_LIMIT["limiter"] = _BLAS_LIMIT["controller"].limit(limits=1,
-                                                                      user_api="blas")
-        _BLAS_LIMIT["depth"] += 1
+    The limit is process-wide (OpenBLAS has one pool), so it is shared: the first bootstrap
+    to enter sets it, the last to leave restores each library's thread count, and only if
+    it still holds the 1 set here (anyone who changed it meanwhile keeps their value). Both
+    changes are made from one dedicated thread through threadpoolctl, which lets only the
+    thread that first changed OpenBLAS's pool change it again until that thread lets go:
+    ours lets go after restoring, and while another thread holds the pool (inside its own
+    ``threadpool_limits``), nothing here changes it."""
+    if not SINGLE_THREADED_BLAS:
+        yield
+        return
+    with _BLAS_LOCK:
+        if _BLAS_STATE["depth"] == 0:
+            _BLAS_STATE["saved"] = _blas_thread().submit(_limit_blas).result()
+        _BLAS_STATE["depth"] += 1
     try:
         yield
     finally:
         with _BLAS_LOCK:
-            _BLAS_LIMIT["depth"] -= 1
-            if _BLAS_LIMIT["depth"] == 0:
-                # the last to leave may not be the thread that set the limit
-                _release_blas_ownership()
-                _BLAS_LIMIT["limiter"].restore_original_limits()
-                _release_blas_ownership()
+            _BLAS_STATE["depth"] -= 1
+            if _BLAS_STATE["depth"] == 0:
+                _blas_thread().submit(_restore_blas, _BLAS_STATE.pop("saved")).result()
 
 
-def _release_blas_ownership():
-    """Recent threadpoolctl lets only the first thread that sets OpenBLAS's shared pool
-    change it until that thread clears it; clear it (under :data:`_BLAS_LOCK`, for the
-    limit only this module sets) so that the calling thread's change counts."""
+def _blas_controllers() -> list:
+    """threadpoolctl's controllers of the loaded BLAS libraries (found once: it takes ms)."""
+    if _BLAS_STATE.get("controllers") is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_STATE["controllers"] = [lib for lib in ThreadpoolController().lib_controllers
+                                      if lib.user_api == "blas"]
+    return _BLAS_STATE["controllers"]
+
+
+def _limit_blas() -> list:
+    saved = [(lib, lib.num_threads) for lib in _blas_controllers()]
+    for lib, _ in saved:
+        lib.set_num_threads(1)
+    return saved
+
+
+def _restore_blas(saved: list) -> None:
+    for lib, threads in saved:
+        if lib.num_threads == 1 and threads != 1:
+            lib.set_num_threads(threads)
     from threadpoolctl import OpenBLASController
 
-    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
-    if clear is not None:
-        try:
-            clear(force=True)
-        except TypeError:  # a version whose clear has no force
-            clear()
+    # let go of OpenBLAS's pool (threadpoolctl 3.6 and later): only the thread that holds it
+    # can change it, and this one is done
+    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if release is not None:
+        release()
+
+
+def _blas_thread():
+    """The one thread that changes BLAS thread counts (see :func:`_single_threaded_blas`)."""
+    if _BLAS_STATE.get("thread") is None:
+        _BLAS_STATE["thread"] = ThreadPoolExecutor(1, thread_name_prefix="xr-agreement-blas")
+    return _BLAS_STATE["thread"]
 
 
 _BLAS_LOCK = threading.Lock()
-_BLAS_LIMIT = {"controller": None, "limiter": None, "depth": 0}
+_BLAS_STATE = {"depth": 0}
 
 
 # --------------------------------------------------------------------------- dask

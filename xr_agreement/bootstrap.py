@@ -100,11 +100,11 @@ What this costs against one plain :func:`xr_agreement.mla` call, which reads the
 of ``R / 2`` rows of counts with the ``N x (2k + 1)`` table, neither depending on ``n``,
 so the ratio falls as ``1 / n``. Measured on two cores (load average under 1) at
 ``N = 10**5``, ``k = 50``, with an int seed (``benchmarks/bench_bootstrap.py``, run to run
-variation about 10%): 1000 resamples cost about 26 times a plain call with ``n = 5``
-annotators (0.12 s against 4.5 ms; the draws alone about 6 times, the products 11), about
-30 with ``n = 3``, 24 with ``n = 10`` (table values up to 25: not paired) and 11 with
-``n = 20``.
-A Generator seed (NumPy's stream) costs about four times as much.
+variation about 10%): 1000 resamples cost 24 to 26 times a plain call with ``n = 5``
+annotators (0.12 s against 5 ms; the draws alone about 5.5 times, the products 11), 28 to
+31 with ``n = 3``, about 35 with ``n = 2`` (the plain call reads less, the bootstrap does
+the same work), 21 to 24 with ``n = 10`` (table values up to 25: not paired) and 11 with
+``n = 20``. A Generator seed (NumPy's stream) costs about four times as much.
 
 Examples
 --------

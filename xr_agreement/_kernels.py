@@ -1123,6 +1123,34 @@ def unpack_replicate_pairs(products, shift, most, ones, rows, sums, draws):
     return outside
 
 
+@njit(cache=True, nogil=True)
+def jackknife_power_sums(values, estimate, weights, sums):
+    """Add to ``sums[p, s]`` (p = 0..3) the sum over b of ``weights[b] * d**p`` with ``d =
+    values[s, b] - estimate[s]``, leaving NaN values out (BCa's jackknife moments, in one
+    pass)."""
+    S, B = values.shape
+    for s in range(S):
+        centre = estimate[s]
+        total = 0.0
+        first = 0.0
+        second = 0.0
+        third = 0.0
+        for b in range(B):
+            value = values[s, b]
+            if value != value:
+                continue
+            d = value - centre
+            w = weights[b]
+            total += w
+            first += w * d
+            second += w * d * d
+            third += w * d * d * d
+        sums[0, s] += total
+        sums[1, s] += first
+        sums[2, s] += second
+        sums[3, s] += third
+
+
 # --- comparison measures (compare.py) ---
 
 

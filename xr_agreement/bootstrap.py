@@ -623,12 +623,15 @@ class JackknifeMoments:
         self.sums = [np.zeros(self.estimate.shape) for _ in range(4)]
 
     def add(self, values: np.ndarray, multiplicity=None) -> None:
-        d = np.asarray(values, float) - self.estimate[..., None]
-        weight = np.ones(d.shape[-1]) if multiplicity is None else np.asarray(multiplicity)
-        weight = np.where(np.isnan(d), 0.0, weight)
-        d = np.nan_to_num(d)
+        values = np.asarray(values, float)
+        units = values.shape[-1]
+        weight = np.ones(units) if multiplicity is None else np.asarray(multiplicity, float)
+        sums = np.zeros((4, self.estimate.size))
+        _kernels.jackknife_power_sums(np.ascontiguousarray(values.reshape(-1, units)),
+                                      np.ascontiguousarray(self.estimate.reshape(-1)),
+                                      np.ascontiguousarray(weight), sums)
         for power in range(4):
-            self.sums[power] += np.sum(weight * d**power, axis=-1)
+            self.sums[power] += sums[power].reshape(self.estimate.shape)
 
     def terms(self) -> tuple[np.ndarray, np.ndarray]:
         """scipy's per-sample numerator and denominator: sum U**3 / n**3 and sum U**2 /

@@ -1001,10 +1001,10 @@ def _xoshiro_next(s0, s1, s2, s3):
 @njit(cache=True, nogil=True)
 def _count_block_draws(key, replicate, block, n_draws, size, target, increment=1):
     """Add ``increment`` to ``target[:size]`` at each of ``n_draws`` uniform draws from
-    ``range(size)`` (``size`` at most 2**16): the four 16-bit quarters of each xoshiro256** output (low first),
-    mapped by Lemire's multiply-shift with rejection (exact). For a power of two nothing
-    is rejected and the mapping is a shift, done without branches (every block but the
-    last)."""
+    ``range(size)`` (``size`` at most 2**16): the four 16-bit quarters of each xoshiro256**
+    output (low first), mapped by Lemire's multiply-shift with rejection (exact). For a
+    power of two nothing is rejected and the mapping is a shift, done without branches
+    (every block but the last)."""
     golden = np.uint64(0x9E3779B97F4A7C15)
     seed = _splitmix(key ^ _splitmix(np.uint64(replicate) * golden + np.uint64(1)))
     seed = _splitmix(seed ^ _splitmix(np.uint64(block) * golden + np.uint64(2)))

@@ -47,8 +47,9 @@ eq. 15.36); the formulas are those of :func:`scipy.stats.bootstrap`, which gives
 interval for the same statistic and resamples. The acceleration is taken as 0 where the
 jackknife values do not vary (beyond rounding: a spread below ``1e-12`` times the estimate,
 at least 1 in scale), and replicates within that distance of the estimate count as ties
-(half below), so that sums added in another order (dask blocks) give the same interval. Replicates (and jackknife values) in which a value is
-undefined (NaN) are left out of its interval; an undefined estimate gets NaN bounds.
+(half below), so that sums added in another order (dask blocks) give the same interval.
+Replicates (and jackknife values) in which a value is undefined (NaN) are left out of its
+interval; an undefined estimate gets NaN bounds.
 
 Resamples
 ---------
@@ -79,21 +80,21 @@ With an int seed the counts are streamed (:func:`_stream_item_blocks`): each wor
 takes up to 256 replicates and walks the blocks of items, drawing a block's counts (numba)
 into a small buffer and multiplying them with the block's rows of the table straight away,
 with BLAS single-threaded meanwhile (threadpoolctl; :data:`SINGLE_THREADED_BLAS`), so no
-large array of counts is ever held and the threads do not wait on each other. Where the table's values are small (at most
-23: complete decisions of up to 9 annotators, or missing data with a label nobody skipped),
-two replicates share a row of counts, ``W_a + 2**12 W_b``, and the product is taken over
-sub-blocks of items small enough that both halves of every sum stay exact in float32
-(:func:`replicate_pairing`): half the rows for the same products. The table's column of
-ones gives each replicate's draws per sub-block, which must stay within the bound and add
-up to the replicate's known total; a pair that fails either check is multiplied again
-unpaired, so the sums are exact in every case. For complete integer decisions the table
-comes from one pass over the data that also gives the point estimate's counts (the data
-are read once, as by a plain call). With a Generator seed the counts come from NumPy's
-PCG64 stream stepped in numba, in parallel segments from jumped-ahead states, counted row
-by row (two-way resampling also draws whole rows). Annotator resampling recounts ``x`` and
-``m`` once per distinct multiset of drawn annotators. BCa adds the item jackknife: one
-finishing per distinct item row, so on large corpora it costs far more than the
-percentile interval.
+large array of counts is ever held and the threads do not wait on each other. Where the
+table's values are small (at most 23: complete decisions of up to 9 annotators, or missing
+data with a label nobody skipped), two replicates share a row of counts,
+``W_a + 2**12 W_b``, and the product is taken over sub-blocks of items small enough that
+both halves of every sum stay exact in float32 (:func:`replicate_pairing`): half the rows for the same
+products. The table's column of ones gives each replicate's draws per sub-block, which must
+stay within the bound and add up to the replicate's known total; a pair that fails either
+check is multiplied again unpaired, so the sums are exact in every case. For complete
+integer decisions the table comes from one pass over the data that also gives the point
+estimate's counts (the data are read once, as by a plain call). With a Generator seed the
+counts come from NumPy's PCG64 stream stepped in numba, in parallel segments from
+jumped-ahead states, counted row by row (two-way resampling also draws whole rows).
+Annotator resampling recounts ``x`` and ``m`` once per distinct multiset of drawn
+annotators. BCa adds the item jackknife: one finishing per distinct item row, so on large
+corpora it costs far more than the percentile interval.
 
 What this costs against one plain :func:`xr_agreement.mla` call, which reads the
 ``N n k`` decisions once: ``R`` item resamples take ``R N`` random draws and a product
@@ -158,9 +159,9 @@ BLOCK_ITEMS = 2**14
 # BLAS limited to one thread (process-wide, see _single_threaded_blas); False leaves BLAS
 # alone (slower: its threads then compete with the workers for the cores).
 SINGLE_THREADED_BLAS = True
-# Fewest items per sub-block of a packed product (see :func:`pair_packing`): below this,
-# BLAS on short products loses what packing gains.
-PACK_MIN_ITEMS = 128
+# Fewest items per sub-block of a product of paired counts (see :func:`replicate_pairing`):
+# on shorter products BLAS loses what pairing gains.
+PAIR_MIN_ITEMS = 128
 # Spawn-key entry of the resampler's child seed sequences ("xr_a").
 _SPAWN_TAG = 0x78725F61
 # Bit generators whose raw output is 64 bits split into two 32-bit draws (low half first),
@@ -533,7 +534,8 @@ def replicate_pairing(largest: int):
     counts the draws, and a pair of replicates with a sub-block outside the bound is
     multiplied again unpaired. Half the rows: the product costs about a fifth less, and
     the counts take half the memory traffic. None when sub-blocks would be shorter than
-    :data:`PACK_MIN_ITEMS` (``largest`` above 23: complete decisions of 10 annotators or more).
+    :data:`PAIR_MIN_ITEMS` (``largest`` above 23: complete decisions of 10 annotators or
+    more).
 
     Examples
     --------
@@ -549,9 +551,9 @@ def replicate_pairing(largest: int):
         key=lambda choice: choice[1],
     )
     items = BLOCK_ITEMS
-    while items >= PACK_MIN_ITEMS and items + 4 * math.sqrt(items) > most:
+    while items >= PAIR_MIN_ITEMS and items + 4 * math.sqrt(items) > most:
         items //= 2
-    return (shift, most, items) if items >= PACK_MIN_ITEMS else None
+    return (shift, most, items) if items >= PAIR_MIN_ITEMS else None
 
 
 def batch_rows(n_units: int, n_resamples: int) -> int:

@@ -17,6 +17,7 @@ from nltk.metrics.distance import jaccard_distance, masi_distance
 
 import xr_agreement
 from xr_agreement._categorical import encode_ratings
+from resampling import numpy_resamples, replicate_selections, resampled
 
 # --- the oracle: all ordered pairs, straight from the definitions ----------------------
 
@@ -749,26 +750,11 @@ def test_standard_error_undefined_and_bad_options():
 def resampled_alphas(da, metric, seed, n_resamples, unit, **keywords):
     """alpha recomputed on arrays resampled explicitly with NumPy's draws (annotators first
     for the two-way bootstrap, as documented in xr_agreement.bootstrap)."""
-    rng = np.random.default_rng(seed)
-    n_items, n_annotators = da.sizes["item"], da.sizes["annotator"]
-    annotators = items = None
-    if unit in ("annotator", "both"):
-        annotators = rng.integers(0, n_annotators, (n_resamples, n_annotators))
-    if unit in ("item", "both"):
-        items = rng.integers(0, n_items, (n_resamples, n_items))
-    out = []
-    for r in range(n_resamples):
-        selection = {}
-        if items is not None:
-            selection["item"] = items[r]
-        if annotators is not None:
-            selection["annotator"] = annotators[r]
-        resampled = da.isel(selection)
-        # fresh coordinates: an annotator drawn twice is two raters
-        resampled = resampled.assign_coords({d: np.arange(resampled.sizes[d])
-                                             for d in selection})
-        out.append(float(xr_agreement.alpha(resampled, metric, **keywords).alpha))
-    return np.array(out)
+    items, annotators = numpy_resamples(seed, da.sizes["item"], da.sizes["annotator"],
+                                        n_resamples, unit)
+    return np.array([float(xr_agreement.alpha(resampled(da, selection), metric,
+                                              **keywords).alpha)
+                     for selection in replicate_selections(items, annotators)])
 
 
 @pytest.mark.parametrize("metric, unit", [("nominal", "item"), ("ordinal", "item"),
@@ -884,8 +870,7 @@ def test_bootstrap_bca_equals_scipy():
 
     def statistic(indices):
         indices = np.asarray(indices, dtype=np.int64)
-        resampled = da.isel(item=indices).assign_coords(item=np.arange(indices.size))
-        return float(xr_agreement.alpha(resampled, "ordinal").alpha)
+        return float(xr_agreement.alpha(resampled(da, {"item": indices}), "ordinal").alpha)
 
     peer = stats.bootstrap((np.arange(20),), statistic, n_resamples=60, method="BCa",
                            confidence_level=0.9, vectorized=False,
@@ -905,9 +890,9 @@ def test_bootstrap_extra_dim_items_drawn_jointly():
                                 seed=np.random.default_rng(1), return_replicates=True)
     indices = np.random.default_rng(1).integers(0, 20, (10, 20))
     for r, chosen in enumerate(indices):
-        resampled = da.isel(item=chosen).assign_coords(item=np.arange(20))
+        sample = resampled(da, {"item": chosen})
         for g, name in enumerate(["a", "b"]):
-            expected = ordinal_oracle_alpha(resampled.sel(round=name).values)
+            expected = ordinal_oracle_alpha(sample.sel(round=name).values)
             got = float(result.alpha_replicates.sel(resample=r, round=name))
             assert got == pytest.approx(expected, abs=1e-12)
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import xr_agreement
 from xr_agreement import bootstrap as bs
 from laziness import raise_if_dask_computes
+from resampling import resampled
 
 CORPUS = ["agreement", "observed", "expected", "minimum", "observed_minimum",
           "raw_prevalence", "alpha_hamming"]
@@ -43,11 +44,6 @@ def decisions(seed, N=30, n=4, k=3, missing=0.1, rounds=None, prevalence=0.3):
     if rounds is not None:
         coords["round"] = [f"r{r}" for r in range(rounds)]
     return xr.DataArray(values, dims=dims, coords=coords)
-
-
-def resampled(da, dim, indices):
-    """``da`` with ``dim`` replaced by the drawn positions, each copy a distinct unit."""
-    return da.isel({dim: indices}).assign_coords({dim: np.arange(len(indices))})
 
 
 def assert_same(actual, expected, context):
@@ -238,7 +234,7 @@ def test_block_counts_exact_when_a_block_gets_many_draws():
     # some sums are odd and above 2**24: float32 cannot hold them
     assert ((1023 * draws > 2**24) & (draws % 2 == 1)).any()
     for r in range(R):
-        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(N), counts[r])),
+        expected = xr_agreement.mla(resampled(da, {"item": np.repeat(np.arange(N), counts[r])}),
                                     "F")
         for name in CORPUS + LABEL:
             for out in (eager, lazy):
@@ -257,7 +253,7 @@ def test_seeded_replicates_equal_recomputation(seed, N, missing):
     counts = bs.BlockedResampler(seed, N, 3).counts(0, 3, 0, N).astype(np.int64)
     for r in range(3):
         items = np.repeat(np.arange(N), counts[r])
-        expected = xr_agreement.mla(resampled(da, "item", items), ["F", "AC1"])
+        expected = xr_agreement.mla(resampled(da, {"item": items}), ["F", "AC1"])
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
                         expected[name].values, name)
@@ -280,9 +276,9 @@ def test_replicates_equal_recomputation(unit):
     for r in range(B):
         sample = da
         if annotators is not None:
-            sample = resampled(sample, "annotator", annotators[r])
+            sample = resampled(sample, {"annotator": annotators[r]})
         if items is not None:
-            sample = resampled(sample, "item", items[r])
+            sample = resampled(sample, {"item": items[r]})
         expected = xr_agreement.mla(sample, "all")
         for name in CORPUS + LABEL:
             actual = out[f"{name}_replicates"].isel(resample=r)
@@ -304,7 +300,7 @@ def test_item_replicates_property(seed, N, n, k, missing):
                            seed=np.random.default_rng(seed), return_replicates=True)
     items = np.random.default_rng(seed).integers(0, N, (3, N))
     for r in range(3):
-        expected = xr_agreement.mla(resampled(da, "item", items[r]), ["F", "AC1"])
+        expected = xr_agreement.mla(resampled(da, {"item": items[r]}), ["F", "AC1"])
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
                         expected[name].values, name)
@@ -333,7 +329,7 @@ def test_shared_missing_patterns_share_table_columns():
                            return_replicates=True)
     items = np.random.default_rng(2).integers(0, N, (4, N))
     for r in range(4):
-        expected = xr_agreement.mla(resampled(da, "item", items[r]), "F")
+        expected = xr_agreement.mla(resampled(da, {"item": items[r]}), "F")
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
                         expected[name].values, name)
@@ -551,7 +547,7 @@ def test_integer_decisions_replicates_equal_recomputation(dtype):
                            return_replicates=True)
     counts = bs.BlockedResampler(5, 40, 4).counts(0, 4, 0, 40).astype(np.int64)
     for r in range(4):
-        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(40), counts[r])),
+        expected = xr_agreement.mla(resampled(da, {"item": np.repeat(np.arange(40), counts[r])}),
                                     ["F", "AC1"])
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
@@ -590,7 +586,7 @@ def test_paired_products_equal_recomputation(monkeypatch, most, missing):
         draws = counts[:, : N // 256 * 256].reshape(R, -1, 256).sum(axis=-1)
         assert (draws > most).any() and (draws <= most).any()
     for r in range(R):
-        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(N), counts[r])),
+        expected = xr_agreement.mla(resampled(da, {"item": np.repeat(np.arange(N), counts[r])}),
                                     ["F", "AC1"])
         for name in CORPUS + LABEL:
             assert_same(out[f"{name}_replicates"].isel(resample=r).values,
@@ -624,7 +620,7 @@ def test_no_pairing_without_a_ones_column():
     out = xr_agreement.mla(da, ci=0.9, n_resamples=R, seed=2, return_replicates=True)
     counts = bs.BlockedResampler(2, N, R).counts(0, R, 0, N).astype(np.int64)
     for r in range(R):
-        expected = xr_agreement.mla(resampled(da, "item", np.repeat(np.arange(N), counts[r])))
+        expected = xr_agreement.mla(resampled(da, {"item": np.repeat(np.arange(N), counts[r])}))
         assert_same(out.agreement_replicates.isel(resample=r).values,
                     expected.agreement.values, f"replicate {r}")
 

@@ -25,6 +25,7 @@ from sklearn.metrics import (
 )
 
 import xr_agreement
+from resampling import resampled
 
 MEASURES = [
     "accuracy",
@@ -577,8 +578,8 @@ def test_replicates_are_versus_on_resampled_items(reference, abstain):
     names = [n[: -len("_replicates")] for n in result.data_vars if n.endswith("_replicates")]
     assert {"label_kappa", "f1", "coverage", "human_agreement"} <= set(names)
     for r, rows in enumerate(indices):
-        resampled = da.isel(item=rows).assign_coords(item=np.arange(len(rows)))
-        expected = xr_agreement.versus(resampled, "judge", reference=reference, abstain=abstain)
+        expected = xr_agreement.versus(resampled(da, {"item": rows}), "judge",
+                                       reference=reference, abstain=abstain)
         for name in names:
             np.testing.assert_allclose(
                 result[name + "_replicates"].isel(resample=r).transpose(*expected[name].dims),

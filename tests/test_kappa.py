@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import xr_agreement
 from xr_agreement import kappa
 from laziness import raise_if_dask_computes
+from resampling import numpy_resamples, replicate_selections, resampled
 
 GWET_FAMILY = ["fleiss", "conger", "gwet", "brennan_prediger", "percent"]
 
@@ -592,18 +593,6 @@ def missing_decisions(rng, n_items=25, n_annotators=3, n_labels=3, missing=0.15)
                         coords={"label": ["x", "y", "z"]})
 
 
-def explicit_resamples(seed, n_items, n_annotators, n_resamples, unit):
-    """Item and annotator index arrays drawn as bootstrap.py documents: annotators first
-    (for "annotator" and "both"), then items, each as rng.integers(0, size, (R, size))."""
-    rng = np.random.default_rng(seed)
-    annotators = items = None
-    if unit in ("annotator", "both"):
-        annotators = rng.integers(0, n_annotators, (n_resamples, n_annotators))
-    if unit in ("item", "both"):
-        items = rng.integers(0, n_items, (n_resamples, n_items))
-    return items, annotators
-
-
 @pytest.mark.parametrize("name", GWET_FAMILY + ["cohen"])
 @pytest.mark.parametrize("unit", ["item", "annotator", "both"])
 def test_bootstrap_replicates_are_the_coefficient_on_resampled_arrays(name, unit):
@@ -616,22 +605,12 @@ def test_bootstrap_replicates_are_the_coefficient_on_resampled_arrays(name, unit
         R = 4
         out = function(da, categories=categories, ci=0.9, n_resamples=R,
                        seed=np.random.default_rng(11), resample=unit, return_replicates=True)
-        items, annotators = explicit_resamples(11, da.sizes["item"], da.sizes["annotator"], R, unit)
+        items, annotators = numpy_resamples(11, da.sizes["item"], da.sizes["annotator"], R, unit)
         checked = ["coefficient", "observed", "expected", "category_coefficient"]
         if name == "cohen" and unit != "item":
             checked = ["mean_coefficient"]
-        for r in range(R):
-            selection = {}
-            if items is not None:
-                selection["item"] = items[r]
-            if annotators is not None:
-                selection["annotator"] = annotators[r]
-            resampled = da.isel(selection)
-            # copies of an annotator are distinct raters: fresh coordinates
-            resampled = resampled.assign_coords(
-                {dim: np.arange(resampled.sizes[dim]) for dim in selection}
-            )
-            expected = function(resampled, categories=categories)
+        for r, selection in enumerate(replicate_selections(items, annotators)):
+            expected = function(resampled(da, selection), categories=categories)
             for var in checked:
                 got = out[f"{var}_replicates"].isel(resample=r)
                 np.testing.assert_allclose(

@@ -40,16 +40,9 @@ def encode_ratings(da: xr.DataArray, categories=None) -> tuple[np.ndarray, np.nd
     missing = pd.isna(flat)
     present = flat[~missing]
     if categories is None:
-        try:
-            cats = np.asarray(sorted(set(present.tolist())), dtype=object)
-        except TypeError as error:
-            raise TypeError(f"ratings of mixed types cannot be ordered: {error}") from None
-        if values.dtype.kind in "biuf" and cats.size:
-            cats = cats.astype(values.dtype if values.dtype.kind != "b" else np.int64)
+        cats = observed_categories(set(present.tolist()), values.dtype)
     else:
-        cats = np.asarray(list(categories), dtype=object)
-        if len(set(cats.tolist())) != len(cats):
-            raise ValueError("declared categories have duplicates")
+        cats = declared_categories(categories)
     # vectorized lookup: factorize the present ratings, then map factor codes to categories
     codes = np.full(flat.shape, MISSING_CODE, np.int64)
     factor, uniques = pd.factorize(pd.Series(present, dtype=object if present.dtype == object
@@ -72,6 +65,26 @@ def encode_ratings(da: xr.DataArray, categories=None) -> tuple[np.ndarray, np.nd
                          f"categories {cats.tolist()}")
     codes[~missing] = present_codes
     return codes.reshape(values.shape), cats
+
+
+def observed_categories(distinct: set, dtype: np.dtype) -> np.ndarray:
+    """The distinct ratings, sorted, as categories (numeric ones in the ratings' dtype,
+    booleans as int64)."""
+    try:
+        cats = np.asarray(sorted(distinct), dtype=object)
+    except TypeError as error:
+        raise TypeError(f"ratings of mixed types cannot be ordered: {error}") from None
+    if dtype.kind in "biuf" and cats.size:
+        cats = cats.astype(dtype if dtype.kind != "b" else np.int64)
+    return cats
+
+
+def declared_categories(categories) -> np.ndarray:
+    """Declared categories, in their order; duplicates are an error."""
+    cats = np.asarray(list(categories), dtype=object)
+    if len(set(cats.tolist())) != len(cats):
+        raise ValueError("declared categories have duplicates")
+    return cats
 
 
 def _coord(da: xr.DataArray, dim: str, position: int):

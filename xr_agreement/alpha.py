@@ -57,7 +57,7 @@ import numpy as np
 import xarray as xr
 
 from . import _kernels
-from ._categorical import encode_ratings
+from ._categorical import declared_categories, encode_ratings
 from ._stats import _is_dask, hamming_counts
 from ._validate import (
     check_annotators,
@@ -519,16 +519,24 @@ def _extra_frame(da: xr.DataArray, roles) -> tuple[list[str], dict]:
     return extra, coords
 
 
-def _finish(observed_sum, expected_sum, pairable, pairable_items, extra, shape, coords):
-    """alpha and its parts from the numerators O = sum o_ck delta_ck and
-    E = sum n_c n_k delta_ck (arrays over groups)."""
-    n = pairable.astype(np.float64)
-    enough = pairable >= 2
+def _alpha_terms(observed_sum, expected_sum, pairable):
+    """(alpha, D_o, D_e) from the numerators O = sum o_ck delta_ck and E = sum n_c n_k
+    delta_ck and the number n of pairable values (arrays over groups); NaN with fewer than
+    two pairable values, alpha NaN too when nothing could disagree (E = 0)."""
+    n = np.asarray(pairable, np.float64)
+    enough = n >= 2
     with np.errstate(divide="ignore", invalid="ignore"):
         observed = np.where(enough, observed_sum / n, np.nan)
         expected = np.where(enough, expected_sum / (n * (n - 1)), np.nan)
         value = np.where(enough & (expected_sum > 0),
                          1.0 - (n - 1) * observed_sum / expected_sum, np.nan)
+    return value, observed, expected
+
+
+def _finish(observed_sum, expected_sum, pairable, pairable_items, extra, shape, coords):
+    """alpha and its parts from the numerators O = sum o_ck delta_ck and
+    E = sum n_c n_k delta_ck (arrays over groups)."""
+    value, observed, expected = _alpha_terms(observed_sum, expected_sum, pairable)
 
     def grid(values):
         return xr.DataArray(np.asarray(values).reshape(shape), dims=extra)
@@ -1049,12 +1057,7 @@ class CoincidenceStatistic(TableStatistic):
         observed_sum = (coincidence * delta).sum(axis=(-2, -1))
         expected_sum = (np.einsum("...c,...ck,...k->...", margins, delta, margins)
                         - (margins * np.diagonal(delta, axis1=-2, axis2=-1)).sum(axis=-1))
-        enough = total >= 2
-        with np.errstate(divide="ignore", invalid="ignore"):
-            observed = np.where(enough, observed_sum / total, np.nan)
-            expected = np.where(enough, expected_sum / (total * (total - 1)), np.nan)
-            value = np.where(enough & (expected_sum > 0),
-                             1.0 - (total - 1) * observed_sum / expected_sum, np.nan)
+        value, observed, expected = _alpha_terms(observed_sum, expected_sum, total)
         dims = (RESAMPLE_DIM, *self.extra)
         shape = (R, *self.extra_shape)
         out = xr.Dataset(
@@ -1445,9 +1448,7 @@ def _dask_plan(da, metric, name, multi_label, label, categories, confidence,
         float_error = error  # numbers in an object array are fine: known block by block
     declared = numbers = delta = None
     if categories is not None:
-        declared = np.asarray(list(categories), dtype=object)
-        if len(set(declared.tolist())) != len(declared):
-            raise ValueError("declared categories have duplicates")
+        declared = declared_categories(categories)
         if numeric:
             try:
                 numbers = np.asarray(declared, dtype=np.float64)

@@ -1823,9 +1823,11 @@ class MLAStatistic(WeightedStatistic):
         """``(shift, most, items)`` of :func:`replicate_pairing` for the item table, or None
         (no ones column, values too large, or a float64 table)."""
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        if entry.get("ones") is None or entry["table"].dtype != np.float32:
-            return None
-        return replicate_pairing(entry["largest"])
+        if "pairing" not in entry:
+            entry["pairing"] = (replicate_pairing(entry["largest"])
+                                if entry.get("ones") is not None
+                                and entry["table"].dtype == np.float32 else None)
+        return entry["pairing"]
 
     def pair_sums(self, paired_counts, i0: int, i1: int, rows: int, draws) -> tuple:
         """:meth:`block_sums` of ``rows`` replicates from their paired counts

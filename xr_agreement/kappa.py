@@ -55,7 +55,8 @@ import pandas as pd
 import xarray as xr
 
 from . import bootstrap as _bootstrap
-from ._categorical import MISSING_CODE, encode_ratings
+from ._categorical import (MISSING_CODE, declared_categories, encode_ratings,
+                           observed_categories)
 from ._stats import _is_dask
 from ._validate import check_annotators, check_dataarray, check_dims, describe_position
 
@@ -824,17 +825,9 @@ def _encode(da, categories):
     if categories is None:
         blocks = da.data.to_delayed().ravel()
         parts = dask.compute(*[dask.delayed(_distinct_ratings)(b) for b in blocks])
-        try:
-            cats = np.asarray(sorted(set().union(*parts)), dtype=object)
-        except TypeError as error:
-            raise TypeError(f"ratings of mixed types cannot be ordered: {error}") from None
-        # as encode_ratings: numeric categories keep the ratings' dtype
-        if da.dtype.kind in "biuf" and cats.size:
-            cats = cats.astype(da.dtype if da.dtype.kind != "b" else np.int64)
+        cats = observed_categories(set().union(*parts), da.dtype)
     else:
-        cats = np.asarray(list(categories), dtype=object)
-        if len(set(cats.tolist())) != len(cats):
-            raise ValueError("declared categories have duplicates")
+        cats = declared_categories(categories)
     coords = {d: da[d].values for d in da.dims if d in da.coords}
     codes = da.data.map_blocks(
         _encode_block, categories=cats, dims=da.dims, coords=coords, dtype=np.int64

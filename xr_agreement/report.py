@@ -286,7 +286,35 @@ def _label_names(da, label) -> dict | None:
 # --------------------------------------------------------------------------------------
 
 
-class Report:
+class _RenderedReport:
+    """What both reports share: text and markdown renderings of their document, and JSON
+    with a format tag checked on reading."""
+
+    _json_format = None  # the "format" entry of to_dict / to_json
+    _kind = None  # what the format error calls it
+
+    def __str__(self) -> str:
+        return _render_text(self._document())
+
+    __repr__ = __str__
+
+    def to_markdown(self) -> str:
+        """The report as GitHub-flavoured markdown."""
+        return _render_markdown(self._document())
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON (strict: NaN is written as null); see :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    @classmethod
+    def _json_data(cls, text: str) -> dict:
+        data = json.loads(text)
+        if data.get("format") != cls._json_format:
+            raise ValueError(f"not an {cls._kind} (format {data.get('format')!r})")
+        return data
+
+
+class Report(_RenderedReport):
     """A reliability report: the Datasets it was built from and their renderings.
 
     Build it with :func:`report` (or ``da.agreement.report``), or restore one with
@@ -306,6 +334,9 @@ class Report:
     settings : dict
         The choices the report was made with (baselines, ci, labels_fixed, ...).
     """
+
+    _json_format = JSON_FORMAT
+    _kind = "xr-agreement report"
 
     def __init__(self, result: xr.Dataset, used_result: xr.Dataset | None, design: dict,
                  settings: dict):
@@ -334,15 +365,6 @@ class Report:
         return f"{value} ({name})" if name and name != str(value) else str(value)
 
     # ---- renderings -------------------------------------------------------------------
-    def __str__(self) -> str:
-        return _render_text(self._document())
-
-    __repr__ = __str__
-
-    def to_markdown(self) -> str:
-        """The report as GitHub-flavoured markdown."""
-        return _render_markdown(self._document())
-
     def to_html(self, figures: bool = True) -> str:
         """The report as one self-contained HTML document (inline CSS, figures as base64
         PNG when matplotlib is installed)."""
@@ -367,16 +389,10 @@ class Report:
             },
         })
 
-    def to_json(self, indent: int | None = 1) -> str:
-        """The report as JSON (strict: NaN is written as null); see :meth:`to_dict`."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
     @classmethod
     def from_json(cls, text: str) -> Report:
         """Restore a Report from :meth:`to_json` output; its Datasets equal the originals."""
-        data = json.loads(text)
-        if data.get("format") != JSON_FORMAT:
-            raise ValueError(f"not an xr-agreement report (format {data.get('format')!r})")
+        data = cls._json_data(text)
         results = data["results"]
         used = results["used_labels"]
         return cls(_dataset_from_dict(results["declared"]),
@@ -1040,7 +1056,7 @@ def judge_report(
     return JudgeReport(result, settings)
 
 
-class JudgeReport:
+class JudgeReport(_RenderedReport):
     """The judge-validation report: the :func:`xr_agreement.versus` Dataset (all three
     abstention modes) and its renderings. Build it with :func:`judge_report`, restore one
     with :meth:`from_json`.
@@ -1053,17 +1069,11 @@ class JudgeReport:
         The choices the report was made with (judge, primary abstention mode, ci, ...).
     """
 
+    _json_format = JUDGE_JSON_FORMAT
+    _kind = "xr-agreement judge report"
+
     def __init__(self, result: xr.Dataset, settings: dict):
         self.result, self.settings = result, settings
-
-    def __str__(self) -> str:
-        return _render_text(self._document())
-
-    __repr__ = __str__
-
-    def to_markdown(self) -> str:
-        """The report as GitHub-flavoured markdown."""
-        return _render_markdown(self._document())
 
     def to_html(self) -> str:
         """The report as one self-contained HTML document (inline CSS)."""
@@ -1079,16 +1089,10 @@ class JudgeReport:
         return _json_safe({"format": JUDGE_JSON_FORMAT, "settings": self.settings,
                            "result": self.result.to_dict(data="list")})
 
-    def to_json(self, indent: int | None = 1) -> str:
-        """The report as JSON (strict: NaN is written as null); see :meth:`to_dict`."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
     @classmethod
     def from_json(cls, text: str) -> JudgeReport:
         """Restore a JudgeReport from :meth:`to_json` output."""
-        data = json.loads(text)
-        if data.get("format") != JUDGE_JSON_FORMAT:
-            raise ValueError(f"not an xr-agreement judge report (format {data.get('format')!r})")
+        data = cls._json_data(text)
         return cls(_dataset_from_dict(data["result"]), data["settings"])
 
     def _document(self) -> list:

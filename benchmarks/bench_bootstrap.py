@@ -28,7 +28,10 @@ import numpy as np
 import xarray as xr
 
 import xr_agreement
-from xr_agreement import bootstrap
+from xr_agreement._core.threads import _pool_map, _single_threaded_blas
+from xr_agreement.mla import MLAStatistic
+from xr_agreement.resampling.draws import BLOCK_ITEMS, BlockedResampler
+from xr_agreement.resampling.driver import STREAM_ROWS, _stream_item_blocks
 
 
 def best_of(function, repeats=3):
@@ -70,22 +73,22 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
           "(target <= 30)")
 
     # where the time goes: the stages of mla(ci=...), one at a time
-    statistic = bootstrap.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
-                                       label="label")
+    statistic = MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
+                             label="label")
     t_table, _ = timed(statistic.prepare)
-    resampler = bootstrap.BlockedResampler(seed, n_items, n_resamples)
-    t_stream = best_of(lambda: bootstrap._stream_item_blocks(statistic, resampler), 3)
-    batches = bootstrap._stream_item_blocks(statistic, resampler)
+    resampler = BlockedResampler(seed, n_items, n_resamples)
+    t_stream = best_of(lambda: _stream_item_blocks(statistic, resampler), 3)
+    batches = _stream_item_blocks(statistic, resampler)
     t_finish = best_of(lambda: statistic.finish(batches), 3)
-    shift, _, size = statistic.pairing() or (0, 0, bootstrap.BLOCK_ITEMS)
+    shift, _, size = statistic.pairing() or (0, 0, BLOCK_ITEMS)
     workers = os.cpu_count() or 1
-    step = min(bootstrap.STREAM_ROWS, -(-n_resamples // workers))
+    step = min(STREAM_ROWS, -(-n_resamples // workers))
     block = min(resampler.block_size, n_items)
     table = statistic._table(np.ones(n_annotators, np.int64))["table"]
 
     def each_range(work):
-        with bootstrap._single_threaded_blas():
-            bootstrap._pool_map(work, range(0, n_resamples, step))
+        with _single_threaded_blas():
+            _pool_map(work, range(0, n_resamples, step))
 
     def draws(start):
         buffer = np.empty(((step + 1) // 2 if shift else step, block), np.float32)

@@ -5,7 +5,7 @@ import numpy as np
 
 
 def numpy_resamples(seed, n_items, n_annotators, n_resamples, unit):
-    """Item and annotator index arrays drawn as xr_agreement.bootstrap documents for a
+    """Item and annotator index arrays drawn as xr_agreement.resampling documents for a
     Generator seed: annotators first (for "annotator" and "both"), then items, each as
     ``rng.integers(0, size, (R, size))``; None for a unit not resampled."""
     rng = np.random.default_rng(seed)

@@ -16,7 +16,7 @@ from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import jaccard_distance, masi_distance
 
 import xr_agreement
-from xr_agreement._categorical import encode_ratings
+from xr_agreement._core.categorical import encode_ratings
 from resampling import numpy_resamples, replicate_selections, resampled
 
 # --- the oracle: all ordered pairs, straight from the definitions ----------------------
@@ -493,7 +493,7 @@ def test_numeric_paths_match_encode_ratings(seed):
     numpy.unique); declared categories go through it. Both must give the same result."""
     import importlib
 
-    alpha_module = importlib.import_module("xr_agreement.alpha")
+    alpha_module = importlib.import_module("xr_agreement.alpha.counts")
     rng = np.random.default_rng(seed)
     cases = [rng.integers(-3, 4, size=(8, 4)),
              np.where(rng.random((8, 4)) < 0.3, np.nan, rng.integers(0, 9, (8, 4)) * 2.0),
@@ -576,7 +576,7 @@ def test_set_expected_both_ways(monkeypatch, metric, subsets_per_pair):
     distinct sets (inf) both equal the oracle."""
     import importlib
 
-    monkeypatch.setattr(importlib.import_module("xr_agreement.alpha"), "SUBSETS_PER_PAIR",
+    monkeypatch.setattr(importlib.import_module("xr_agreement.alpha.counts"), "SUBSETS_PER_PAIR",
                         subsets_per_pair)
     for seed in range(3):
         x = random_sets(seed, n_items=12, n_annotators=4, n_labels=7)
@@ -749,7 +749,7 @@ def test_standard_error_undefined_and_bad_options():
 
 def resampled_alphas(da, metric, seed, n_resamples, unit, **keywords):
     """alpha recomputed on arrays resampled explicitly with NumPy's draws (annotators first
-    for the two-way bootstrap, as documented in xr_agreement.bootstrap)."""
+    for the two-way bootstrap, as documented in xr_agreement.resampling)."""
     items, annotators = numpy_resamples(seed, da.sizes["item"], da.sizes["annotator"],
                                         n_resamples, unit)
     return np.array([float(xr_agreement.alpha(resampled(da, selection), metric,

@@ -22,7 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xr_agreement
-from xr_agreement import bootstrap as bs
+from xr_agreement import resampling as bs
+from xr_agreement._core import threads
+from xr_agreement.mla import MLAStatistic
+from xr_agreement.mla import intervals as mla_intervals
+from xr_agreement.resampling import draws as resampling_draws
+from xr_agreement.resampling import kernels as resampling_kernels
 from laziness import raise_if_dask_computes
 from resampling import resampled
 
@@ -70,7 +75,7 @@ def test_item_counts_are_numpys_draws(bit_generator, n_units, n_resamples, batch
 
 def test_counts_above_16_bits_are_exact():
     """Rows are counted in 16 bits first; a count above 65535 must still come out right."""
-    from xr_agreement import _kernels
+    from xr_agreement.resampling import kernels as _kernels
 
     N = 70_000
     draws = np.concatenate([np.zeros(N, np.uint32), np.arange(N, dtype=np.uint32)[::-1]])
@@ -98,7 +103,7 @@ def test_seeded_counts_are_multinomial(monkeypatch, block_items):
     count vector's frequency over 40 000 replicates against its multinomial probability
     (chi-square), with blocks of 2, 3 and 4 items (the block totals and the draws inside;
     4 takes the branch-free path of powers of two) and with one block."""
-    monkeypatch.setattr(bs, "BLOCK_ITEMS", block_items)
+    monkeypatch.setattr(resampling_draws, "BLOCK_ITEMS", block_items)
     N, R = 5, 40_000
     counts = bs.BlockedResampler(2024, N, R).counts(0, R, 0, N).astype(np.int64)
     np.testing.assert_array_equal(counts.sum(axis=1), N)
@@ -157,7 +162,7 @@ def _reference_block_draws(key, replicate, block, n_draws, size):
 def test_block_draws_follow_the_documented_stream(size, n_draws):
     """The kernel's counts equal a plain-Python implementation of the stream, on the
     branch-free path of powers of two and on the rejecting path of other sizes."""
-    from xr_agreement import _kernels
+    from xr_agreement.resampling import kernels as _kernels
 
     key = 0xDEADBEEF12345678
     counts = np.zeros(size, np.int64)
@@ -192,7 +197,7 @@ def test_seeded_replicates_are_independent():
     across a block boundary, against their joint laws (chi-square): independent
     Binomial(N, 1/N) in the first case, the multinomial pair in the second."""
     N, R = 6, 60_000
-    with mock.patch.object(bs, "BLOCK_ITEMS", 3):
+    with mock.patch.object(resampling_draws, "BLOCK_ITEMS", 3):
         counts = bs.BlockedResampler(77, N, R).counts(0, R, 0, N).astype(np.int64)
     top = 4  # counts of 4 or more pooled
     pmf = scipy.stats.binom.pmf(np.arange(top), N, 1 / N)
@@ -317,7 +322,7 @@ def test_shared_missing_patterns_share_table_columns():
     values[rng.random((N, n)) < 0.3, 2] = np.nan  # label 2: its own; label 3 complete
     da = xr.DataArray(values, dims=("item", "annotator", "label"),
                       coords={"label": list("abcd")})
-    statistic = bs.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
+    statistic = MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
                                 label="label")
     table = statistic._table(np.ones(n, np.int64))["table"]
     # brute force: one indicator column per (label, m) that occurs, equal ones counted once
@@ -338,7 +343,7 @@ def test_shared_missing_patterns_share_table_columns():
 def test_same_replicates_from_a_pool_thread():
     """Called from one of the package's own pool threads (as a nested task would be), the
     bootstrap runs there instead of waiting on the pool, with the same draws."""
-    from xr_agreement._stats import _thread_pool
+    from xr_agreement._core.threads import _thread_pool
 
     da = decisions(4, N=5000, n=3, k=2, missing=0.0)
 
@@ -563,9 +568,9 @@ def test_paired_products_equal_recomputation(monkeypatch, most, missing):
     table, whose ones column is a label nobody skipped); with ``most=262`` (sub-blocks of
     256 items) part of the sub-blocks get more draws than the pairing allows and their
     pairs are multiplied again unpaired."""
-    monkeypatch.setattr(bs, "BLOCK_ITEMS", 1024)
+    monkeypatch.setattr(resampling_draws, "BLOCK_ITEMS", 1024)
     if most is not None:
-        monkeypatch.setattr(bs, "replicate_pairing", lambda largest: (12, most, 256))
+        monkeypatch.setattr(mla_intervals, "replicate_pairing", lambda largest: (12, most, 256))
     N, n, R = 2900, 5, 5
     rng = np.random.default_rng(3)
     values = (rng.random((2, N, n, 4)) < rng.uniform(0.1, 0.6, 4)).astype(np.int8)
@@ -574,8 +579,8 @@ def test_paired_products_equal_recomputation(monkeypatch, most, missing):
         da = da.astype(float).where(
             (rng.random(da.shape) > 0.2) | (da.label.values[None, None, None, :] == 0))
     unpacked = []
-    unpack = bs._kernels.unpack_replicate_pairs
-    monkeypatch.setattr(bs._kernels, "unpack_replicate_pairs",
+    unpack = resampling_kernels.unpack_replicate_pairs
+    monkeypatch.setattr(resampling_kernels, "unpack_replicate_pairs",
                         lambda products, *args: unpacked.append(products.shape)
                         or unpack(products, *args))
     out = xr_agreement.mla(da, ["F", "AC1"], ci=0.9, n_resamples=R, seed=11,
@@ -614,7 +619,7 @@ def test_no_pairing_without_a_ones_column():
     da = xr.DataArray((rng.random((N, 4, 3)) < 0.4).astype(float),
                       dims=("item", "annotator", "label"))
     da = da.where(rng.random(da.shape) > 0.3)
-    statistic = bs.MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
+    statistic = MLAStatistic(da, ["F"], True, item="item", annotator="annotator",
                                 label="label")
     assert statistic.pairing() is None
     out = xr_agreement.mla(da, ci=0.9, n_resamples=R, seed=2, return_replicates=True)
@@ -638,8 +643,8 @@ def test_blas_is_single_threaded_while_streaming_and_restored(monkeypatch):
 
     before = blas_threads()
     seen = []
-    pair_sums = bs.MLAStatistic.pair_sums
-    monkeypatch.setattr(bs.MLAStatistic, "pair_sums",
+    pair_sums = MLAStatistic.pair_sums
+    monkeypatch.setattr(MLAStatistic, "pair_sums",
                         lambda self, *args: seen.append(blas_threads()) or pair_sums(self, *args))
     da = decisions(5, N=3000, n=4, k=3, missing=0, prevalence=0.3)
     with ThreadPoolExecutor(2) as pool:
@@ -657,7 +662,7 @@ def test_blas_is_single_threaded_while_streaming_and_restored(monkeypatch):
     assert blas_threads() == before
     # and the limit can be switched off
     seen.clear()
-    monkeypatch.setattr(bs, "SINGLE_THREADED_BLAS", False)
+    monkeypatch.setattr(threads, "SINGLE_THREADED_BLAS", False)
     xr_agreement.mla(da, ci=0.9, n_resamples=300, seed=1)
     assert seen and all(threads == before for threads in seen)
 
@@ -666,7 +671,7 @@ def test_blas_is_single_threaded_while_streaming_and_restored(monkeypatch):
 def test_replicate_pairing_sums_stay_exact(largest):
     """The largest sums a pairing allows, added one item at a time in float32, equal the
     integers, and the first replicate's sum stays below 2**shift."""
-    shift, most, items = bs.replicate_pairing(largest)
+    shift, most, items = resampling_draws.replicate_pairing(largest)
     assert items + 4 * math.sqrt(items) <= most and items & (items - 1) == 0
     assert most * largest < 2**shift
     value = np.float32(largest * (1 + 2**shift))  # one item drawn by both, at the maximum
@@ -733,13 +738,13 @@ def test_dask_intervals_are_lazy_blockwise_and_equal_numpy(data, missing, unit, 
                   seed=N, return_replicates=True)
 
     # resampler blocks of 4 items: dask chunks start and end inside them
-    with mock.patch.object(bs, "BLOCK_ITEMS", 4), raise_if_dask_computes():
+    with mock.patch.object(resampling_draws, "BLOCK_ITEMS", 4), raise_if_dask_computes():
         result = xr_agreement.mla(lazy, **kwargs)
     keys = [str(key) for key in dict(result.__dask_graph__())]
     counting = [key for key in keys if key.startswith("bootstrap-counts-")
                 and key.split("-")[-1].isdigit() and "sum" not in key and "total" not in key]
     assert len(counting) == len(chunks) * 2  # one per (item block, round block)
-    with mock.patch.object(bs, "BLOCK_ITEMS", 4):
+    with mock.patch.object(resampling_draws, "BLOCK_ITEMS", 4):
         expected = xr_agreement.mla(da, **kwargs)
         computed = result.compute()
     for name in expected.data_vars:

@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import xr_agreement  # noqa: E402
 from oracle import oracle_mla, oracle_mla_missing  # noqa: E402
 from laziness import raise_if_dask_computes  # noqa: E402
-from xr_agreement import _kernels, _stats  # noqa: E402
+from xr_agreement.mla import counts as mla_counts  # noqa: E402
+from xr_agreement.mla import kernels as mla_kernels  # noqa: E402
 
 TOL = dict(rtol=1e-12, atol=1e-12, equal_nan=True)
 DIMS = ("item", "annotator", "label")
@@ -194,14 +195,14 @@ def test_computing_a_dataset_counts_each_block_once():
     values = random_values(np.random.default_rng(1), (30, 3, 4))
     lazy = xr_agreement.mla(decisions(values).chunk(item=7), "all")
     calls = []
-    original = _kernels.count_missing
+    original = mla_kernels.count_missing
 
     def counting(*args):
         calls.append(1)
         return original(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_kernels, "count_missing", counting)
+        patch.setattr(mla_kernels, "count_missing", counting)
         lazy.compute(scheduler="threads")
     assert len(calls) == 5  # one per item block, shared by every output variable
 
@@ -253,12 +254,12 @@ def test_threads_inside_and_outside_dask():
     splits large arrays over a thread pool, also when called from several threads at once.
     Every route gives the same int64 counts, hence identical numbers."""
     rng = np.random.default_rng(5)
-    # above _stats.PARALLEL_THRESHOLD decisions, so the numpy path uses its thread pool
+    # above mla_counts.PARALLEL_THRESHOLD decisions, so the numpy path uses its thread pool
     values = random_values(rng, (20000, 4, 60), missing=0.1, dtype=np.float32)
-    assert values.size >= _stats.PARALLEL_THRESHOLD
+    assert values.size >= mla_counts.PARALLEL_THRESHOLD
     da = decisions(values)
     kernel_threads, pool_calls = [], []
-    kernel, split = _kernels.count_missing, _stats._count_threads
+    kernel, split = mla_kernels.count_missing, mla_counts._count_threads
 
     def spy_kernel(*args):
         kernel_threads.append(threading.current_thread().name)
@@ -269,10 +270,10 @@ def test_threads_inside_and_outside_dask():
         return split(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_kernels, "count_missing", spy_kernel)
-        patch.setattr(_stats, "_count_threads", spy_split)
+        patch.setattr(mla_kernels, "count_missing", spy_kernel)
+        patch.setattr(mla_counts, "_count_threads", spy_split)
         # the first block alone is above the threshold: still no pool inside a task
-        assert 18000 * 4 * 60 >= _stats.PARALLEL_THRESHOLD
+        assert 18000 * 4 * 60 >= mla_counts.PARALLEL_THRESHOLD
         chunks = (18000, *[250] * 8)
         computed = xr_agreement.mla(da.chunk(item=chunks)).compute(
             scheduler="threads", num_workers=4

@@ -771,7 +771,7 @@ def test_bca_bounds_equal_the_recomputing_bootstrap(multi_label):
     """BCa from the per-item tables (replicates W @ T, jackknife by subtracting a row) equals
     BCa of the coefficient recomputed on every resampled array and every leave-one-out
     array, on the same draws, for every interval variable."""
-    from xr_agreement import bootstrap as bs
+    from xr_agreement import resampling as bs
 
     rng = np.random.default_rng(2)
     if multi_label:

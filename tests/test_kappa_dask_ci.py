@@ -18,7 +18,7 @@ from dask.core import flatten, get_dependencies
 from dask.utils import key_split
 
 import xr_agreement
-from xr_agreement.bootstrap import BlockedResampler
+from xr_agreement.resampling import BlockedResampler
 from laziness import raise_if_dask_computes
 
 COEFFICIENTS = ["fleiss", "conger", "gwet", "brennan_prediger", "percent", "cohen"]

@@ -5,12 +5,11 @@ framework to Krippendorff's alpha, with labeled results.
 """
 
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
-from . import bootstrap, datasets
+from . import datasets, resampling
 from . import plot  # matplotlib itself is imported on first use
 from .alpha import alpha
 from .compare import am, augmented_kappa, boot_f1, masi
-from .files import AnnotationFileError, read_annotations
-from .io import from_long, from_sets
+from .io import AnnotationFileError, from_long, from_sets, read_annotations
 from .judge import versus
 from .kappa import brennan_prediger, cohen, conger, fleiss, gwet, one_hot, percent
 from .mla import mla
@@ -23,7 +22,6 @@ __all__ = [
     "analytic_flip",
     "augmented_kappa",
     "boot_f1",
-    "bootstrap",
     "AnnotationFileError",
     "JudgeReport",
     "Report",
@@ -44,6 +42,7 @@ __all__ = [
     "prevalence_sensitivity",
     "read_annotations",
     "report",
+    "resampling",
     "simulate",
     "table4",
     "versus",

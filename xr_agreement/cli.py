@@ -124,8 +124,7 @@ def _parser() -> argparse.ArgumentParser:
 def _decisions(args):
     """The decisions to report on, the title, whether labels were fixed, and notes."""
     from .datasets import bias_example
-    from .files import read_annotations
-    from .io import from_sets
+    from .io import from_sets, read_annotations
 
     if args.file is None:
         if args.labels is not None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from .arrays import _plain
+
 
 def check_dataarray(da, what: str = "decisions") -> None:
     if not isinstance(da, xr.DataArray):
@@ -66,6 +68,20 @@ def describe_position(block: np.ndarray, coords) -> str:
     )
 
 
-def _plain(value):
-    """numpy scalars as plain Python values, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
+# --- options shared by the families (confidence= and population_size=)
+
+
+def _check_confidence(confidence):
+    if not (isinstance(confidence, (int, float, np.floating)) and 0 < confidence < 1):
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+
+
+def _check_population(population_size, n_items):
+    if population_size is not None and not (
+        isinstance(population_size, (int, float, np.integer, np.floating))
+        and population_size >= n_items
+    ):
+        raise ValueError(
+            f"population_size must be a number of items at least the sample's {n_items}, "
+            f"got {population_size!r}"
+        )

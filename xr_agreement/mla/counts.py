@@ -1,6 +1,6 @@
 """DataArray -> small Dataset of additive counts, on numpy and dask alike.
 
-The one pass over the decisions happens here (through :mod:`xr_agreement._kernels`). What it
+The one pass over the decisions happens here (through :mod:`xr_agreement.mla.kernels`). What it
 returns is all any Hamming-type statistic needs: per label, for each number ``m`` of
 annotators who decided, the number of (item, label) cells, the sum of positives ``x`` and the
 sum of ``x**2``; per item, the agreeing and the total (annotator pair, label) comparisons.
@@ -15,29 +15,21 @@ from __future__ import annotations
 
 import operator
 import os
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
 import xarray as xr
 
-from . import _kernels
-from ._validate import describe_position
+from .._core.arrays import _is_dask
+from .._core.threads import _thread_pool
+from .._core.validate import describe_position
+from . import kernels as _kernels
+
 
 COUNT_STATS = ["cells", "positives", "positives_squared"]
 
 # Below this many decisions one thread is faster than starting several.
 PARALLEL_THRESHOLD = 1 << 22
-
-
-_POOL = []
-
-
-def _thread_pool() -> ThreadPoolExecutor:
-    """One pool for the process, started on first use (starting threads per call costs ms)."""
-    if not _POOL:
-        _POOL.append(ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="xr-agreement"))
-    return _POOL[0]
 
 
 def _count_threads(values, label_counts, item_counts, kernel) -> list:
@@ -208,7 +200,3 @@ def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> x
         },
         coords=coords,
     )
-
-
-def _is_dask(data) -> bool:
-    return type(data).__module__.startswith("dask")

@@ -13,22 +13,24 @@ cut-offs, and the feasible floor next to each coefficient shows why.
 
 from __future__ import annotations
 
-import html
-import importlib
 import inspect
-import json
 import math
-import textwrap
 from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
 
-from ._validate import check_dataarray, check_dims
+from .._core.validate import check_dataarray, check_dims
+from ..mla import BASELINES, parse_baselines
+from ..mla import api as _mla_api  # mla() looked up when called (tests replace it)
+from .render import (_ci_label, _dataset_from_dict, _Format, _json_safe, _plain, _render_html,
+                     _RenderedReport)
 
-_mla_module = importlib.import_module("xr_agreement.mla")
+
 
 JSON_FORMAT = "xr-agreement-report/1"
+
+
 # the default sensitivity analysis; when the primary is one of them, the other baselines
 DEFAULT_SENSITIVITY = ("AC1", "PB")
 
@@ -153,13 +155,13 @@ def report(
     mla_options = _ci_keywords(ci, seed, ci_options)
     dims = {"item": item, "annotator": annotator, "label": label}
 
-    result = _mla_module.mla(da, baselines, **dims, **mla_options).compute()
+    result = _mla_api.mla(da, baselines, **dims, **mla_options).compute()
     selected = (da == 1).any([item, annotator]).compute()
     used_labels = da[label].values[selected.values].tolist()
     unused_labels = da[label].values[~selected.values].tolist()
     used_result = None
     if unused_labels and used_labels:
-        used_result = _mla_module.mla(
+        used_result = _mla_api.mla(
             da.isel({label: selected.values}), baselines, **dims, **mla_options
         ).compute()
 
@@ -186,18 +188,18 @@ def report(
 
 
 def _baseline_list(baseline, sensitivity) -> list[str]:
-    primary, single = _mla_module.parse_baselines(baseline)
+    primary, single = parse_baselines(baseline)
     if not single:
         raise ValueError(f"baseline is the one pre-specified primary model, got {baseline!r}; "
                          "put the others in sensitivity=")
     if sensitivity is DEFAULT_SENSITIVITY:
-        others = [b for b in _mla_module.BASELINES if b != primary[0]]
+        others = [b for b in BASELINES if b != primary[0]]
     elif sensitivity is None:
         others = []
     elif isinstance(sensitivity, str):
-        others = _mla_module.parse_baselines(sensitivity)[0]
+        others = parse_baselines(sensitivity)[0]
     else:
-        others = _mla_module.parse_baselines(list(sensitivity))[0] if len(sensitivity) else []
+        others = parse_baselines(list(sensitivity))[0] if len(sensitivity) else []
     if primary[0] in others:
         raise ValueError(f"the primary baseline {primary[0]!r} is also in sensitivity="
                          f"{sensitivity!r}")
@@ -211,7 +213,7 @@ def _ci_keywords(ci, seed, ci_options) -> dict:
         return {}
     if not (isinstance(ci, (float, int)) and 0 < ci < 1):
         raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci!r}")
-    parameters = inspect.signature(_mla_module.mla).parameters
+    parameters = inspect.signature(_mla_api.mla).parameters
     if "ci" not in parameters and not any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     ):
@@ -220,14 +222,6 @@ def _ci_keywords(ci, seed, ci_options) -> dict:
             "installation does not provide yet; leave ci unset"
         )
     return {"ci": ci, **({} if seed is None else {"seed": seed}), **ci_options}
-
-
-def _plain(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return value
 
 
 def _design(da, result, item, annotator, label, used_labels, unused_labels, n_hardest):
@@ -279,39 +273,6 @@ def _label_names(da, label) -> dict | None:
         if name in da.coords and da[name].dims == (label,):
             return {_plain(k): str(v) for k, v in zip(da[label].values, da[name].values)}
     return None
-
-
-# --------------------------------------------------------------------------------------
-# the Report object
-# --------------------------------------------------------------------------------------
-
-
-class _RenderedReport:
-    """What both reports share: text and markdown renderings of their document, and JSON
-    with a format tag checked on reading."""
-
-    _json_format = None  # the "format" entry of to_dict / to_json
-    _kind = None  # what the format error calls it
-
-    def __str__(self) -> str:
-        return _render_text(self._document())
-
-    __repr__ = __str__
-
-    def to_markdown(self) -> str:
-        """The report as GitHub-flavoured markdown."""
-        return _render_markdown(self._document())
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """The report as JSON (strict: NaN is written as null); see :meth:`to_dict`."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    @classmethod
-    def _json_data(cls, text: str) -> dict:
-        data = json.loads(text)
-        if data.get("format") != cls._json_format:
-            raise ValueError(f"not an {cls._kind} (format {data.get('format')!r})")
-        return data
 
 
 class Report(_RenderedReport):
@@ -414,13 +375,13 @@ class Report(_RenderedReport):
         -------
         matplotlib.figure.Figure
         """
-        from . import plot as _plot
+        from .. import plot as _plot
 
         return _plot.plot_report(self, kind=kind, **kwargs)
 
     def _figures_png(self) -> dict[str, str]:
         try:
-            from . import plot as _plot
+            from .. import plot as _plot
 
             return {kind: _plot.figure_png(self.plot(kind))
                     for kind in ("labels", "items", "baselines")}
@@ -430,68 +391,6 @@ class Report(_RenderedReport):
     # ---- the document -----------------------------------------------------------------
     def _document(self) -> list:
         return _build_document(self)
-
-
-# --------------------------------------------------------------------------------------
-# JSON helpers
-# --------------------------------------------------------------------------------------
-
-
-def _json_safe(value):
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _json_safe(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
-
-
-def _restore_numbers(data):
-    """Lists that mix numbers and None (NaN written as null) back to float with NaN."""
-    array = np.array(data, dtype=object)
-    flat = array.ravel().tolist()
-    if any(v is None for v in flat) and all(
-        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in flat
-    ):
-        return np.array([np.nan if v is None else v for v in flat], float).reshape(array.shape)
-    return data
-
-
-def _dataset_from_dict(data: dict) -> xr.Dataset:
-    for group in ("coords", "data_vars"):
-        for variable in data.get(group, {}).values():
-            variable["data"] = _restore_numbers(variable["data"])
-    return xr.Dataset.from_dict(data)
-
-
-# --------------------------------------------------------------------------------------
-# building the document: sections of paragraphs, lists and tables
-# --------------------------------------------------------------------------------------
-
-
-class _Format:
-    def __init__(self, digits: int):
-        self.digits = digits
-
-    def __call__(self, value) -> str:
-        if value is None:
-            return "-"
-        if isinstance(value, (bool, np.bool_)):
-            return "yes" if value else "no"
-        if isinstance(value, (int, np.integer)):
-            return str(int(value))
-        value = float(value)
-        if math.isnan(value):
-            return "NaN"
-        text = f"{value:.{self.digits}f}"
-        return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _values(ds, name, baseline=None, **where):
@@ -527,7 +426,7 @@ def _build_document(rep: Report) -> list:
     fmt = _Format(s["digits"])
     label_dim, item_dim = s["dims"]["label"], s["dims"]["item"]
     primary, baselines = rep.baselines[0], rep.baselines
-    definitions = _mla_module.BASELINES
+    definitions = BASELINES
     has_ci = "agreement_lower" in ds
     lk = s["landis_koch"]
     doc = []
@@ -742,10 +641,6 @@ _CORE_ATTRS = {"n_items", "n_annotators", "n_labels", "baseline", "baseline_defi
                "missing_data", "reference"}
 
 
-def _ci_label(settings) -> str:
-    return f"{100 * float(settings['ci']):g}% CI" if settings.get("ci") else "CI"
-
-
 def _label_table(rep: Report, fmt) -> tuple[list, list]:
     ds, s, d = rep.result, rep.settings, rep.design
     label_dim, primary = s["dims"]["label"], rep.baselines[0]
@@ -791,472 +686,3 @@ def _label_table(rep: Report, fmt) -> tuple[list, list]:
             row.append(landis_koch(coefficient[primary][position]))
         rows.append(row)
     return header, rows
-
-
-# --------------------------------------------------------------------------------------
-# renderers
-# --------------------------------------------------------------------------------------
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return text == "NaN"
-
-
-def _text_table(header, rows) -> list[str]:
-    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
-
-    def line(cells):
-        return "  ".join(c.rjust(w) if _is_number(c) else c.ljust(w)
-                         for c, w in zip(cells, widths)).rstrip()
-
-    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
-
-
-def _render_text(doc) -> str:
-    out = []
-    for title, blocks in doc:
-        if title == "__title__":
-            out += [blocks[0][1], "=" * len(blocks[0][1]), ""]
-            for block in blocks[1:]:
-                out += textwrap.wrap(block[1], 92) + [""]
-            continue
-        out += [title, "-" * len(title)]
-        for block in blocks:
-            if block[0] == "p":
-                out += textwrap.wrap(block[1], 92)
-            elif block[0] == "list":
-                for entry in block[1]:
-                    out += textwrap.wrap(entry, 92, initial_indent="* ",
-                                         subsequent_indent="  ")
-            elif block[0] == "table":
-                out += _text_table(block[1], block[2])
-                if block[3]:
-                    out += textwrap.wrap(block[3], 92)
-            else:
-                continue
-            out.append("")
-    return "\n".join(out).rstrip() + "\n"
-
-
-def _markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _render_markdown(doc) -> str:
-    out = []
-    for title, blocks in doc:
-        if title == "__title__":
-            out += [f"# {blocks[0][1]}", ""]
-            for block in blocks[1:]:
-                out += [block[1], ""]
-            continue
-        out += [f"## {title}", ""]
-        for block in blocks:
-            if block[0] == "p":
-                out.append(block[1])
-            elif block[0] == "list":
-                out += [f"- {entry}" for entry in block[1]]
-            elif block[0] == "table":
-                header, rows = block[1], block[2]
-                out.append("| " + " | ".join(map(_markdown_cell, header)) + " |")
-                out.append("|" + "|".join(
-                    "---:" if rows and _is_number(rows[0][i]) else "---"
-                    for i in range(len(header))) + "|")
-                out += ["| " + " | ".join(map(_markdown_cell, r)) + " |" for r in rows]
-                if block[3]:
-                    out += ["", f"*{block[3]}*"]
-            else:
-                continue
-            out.append("")
-    return "\n".join(out).rstrip() + "\n"
-
-
-_CSS = """
-.xra-report{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:14px;
- line-height:1.45;max-width:1100px;color:#1f2328}
-.xra-report h1{font-size:20px;margin:0 0 6px}
-.xra-report h2{font-size:16px;margin:18px 0 6px;border-bottom:1px solid #d0d7de}
-.xra-report table{border-collapse:collapse;margin:6px 0;font-size:13px}
-.xra-report th,.xra-report td{border:1px solid #d0d7de;padding:3px 8px}
-.xra-report th{background:#f6f8fa;text-align:left}
-.xra-report td.num{text-align:right;font-variant-numeric:tabular-nums}
-.xra-report caption{caption-side:bottom;text-align:left;font-style:italic;color:#57606a}
-.xra-report .headline{background:#f6f8fa;border-left:4px solid #0969da;padding:6px 10px}
-.xra-report figure{display:inline-block;margin:6px 12px 6px 0}
-.xra-report img{max-width:100%}
-"""
-
-
-def _render_html(doc, figures: dict[str, str], standalone: bool,
-                 document_title: str = "Multi-label agreement report") -> str:
-    e = html.escape
-    out = ['<div class="xra-report">']
-    for title, blocks in doc:
-        if title == "__title__":
-            out += [f"<h1>{e(blocks[0][1])}</h1>",
-                    f'<p class="headline">{e(blocks[1][1])}</p>']
-            out += [f"<p>{e(block[1])}</p>" for block in blocks[2:]]
-            continue
-        out.append(f"<section><h2>{e(title)}</h2>")
-        for block in blocks:
-            if block[0] == "p":
-                out.append(f"<p>{e(block[1])}</p>")
-            elif block[0] == "list":
-                out.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in block[1]) + "</ul>")
-            elif block[0] == "table":
-                header, rows, caption = block[1], block[2], block[3]
-                cells = ["<table>"]
-                if caption:
-                    cells.append(f"<caption>{e(caption)}</caption>")
-                cells.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header)
-                             + "</tr></thead><tbody>")
-                for row in rows:
-                    cells.append("<tr>" + "".join(
-                        f'<td class="num">{e(c)}</td>' if _is_number(c) else f"<td>{e(c)}</td>"
-                        for c in row) + "</tr>")
-                out.append("".join(cells) + "</tbody></table>")
-            elif block[0] == "figures" and figures:
-                captions = {"labels": "Label-wise coefficients (primary baseline), sorted; "
-                            "marker size = weight; bars = interval when computed",
-                            "items": "Item-level agreement, hardest items named",
-                            "baselines": "Baseline sensitivity per label"}
-                for kind, png in figures.items():
-                    out.append(f'<figure><img alt="{e(captions[kind])}" '
-                               f'src="data:image/png;base64,{png}"><figcaption>'
-                               f"{e(captions[kind])}</figcaption></figure>")
-        out.append("</section>")
-    out.append("</div>")
-    body = "\n".join(out)
-    if not standalone:
-        return f"<style>{_CSS}</style>\n{body}"
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(document_title)}</title><style>{_CSS}</style></head>"
-            f"<body>\n{body}\n</body></html>\n")
-
-
-
-# --------------------------------------------------------------------------------------
-# the judge-validation report (xr_agreement.versus)
-# --------------------------------------------------------------------------------------
-
-_judge_module = importlib.import_module("xr_agreement.judge")
-
-JUDGE_JSON_FORMAT = "xr-agreement-judge-report/1"
-# measures in the coefficient tables, with their column captions
-_JUDGE_COLUMNS = {"accuracy": "Acc", "precision": "P", "recall": "R", "f1": "F1",
-                  "specificity": "Spec", "kappa": "kappa", "phi": "phi (MCC)",
-                  "kappa_phi_gap": "phi - kappa", "positive_rate_drift": "p_J - p_R"}
-
-
-def judge_report(
-    da: xr.DataArray,
-    judge,
-    reference="majority",
-    *,
-    abstain: str = "exclude",
-    abstain_value=np.nan,
-    tie: str = "exclude",
-    ci: float | None = None,
-    seed=None,
-    digits: int = 3,
-    title: str | None = None,
-    notes: Sequence[str] = (),
-    item: str = "item",
-    annotator: str = "annotator",
-    label: str = "label",
-    **ci_options,
-) -> JudgeReport:
-    """The judge-validation checklist for one judge against a human reference.
-
-    Runs :func:`xr_agreement.versus` with the three abstention modes side by side and
-    states, next to every coefficient: the judgment scale, the reference and its tie rule
-    with the number of ties, the abstention marker and mode, coverage, the confusion
-    matrix, the aggregation level, and the human-human ceiling.
-
-    Parameters
-    ----------
-    da : xarray.DataArray
-        0/1 decisions with dims ``item``, ``annotator``, ``label`` and no other dim (see
-        :func:`xr_agreement.versus`).
-    judge, reference, abstain_value, tie
-        As in :func:`xr_agreement.versus`; ``reference="each"`` is not supported here (one
-        report per reference annotator instead).
-    abstain : {"exclude", "disagree", "category"}, default "exclude"
-        The primary abstention mode of the coefficient tables; the three modes are always
-        shown side by side as well.
-    ci : float, optional
-        Confidence level of bootstrap intervals (items resampled), passed to ``versus``
-        with ``seed`` and ``**ci_options`` (``n_resamples``, ``method``).
-    seed : int or numpy.random.Generator, optional
-    digits : int, default 3
-        Decimals in the text, markdown and HTML renderings (JSON keeps full precision).
-    title : str, optional
-    notes : sequence of str
-        Further statements printed under the headline.
-    item, annotator, label : str
-        Names of the dims that play these roles.
-
-    Returns
-    -------
-    JudgeReport
-        ``.result`` (the ``versus`` Dataset with an ``abstain`` dim) and ``.settings``;
-        renders with ``str()``, ``.to_markdown()``, ``.to_html()``, ``.to_json()``.
-
-    Examples
-    --------
-    >>> import numpy as np, xarray as xr, xr_agreement
-    >>> decisions = xr.DataArray(
-    ...     [[[1, 0], [1, 0], [1, 0]],
-    ...      [[0, 1], [0, 1], [1, 1]],
-    ...      [[1, 1], [1, 0], [np.nan, 1]],
-    ...      [[0, 0], [0, 0], [0, 0]]],
-    ...     dims=("item", "annotator", "label"),
-    ...     coords={"annotator": ["ann", "bob", "llm"], "label": ["clear", "correct"]},
-    ... )
-    >>> rep = decisions.agreement.judge_report("llm", reference="ann")
-    >>> print(rep.to_markdown().splitlines()[0])
-    # Judge validation report
-    >>> rep.result.coverage.item()
-    0.875
-    """
-    if isinstance(reference, str) and reference == "each":
-        raise ValueError("judge_report compares with one reference; reference='each' is not "
-                         "supported (make one report per annotator: reference='<name>')")
-    modes = _judge_module.ABSTAIN_MODES
-    if not isinstance(abstain, str) or abstain not in modes:
-        raise ValueError(f"abstain must be one of {list(modes)}, got {abstain!r}")
-    extra = [d for d in da.dims if d not in (item, annotator, label)]
-    if extra:
-        raise ValueError(f"judge_report() describes one corpus; the array has extra dims "
-                         f"{extra}: select one value first (e.g. da.sel({extra[0]}=...))")
-    if not isinstance(digits, (int, np.integer)) or digits < 0:
-        raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
-    if ci is None and ci_options:
-        raise ValueError(f"{sorted(ci_options)} only apply with ci=<level>")
-    interval_options = {} if ci is None else {"ci": ci, "seed": seed, **ci_options}
-    result = _judge_module.versus(
-        da, judge, reference, abstain="all", abstain_value=abstain_value, tie=tie,
-        item=item, annotator=annotator, label=label, **interval_options,
-    ).compute()
-    settings = {
-        "judge": _plain(judge),
-        "abstain": abstain,
-        "ci": ci,
-        "seed": seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
-        "ci_options": {k: _plain(v) for k, v in ci_options.items()},
-        "digits": int(digits),
-        "title": title,
-        "notes": [notes] if isinstance(notes, str) else list(notes),
-        "dims": {"item": item, "annotator": annotator, "label": label},
-    }
-    return JudgeReport(result, settings)
-
-
-class JudgeReport(_RenderedReport):
-    """The judge-validation report: the :func:`xr_agreement.versus` Dataset (all three
-    abstention modes) and its renderings. Build it with :func:`judge_report`, restore one
-    with :meth:`from_json`.
-
-    Attributes
-    ----------
-    result : xarray.Dataset
-        ``versus(..., abstain="all")``, with intervals when ``ci`` was given.
-    settings : dict
-        The choices the report was made with (judge, primary abstention mode, ci, ...).
-    """
-
-    _json_format = JUDGE_JSON_FORMAT
-    _kind = "xr-agreement judge report"
-
-    def __init__(self, result: xr.Dataset, settings: dict):
-        self.result, self.settings = result, settings
-
-    def to_html(self) -> str:
-        """The report as one self-contained HTML document (inline CSS)."""
-        return _render_html(self._document(), {}, standalone=True,
-                            document_title=self.settings["title"] or "Judge validation report")
-
-    def _repr_html_(self) -> str:
-        return _render_html(self._document(), {}, standalone=False)
-
-    def to_dict(self) -> dict:
-        """Plain-Python form: settings and the Dataset in xarray's ``to_dict`` layout (NaN
-        as None)."""
-        return _json_safe({"format": JUDGE_JSON_FORMAT, "settings": self.settings,
-                           "result": self.result.to_dict(data="list")})
-
-    @classmethod
-    def from_json(cls, text: str) -> JudgeReport:
-        """Restore a JudgeReport from :meth:`to_json` output."""
-        data = cls._json_data(text)
-        return cls(_dataset_from_dict(data["result"]), data["settings"])
-
-    def _document(self) -> list:
-        return _build_judge_document(self)
-
-
-def _build_judge_document(rep: JudgeReport) -> list:
-    ds, s = rep.result, rep.settings
-    fmt = _Format(s["digits"])
-    label_dim = s["dims"]["label"]
-    mode = s["abstain"]
-    primary = ds.sel(abstain=mode)
-    has_ci = "kappa_lower" in ds
-    ci_label = _ci_label(s)
-    labels = [_plain(v) for v in ds[label_dim].values]
-    doc = []
-
-    def value(name, where=None, source=primary):
-        data = source[name]
-        return float(data.sel(where)) if where else float(data)
-
-    def with_interval(name, where=None):
-        text = fmt(value(name, where))
-        if has_ci and f"{name}_lower" in primary:
-            text += (f" [{fmt(value(name + '_lower', where))}, "
-                     f"{fmt(value(name + '_upper', where))}]")
-        return text
-
-    micro = {"average": "micro"}
-    humans = {b: float(ds.human_agreement.sel(baseline=b)) for b in ("F", "AC1")}
-    counts = {name: int(ds[name].sum()) for name in _judge_module.COUNTS}
-    decided = sum(counts[n] for n in ("true_positives", "false_positives", "false_negatives",
-                                      "true_negatives"))
-    abstained = counts["abstentions_on_positive"] + counts["abstentions_on_negative"]
-    compared = decided + abstained
-
-    # ---- headline ---------------------------------------------------------------------
-    headline = (f"Judge {s['judge']!r} against the {ds.attrs['reference']}, abstentions "
-                f"'{mode}': kappa = {with_interval('kappa', micro)}, F1 = "
-                f"{with_interval('f1', micro)} (micro: pooled over items and labels), "
-                f"coverage = {fmt(float(ds.coverage))} ({decided} of {compared} compared "
-                f"cells decided). Human-human ceiling A_ml = {fmt(humans['F'])} (F), "
-                f"{fmt(humans['AC1'])} (AC1). N = {ds.attrs['n_items']} items, k = "
-                f"{ds.attrs['n_labels']} labels, {ds.attrs['n_humans']} humans"
-                + (f", {ci_label} from {ds.attrs['ci_n_resamples']} item resamples."
-                   if has_ci else "."))
-    doc.append(("__title__", [("p", s["title"] or "Judge validation report"), ("p", headline)]
-                + [("p", note) for note in s.get("notes", [])]))
-
-    # ---- 1. scale, reference, ties --------------------------------------------------------
-    statements = [
-        (f"Judgment scale: {ds.attrs['judgment_scale']}, 1 = criterion met; k = "
-        f"{len(labels)} labels: {', '.join(map(str, labels))}."),
-        f"Reference: {ds.attrs['reference']} ({ds.attrs['n_humans']} humans other than the "
-        "judge); " + ds.attrs["missing_data"] + ".",
-        (f"Tie handling: tie='{ds.attrs['tie']}' ({ds.attrs['tie_definition']}); "
-        f"{counts['ties']} tied (item, label) cells."),
-        (f"Cells without any reference decision (not compared): {counts['no_reference']}; "
-        f"judge decisions missing (not asked, not compared): {counts['judge_missing']}."),
-        f"Undefined values: {ds.attrs['zero_division']}.",
-    ]
-    section = [("list", statements)]
-    doc.append(("1. Judgment scale, reference and ties", section))
-
-    # ---- 2. abstentions ------------------------------------------------------------------
-    marker = ds.attrs["abstain_value"]
-    rows = []
-    for m in _judge_module.ABSTAIN_MODES:
-        source = ds.sel(abstain=m)
-        rows.append([m + (" (primary)" if m == mode else "")]
-                    + [fmt(value(name, micro, source)) for name in
-                       ("accuracy", "precision", "recall", "f1", "kappa", "phi")])
-    doc.append(("2. Abstentions and coverage", [
-        ("p", (f"Abstention marker: {marker}. The judge abstained on {abstained} of {compared} "
-         f"compared cells (coverage {fmt(float(ds.coverage))}: {decided} decided); coverage "
-         f"is the same in every mode and must be read with 'exclude'. Primary mode: "
-         f"abstain='{mode}'.")),
-        ("list", [f"{m}: {d}" for m, d in _judge_module.ABSTAIN_MODES.items()]),
-        ("table", ["abstain", "Acc", "P", "R", "F1", "kappa", "phi"], rows,
-         "The three abstention modes side by side (micro: pooled over items and labels)."),
-    ]))
-
-    # ---- 3. confusion matrix ----------------------------------------------------------------
-    matrix = [
-        ["judge 1", str(counts["true_positives"]), str(counts["false_positives"])],
-        ["judge 0", str(counts["false_negatives"]), str(counts["true_negatives"])],
-        ["judge abstained", str(counts["abstentions_on_positive"]),
-         str(counts["abstentions_on_negative"])],
-    ]
-    label_rows = []
-    for j in labels:
-        where = {label_dim: j}
-        label_rows.append([str(j)] + [str(int(ds[n].sel(where))) for n in (
-            "true_positives", "false_positives", "false_negatives", "true_negatives",
-            "abstentions_on_positive", "abstentions_on_negative", "ties")]
-            + [fmt(float(ds.label_coverage.sel(where)))])
-    doc.append(("3. Confusion matrix", [
-        ("table", ["", "reference 1", "reference 0"], matrix,
-         "Pooled over items and labels (cells, each an (item, label) decision)."),
-        ("table", [label_dim, "TP", "FP", "FN", "TN", "A_1", "A_0", "ties", "coverage"],
-         label_rows, "Per label: A_1 / A_0 are abstentions where the reference is 1 / 0."),
-    ]))
-
-    # ---- 4. coefficients by aggregation level -------------------------------------------------
-    averages = list(_judge_module.AVERAGES)
-    rows = []
-    for name, caption in _JUDGE_COLUMNS.items():
-        rows.append([caption] + [with_interval(name, {"average": a}) for a in averages])
-    rows.append(["coverage", fmt(float(ds.coverage)), "", "", ""])
-    doc.append((f"4. Coefficients by aggregation level (abstain='{mode}')", [
-        ("table", ["measure"] + averages, rows,
-         f"Intervals: {ci_label}." if has_ci else None),
-        ("list", [f"{k}: {v}" for k, v in _judge_module.AVERAGES.items()]),
-        ("p", ("On binary data phi = MCC = Pearson's r (= Spearman's rho = Kendall's tau-b) of "
-         "the two 0/1 vectors: one number, not corroborating evidence. kappa = phi exactly "
-         "when the judge's and the reference's positive rates agree; the gap phi - kappa "
-         "reads as the judge's positive-rate drift p_J - p_R.")),
-    ]))
-
-    # ---- 5. per label, next to the human ceiling -------------------------------------------
-    header = [label_dim] + [_JUDGE_COLUMNS[n] for n in ("accuracy", "precision", "recall",
-                                                        "f1", "specificity", "kappa", "phi")]
-    if has_ci:
-        header.append(f"kappa {ci_label}")
-    header += ["p_J - p_R", "human A_j (F)", "human A_j (AC1)"]
-    rows = []
-    for j in labels:
-        where = {label_dim: j}
-        row = [str(j)] + [fmt(value("label_" + n, where)) for n in (
-            "accuracy", "precision", "recall", "f1", "specificity", "kappa", "phi")]
-        if has_ci:
-            row.append(f"[{fmt(value('label_kappa_lower', where))}, "
-                       f"{fmt(value('label_kappa_upper', where))}]")
-        row += [fmt(value("label_positive_rate_drift", where))]
-        row += [fmt(float(ds.human_label_agreement.sel(baseline=b, **where)))
-                for b in ("F", "AC1")]
-        rows.append(row)
-    doc.append((f"5. Per label, next to the human ceiling (abstain='{mode}')", [
-        ("table", header, rows, None),
-    ]))
-
-    # ---- 6. human ceiling ----------------------------------------------------------------------
-    rows = []
-    for b in ("F", "AC1"):
-        row = [b, fmt(humans[b])]
-        if has_ci and "human_agreement_lower" in ds:
-            row.append(f"[{fmt(float(ds.human_agreement_lower.sel(baseline=b)))}, "
-                       f"{fmt(float(ds.human_agreement_upper.sel(baseline=b)))}]")
-        rows.append(row)
-    doc.append(("6. Human-human ceiling", [
-        ("p", ds.human_agreement.attrs["description"] + "."),
-        ("table", ["baseline", "A_ml"] + ([ci_label] if has_ci and
-                                           "human_agreement_lower" in ds else []), rows, None),
-    ]))
-
-    # ---- 7. uncertainty -----------------------------------------------------------------------
-    if has_ci:
-        text = (f"Intervals: {ci_label}, {ds.attrs['ci_method']} bootstrap, "
-                f"{ds.attrs['ci_n_resamples']} item resamples"
-                + (f", seed={s['seed']}" if s["seed"] is not None else "")
-                + "; the judge's, the reference's and the humans' values of an item move "
-                "together.")
-    else:
-        text = ("No confidence intervals were computed (pass ci=0.95). Judge validation "
-                "should report intervals from an item bootstrap.")
-    doc.append(("7. Uncertainty", [("p", text)]))
-    return doc

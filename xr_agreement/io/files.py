@@ -24,23 +24,43 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .io import from_long, from_sets
+from .._core.arrays import _plain
+from .records import from_long, from_sets
+
 
 # Column names recognised without being told (compared case-insensitively).
 ITEM_COLUMNS = ("item", "item_id", "unit", "unit_id", "document", "doc_id", "sentence",
                 "sentence_id", "text_id", "example", "example_id", "id")
+
+
 ANNOTATOR_COLUMNS = ("annotator", "annotator_id", "rater", "rater_id", "coder", "coder_id",
                      "judge", "worker", "worker_id", "user", "user_id")
+
+
 LABELS_COLUMNS = ("labels", "label_set", "label_list", "tags", "categories", "codes")
+
+
 LABEL_COLUMNS = ("label", "label_id", "category", "tag", "class", "code")
+
+
 VALUE_COLUMNS = ("value", "selected", "decision", "present", "positive", "is_selected")
+
+
 RATING_COLUMNS = ("rating", "label", "category", "class", "answer", "response", "value", "code")
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
            ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+
+
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
 TRUE_WORDS = {"1", "1.0", "true", "yes"}
+
+
 FALSE_WORDS = {"0", "0.0", "false", "no"}
+
+
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
 
@@ -137,10 +157,6 @@ def _is_blank(value) -> bool:
     if isinstance(value, float) and math.isnan(value):
         return True
     return isinstance(value, str) and not value.strip()
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _as_integers_if_all(values: list) -> list:

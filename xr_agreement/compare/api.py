@@ -24,14 +24,11 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from . import _kernels
-from ._validate import (
-    check_annotators,
-    check_binary_dtype,
-    check_dataarray,
-    check_dims,
-    describe_position,
-)
+from .._core.arrays import _plain
+from .._core.validate import (check_annotators, check_binary_dtype, check_dataarray, check_dims,
+                              describe_position)
+from . import kernels as _kernels
+
 
 REFERENCES = {
     "augmented_kappa": "Rosenberg & Binkowski (2004), Augmenting the kappa statistic to "
@@ -69,11 +66,6 @@ def _decisions(da, item, annotator, label, measure):
     if ((values != 0) & (values != 1)).any():
         raise ValueError(describe_position(raw, coords))
     return values, extra
-
-
-def _plain(value):
-    """numpy scalars as plain Python values, for readable messages."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _pairs(n):

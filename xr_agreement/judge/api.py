@@ -23,15 +23,20 @@ R0**2))`` (Gorodkin's multiclass MCC, which is the 2 x 2 phi / MCC when ``Ja = 0
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import xarray as xr
 
-from . import bootstrap as _bootstrap
-from ._validate import _plain, check_binary_dtype, check_dataarray, check_dims
-from .mla import mla
+from .._core.arrays import _is_dask, _plain
+from .._core.validate import check_binary_dtype, check_dataarray, check_dims
+from ..mla import mla
+from ..resampling.driver import bootstrap, check_options, deferred_bootstrap
+from ..resampling.intervals import interval_variables
+from .intervals import VersusStatistic
+from .measures import (_check_marker, _coverage, AVERAGES, cell_counts, COUNTS, HUMAN_BASELINES,
+                       MEASURES, measures_from_counts)
+
 
 ABSTAIN_MODES = {
     "exclude": "abstentions dropped: how good is the judge when it answers?",
@@ -41,21 +46,15 @@ ABSTAIN_MODES = {
     "precision over the judge's answers, recall / specificity / accuracy over every case, "
     "kappa and phi (Gorodkin's multiclass MCC) on the 3 x 2 table",
 }
+
+
 TIE_RULES = {
     "exclude": "cells where the reference humans split evenly are dropped",
     "positive": "an even split counts as reference 1",
     "negative": "an even split counts as reference 0",
 }
-AVERAGES = {
-    "micro": "the measure on the table pooled over items and labels",
-    "macro": "unweighted mean of the label values, labels where it is undefined (NaN) left "
-    "out (scikit-learn's average='macro' with zero_division=np.nan)",
-    "weighted_macro": "mean of the label values weighted by the label's reference positives "
-    "(support), labels where it is undefined left out (scikit-learn's average='weighted')",
-    "exemplar": "the measure on each item's table over labels, then the mean over items, items "
-    "where it is undefined left out (scikit-learn's average='samples')",
-}
-HUMAN_BASELINES = ["F", "AC1"]
+
+
 # dims the result adds
 RESULT_DIMS = ("average", "abstain", "reference", "baseline", "count", "measure")
 
@@ -66,98 +65,7 @@ ZERO_DIVISION = (
     "there)"
 )
 
-# long_name, symbol, description of every output variable
-COUNTS = {
-    "true_positives": (
-        "true positives",
-        "TP",
-        "cells where the judge said 1 and the reference is 1",
-    ),
-    "false_positives": (
-        "false positives",
-        "FP",
-        "cells where the judge said 1 and the reference is 0",
-    ),
-    "false_negatives": (
-        "false negatives",
-        "FN",
-        "cells where the judge said 0 and the reference is 1",
-    ),
-    "true_negatives": (
-        "true negatives",
-        "TN",
-        "cells where the judge said 0 and the reference is 0",
-    ),
-    "abstentions_on_positive": (
-        "abstentions where the reference is 1",
-        "A_1",
-        "cells where the judge abstained and the reference is 1 (an FN under abstain='disagree')",
-    ),
-    "abstentions_on_negative": (
-        "abstentions where the reference is 0",
-        "A_0",
-        "cells where the judge abstained and the reference is 0 (an FP under abstain='disagree')",
-    ),
-    "ties": (
-        "reference ties",
-        "N_tie",
-        (
-            "cells where the reference humans present split evenly (before the tie rule); 0 when "
-            "the reference is a single annotator"
-        ),
-    ),
-    "no_reference": (
-        "cells without reference",
-        "N_noref",
-        "cells where no reference human made a decision (all NaN); never compared",
-    ),
-    "judge_missing": (
-        "judge missing decisions",
-        "N_miss",
-        (
-            "cells where the judge's value is NaN while the abstention marker is another value: "
-            "not asked, never compared, not counted in coverage"
-        ),
-    ),
-}
-MEASURES = {
-    "accuracy": ("accuracy", "Acc", "(TP + TN) / n"),
-    "precision": ("precision", "P", "TP / (TP + FP): share of the judge's 1s that are right"),
-    "recall": ("recall", "R", "TP / (reference positives): share of the reference 1s found"),
-    "f1": ("F1 score", "F_1", "2 TP / (judge positives + reference positives)"),
-    "specificity": ("specificity", "Spec", "TN / (reference negatives)"),
-    "kappa": (
-        "Cohen's kappa",
-        "kappa",
-        "(p_o - p_e) / (1 - p_e) with p_e from the judge's and the reference's own margins",
-    ),
-    "phi": (
-        "phi coefficient (Matthews correlation)",
-        "phi",
-        (
-            "(TP TN - FP FN) / sqrt(product of the four margins): equals MCC and Pearson's r of "
-            "the two 0/1 vectors; Gorodkin's multiclass MCC under abstain='category'"
-        ),
-    ),
-    "judge_positive_rate": ("judge positive rate", "p_J", "judge positives / n"),
-    "reference_positive_rate": ("reference positive rate", "p_R", "reference positives / n"),
-    "kappa_phi_gap": (
-        "kappa-phi gap",
-        "phi - kappa",
-        (
-            "phi - kappa: 0 exactly when the judge's and the reference's positive rates are equal "
-            "(2 x 2 tables), growing with the positive-rate drift; kappa never exceeds phi in size"
-        ),
-    ),
-    "positive_rate_drift": (
-        "positive-rate drift",
-        "p_J - p_R",
-        (
-            "judge positive rate - reference positive rate: > 0 the judge says 1 more often than "
-            "the reference, < 0 less often"
-        ),
-    ),
-}
+
 TABLE_SIZE = "n is the number of cells in the table of the abstention mode"
 
 
@@ -209,7 +117,7 @@ def versus(
         Names of the dims that play these roles.
     ci : float, optional
         Confidence level (e.g. 0.95) of bootstrap intervals, items resampled (see
-        :mod:`xr_agreement.bootstrap`): every floating-point variable ``V`` (measures,
+        :mod:`xr_agreement.resampling`): every floating-point variable ``V`` (measures,
         coverage, human agreement) gains ``V_lower`` and ``V_upper``; counts get none. The
         judge's and the humans' values are recomputed on the same resamples, the reference
         (majority, ties) of an item moves with it.
@@ -301,7 +209,7 @@ def versus(
             )
     modes = _parse_choice("abstain", abstain, ABSTAIN_MODES, allow_all=True)
     if ci is not None:
-        ci, n_resamples, resample, method = _bootstrap.check_options(
+        ci, n_resamples, resample, method = check_options(
             ci, n_resamples, resample, method, seed, progress
         )
         if resample != "item":
@@ -394,7 +302,7 @@ def versus(
         return result
     variables = [
         name
-        for name in _bootstrap.interval_variables(result, item)
+        for name in interval_variables(result, item)
         # one human: no human agreement to resample
         if humans.sizes[annotator] >= 2 or not name.startswith("human_")
     ]
@@ -409,30 +317,14 @@ def versus(
     lazy = _is_dask(counts.data) or _is_dask(humans.data)
     if lazy and not isinstance(seed, np.random.Generator):
         # lazy tables: the bootstrap runs block by block
-        return _bootstrap.bootstrap(make_statistic(arrays), result, variables=variables,
+        return bootstrap(make_statistic(arrays), result, variables=variables,
                                     item=item, **options)
     if lazy:
         # NumPy's stream is drawn in order: one task gets the per-item counts in memory
-        return _bootstrap.deferred_bootstrap(make_statistic, arrays, result,
+        return deferred_bootstrap(make_statistic, arrays, result,
                                              variables=variables, item=item, **options)
-    return _bootstrap.bootstrap(make_statistic(arrays), result, variables=variables, item=item,
+    return bootstrap(make_statistic(arrays), result, variables=variables, item=item,
                                 **options)
-
-
-def _flat(data, n_items: int, dtype):
-    """(N, ...) array -> (N, F), numpy or dask (all but the item axis in one chunk)."""
-    if _is_dask(data):
-        data = data.rechunk({i: -1 for i in range(1, data.ndim)})
-    return data.reshape(n_items, -1).astype(dtype)
-
-
-def _in_memory(template: xr.DataArray) -> xr.DataArray:
-    """A numpy DataArray with the dims, shape and in-memory coords of ``template`` (its
-    values are never read: the finishing task must not carry the input's graph; dask
-    coords, such as a chunked ``label_name``, are left out)."""
-    coords = {name: coord.variable for name, coord in template.coords.items()
-              if not _is_dask(coord.data)}
-    return xr.DataArray(np.zeros(template.shape), dims=template.dims, coords=coords)
 
 
 def _parse_choice(name: str, value, choices: dict, allow_all: bool = False) -> list[str]:
@@ -442,19 +334,6 @@ def _parse_choice(name: str, value, choices: dict, allow_all: bool = False) -> l
         options = list(choices) + (["all"] if allow_all else [])
         raise ValueError(f"{name} must be one of {options}, got {value!r}")
     return [value]
-
-
-def _check_marker(abstain_value) -> bool:
-    """Whether the abstention marker is NaN; 0 and 1 cannot be markers."""
-    try:
-        is_nan = math.isnan(abstain_value)
-    except TypeError:
-        raise TypeError(f"abstain_value must be a number or NaN, got {abstain_value!r}") from None
-    if not is_nan and abstain_value in (0, 1):
-        raise ValueError(
-            f"abstain_value must differ from the decisions 0 and 1, got {abstain_value!r}"
-        )
-    return is_nan
 
 
 def _annotator_names(da: xr.DataArray, annotator: str, positions) -> list:
@@ -551,10 +430,6 @@ def _checked(values: xr.DataArray, role: str, marker, marker_is_nan: bool) -> xr
     return values
 
 
-def _is_dask(data) -> bool:
-    return type(data).__module__.startswith("dask")
-
-
 def _majority(panel: xr.DataArray, annotator: str, tie_rule: str):
     """Reference 1/0 per cell (NaN: no human decided, or an excluded tie), the tie mask and
     the mask of cells without any human decision."""
@@ -567,155 +442,6 @@ def _majority(panel: xr.DataArray, annotator: str, tie_rule: str):
     elif tie_rule == "positive":
         reference = xr.where(ties, 1.0, reference)
     return reference, ties, present == 0
-
-
-def _safe_divide(numerator, denominator):
-    return (numerator / denominator.where(denominator != 0)).astype(np.float64)
-
-
-def _coverage(counts: xr.DataArray) -> xr.DataArray:
-    decided = counts.sel(count=["tp", "fp", "fn", "tn"]).sum("count")
-    return _safe_divide(decided, decided + counts.sel(count=["ap", "an"]).sum("count"))
-
-
-def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator with 0/0 (and x/0) as NaN."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(
-            denominator != 0, numerator / np.where(denominator != 0, denominator, 1), np.nan
-        )
-
-
-def table_measures(counts: np.ndarray, mode: str) -> np.ndarray:
-    """Every measure (in ``MEASURES`` order, then the support) of tables whose last axis holds
-    ``tp, fp, fn, tn, ap, an``, under an abstention mode; 0/0 is NaN.
-
-    >>> table_measures(np.array([3, 1, 2, 2, 1, 1]), "exclude")[:3]  # accuracy, P, R
-    array([0.625, 0.75 , 0.6  ])
-    """
-    tp, fp, fn, tn, ap, an = np.moveaxis(np.asarray(counts, np.float64), -1, 0)
-    if mode == "exclude":
-        ap = an = np.zeros_like(tp)
-    elif mode == "disagree":
-        fp, fn = fp + an, fn + ap
-        ap = an = np.zeros_like(tp)
-    n = tp + fp + fn + tn + ap + an
-    judge_yes, judge_no, judge_abstained = tp + fp, fn + tn, ap + an
-    reference_yes, reference_no = tp + fn + ap, fp + tn + an
-    # kappa and phi share the numerator n (tp + tn) - sum_k p_k t_k
-    chance = judge_yes * reference_yes + judge_no * reference_no
-    covariance = n * (tp + tn) - chance
-    phi_denominator = np.sqrt(
-        (n * n - judge_yes**2 - judge_no**2 - judge_abstained**2)
-        * (n * n - reference_yes**2 - reference_no**2)
-    )
-    kappa = _divide(covariance, n * n - chance)
-    phi = _divide(covariance, phi_denominator)
-    values = {
-        "accuracy": _divide(tp + tn, n),
-        "precision": _divide(tp, judge_yes),
-        "recall": _divide(tp, reference_yes),
-        "f1": _divide(2 * tp, judge_yes + reference_yes),
-        "specificity": _divide(tn, reference_no),
-        "kappa": kappa,
-        "phi": phi,
-        "judge_positive_rate": _divide(judge_yes, n),
-        "reference_positive_rate": _divide(reference_yes, n),
-        "kappa_phi_gap": phi - kappa,
-        "positive_rate_drift": _divide(judge_yes - reference_yes, n),
-    }
-    return np.stack([values[name] for name in MEASURES] + [reference_yes], axis=-1)
-
-
-def _table_measures(counts: xr.DataArray, mode: str) -> xr.DataArray:
-    if counts.chunks is not None:
-        counts = counts.chunk({"count": -1})
-    return xr.apply_ufunc(
-        table_measures,
-        counts,
-        kwargs={"mode": mode},
-        input_core_dims=[["count"]],
-        output_core_dims=[["measure"]],
-        dask="parallelized",
-        output_dtypes=[np.float64],
-        dask_gufunc_kwargs={"output_sizes": {"measure": len(MEASURES) + 1}},
-    ).assign_coords(measure=[*MEASURES, "support"])
-
-
-def _nan_mean(values: xr.DataArray, dim: str, weights=None) -> xr.DataArray:
-    """Mean over ``dim`` leaving NaN out; NaN when nothing (or zero weight) is left."""
-    defined = values.notnull()
-    weights = defined.astype(np.float64) if weights is None else weights.where(defined, 0.0)
-    return _safe_divide((values.fillna(0) * weights).sum(dim), weights.sum(dim))
-
-
-def cell_counts(judge_values: xr.DataArray, reference_values: xr.DataArray, abstain_value):
-    """Six 0/1 counts per cell along a ``count`` dim: ``tp, fp, fn, tn`` (judge decisions)
-    and ``ap, an`` (abstentions where the reference is 1 / 0); all 0 where the reference is
-    NaN or the judge's decision is missing.
-
-    Every result of :func:`versus` is a sum of these over items and / or labels, so a
-    bootstrap resamples this array along ``item`` and calls :func:`measures_from_counts`.
-    """
-    if _check_marker(abstain_value):
-        abstained = judge_values.isnull()
-    else:
-        abstained = judge_values == abstain_value
-    judge_yes, judge_no = judge_values == 1, judge_values == 0
-    reference_yes, reference_no = reference_values == 1, reference_values == 0
-    cells = {
-        "tp": judge_yes & reference_yes,
-        "fp": judge_yes & reference_no,
-        "fn": judge_no & reference_yes,
-        "tn": judge_no & reference_no,
-        "ap": abstained & reference_yes,
-        "an": abstained & reference_no,
-    }
-    # one "count" dim so that the measures are finished in a few array operations
-    return xr.concat(list(cells.values()), dim="count", coords="minimal").assign_coords(
-        count=list(cells)
-    )
-
-
-def measures_from_counts(counts: xr.DataArray, modes: list[str], *, item: str, label: str):
-    """(label measures, measures along ``average``) from :func:`cell_counts`, each with a
-    ``measure`` dim, and an ``abstain`` dim when several modes are given."""
-    by_label = counts.sum(item)
-    by_item = counts.sum(label)
-    pooled = by_label.sum(label)
-    per_mode = [_measures(by_label, by_item, pooled, mode, item, label) for mode in modes]
-    if len(modes) == 1:
-        return per_mode[0]
-    return tuple(
-        xr.concat([m[k] for m in per_mode], dim="abstain", coords="minimal").assign_coords(
-            abstain=modes
-        )
-        for k in range(2)
-    )
-
-
-def _measures(by_label, by_item, pooled, mode, item, label):
-    """(label measures, measures along ``average``), each with a ``measure`` dim."""
-    exemplar = _nan_mean(_table_measures(by_item, mode).sel(measure=list(MEASURES)), item)
-    return _assemble(by_label, pooled, exemplar, mode, label)
-
-
-def _assemble(by_label, pooled, exemplar, mode, label):
-    """(label measures, measures along ``average``) from the label and pooled tables and
-    the exemplar average (computed by the caller: plain or bootstrap-weighted)."""
-    label_values = _table_measures(by_label, mode)
-    support = label_values.sel(measure="support", drop=True)
-    label_values = label_values.sel(measure=list(MEASURES))
-    averaged = [
-        _table_measures(pooled, mode).sel(measure=list(MEASURES)),
-        _nan_mean(label_values, label),
-        _nan_mean(label_values, label, support),
-        exemplar,
-    ]
-    averaged = xr.concat(averaged, dim="average", coords="minimal").assign_coords(
-        average=list(AVERAGES)
-    )
-    return label_values, averaged
 
 
 def _human_agreement(humans: xr.DataArray, item, annotator, label) -> dict[str, xr.DataArray]:
@@ -777,102 +503,3 @@ def _describe(result: xr.Dataset, modes: list[str], tie_rule: str) -> None:
         "description": "label agreement of xr_agreement.mla among the non-judge annotators "
         "(NaN where undefined, see mla)",
     }
-
-
-class VersusStatistic(_bootstrap.TableStatistic):
-    """:func:`versus` on item resamples, from per-item tables.
-
-    Every table of :func:`versus` is a sum over items of the 0/1 cell counts, so the label
-    tables of a batch of replicates are one matrix product: the resampling counts ``W``
-    (R x N) times the per-item counts (N x labels x 6). The exemplar average is the
-    ``W``-weighted mean of the per-item measures (undefined items left out), and the human
-    agreement comes from the per-item table of :class:`xr_agreement.bootstrap.MLAStatistic`
-    on the same ``W``. On dask input the tables stay lazy, chunked like the items, and the
-    bootstrap runs block by block (:class:`xr_agreement.bootstrap.TableStatistic`).
-    """
-
-    def __init__(self, counts: xr.DataArray, modes: list[str], humans: xr.DataArray, *,
-                 item: str, annotator: str, label: str):
-        self.item, self.label, self.modes = item, label, modes
-        extra = [d for d in counts.dims if d not in (item, label, "count")]
-        counts = counts.transpose(item, *extra, label, "count")
-        if _is_dask(counts.data):
-            counts = counts.chunk({d: -1 for d in counts.dims if d != item})
-        self.n_items = counts.sizes[item]
-        self.n_annotators = humans.sizes[annotator]
-        # (extra..., label, count) without item: the shape of one replicate's label tables
-        self.template = _in_memory(counts.isel({item: 0}, drop=True))
-        self.tables = {"cells": _flat(counts.data, self.n_items, np.float64)}
-        by_item = counts.sum(label)
-        for m, mode in enumerate(modes):
-            values = _table_measures(by_item, mode).sel(measure=list(MEASURES))
-            self.measure_template = _in_memory(values.isel({item: 0}, drop=True))
-            # (N, G) measures with NaN as 0, and defined 0/1
-            self.tables[f"values {m}"] = _flat(values.fillna(0.0).data, self.n_items,
-                                               np.float64)
-            self.tables[f"defined {m}"] = _flat(values.notnull().data, self.n_items,
-                                                np.float64)
-        self.human = None
-        if humans.sizes[annotator] >= 2:
-            self.human = _bootstrap.MLAStatistic(
-                humans, HUMAN_BASELINES, False, item=item, annotator=annotator, label=label,
-            )
-            self.tables["human"], self.human_entry = self.human.item_table()
-            self.human = self.human.finisher()
-
-    def item_tables(self) -> dict:
-        return self.tables
-
-    def drop_tables(self) -> None:
-        self.tables = {name: None for name in self.tables}
-
-    def finish_sums(self, sums: dict) -> xr.Dataset:
-        # counts are exact: integers far below 2**53
-        exemplar = []
-        for m in range(len(self.modes)):
-            total = sums[f"defined {m}"]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                exemplar.append(np.where(total > 0, sums[f"values {m}"] / total, np.nan))
-        human = None
-        if self.human is not None:
-            human = self.human._label_counts(self.human_entry,
-                                             np.rint(sums["human"]).astype(np.int64))
-        return self._finish_parts([(np.rint(sums["cells"]), exemplar, human)])
-
-    def _finish_parts(self, batches) -> xr.Dataset:
-        """The Dataset from batches of (label tables, exemplar values per mode, human label
-        counts)."""
-        tables = np.concatenate([b[0] for b in batches])
-        R = len(tables)
-        dims = (_bootstrap.RESAMPLE_DIM, *self.template.dims)
-        by_label = xr.DataArray(
-            tables.reshape((R,) + self.template.shape), dims=dims,
-            coords=self.template.coords,
-        )
-        pooled = by_label.sum(self.label)
-        per_mode = []
-        for m, mode in enumerate(self.modes):
-            exemplar = np.concatenate([b[1][m] for b in batches])
-            exemplar = xr.DataArray(
-                exemplar.reshape((R,) + self.measure_template.shape),
-                dims=(_bootstrap.RESAMPLE_DIM, *self.measure_template.dims),
-                coords=self.measure_template.coords,
-            )
-            per_mode.append(_assemble(by_label, pooled, exemplar, mode, self.label))
-        if len(self.modes) == 1:
-            label_measures, averaged = per_mode[0]
-        else:
-            label_measures, averaged = (
-                xr.concat([p[k] for p in per_mode], dim="abstain", coords="minimal")
-                .assign_coords(abstain=self.modes)
-                for k in range(2)
-            )
-        data = {"label_coverage": _coverage(by_label), "coverage": _coverage(pooled)}
-        for name in MEASURES:
-            data["label_" + name] = label_measures.sel(measure=name, drop=True)
-            data[name] = averaged.sel(measure=name, drop=True)
-        if self.human is not None:
-            human = self.human.finish([b[2] for b in batches])
-            data["human_agreement"] = human.agreement
-            data["human_label_agreement"] = human.label_agreement
-        return xr.Dataset(data).assign_coords({_bootstrap.RESAMPLE_DIM: np.arange(R)})

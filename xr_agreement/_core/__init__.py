@@ -1,0 +1,2 @@
+"""Shared internals: input checks, small array helpers, threads, categorical codes. Imports
+no coefficient family."""

@@ -1,0 +1,143 @@
+"""Threads shared by every family: the process's persistent pool of Python threads, the
+guard of numba's parallel target, and the process-wide single-threaded BLAS of the
+bootstrap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+
+
+_POOL = []
+
+
+def _thread_pool() -> ThreadPoolExecutor:
+    """One pool for the process, started on first use (starting threads per call costs ms)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="xr-agreement"))
+    return _POOL[0]
+
+
+# Streaming item resamples (numpy input, int seed) runs the products in worker threads with
+# BLAS limited to one thread (process-wide, see _single_threaded_blas); False leaves BLAS
+# alone (slower: its threads then compete with the workers for the cores).
+SINGLE_THREADED_BLAS = True
+
+
+@contextlib.contextmanager
+def _single_threaded_blas():
+    """Context in which BLAS libraries (numpy's and any other loaded) run single-threaded,
+    unless :data:`SINGLE_THREADED_BLAS` is False.
+
+    The limit is process-wide (OpenBLAS has one pool), so it is shared: the first bootstrap
+    to enter sets it, the last to leave restores each library's thread count, and only if
+    it still holds the 1 set here (anyone who changed it meanwhile keeps their value). Both
+    changes are made from one dedicated thread through threadpoolctl, which lets only the
+    thread that first changed OpenBLAS's pool change it again until that thread lets go:
+    ours lets go after restoring, and while another thread holds the pool (inside its own
+    ``threadpool_limits``), nothing here changes it."""
+    if not SINGLE_THREADED_BLAS:
+        yield
+        return
+    with _BLAS_LOCK:
+        if _BLAS_STATE["depth"] == 0:
+            _BLAS_STATE["saved"] = _blas_thread().submit(_limit_blas).result()
+        _BLAS_STATE["depth"] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_STATE["depth"] -= 1
+            if _BLAS_STATE["depth"] == 0:
+                _blas_thread().submit(_restore_blas, _BLAS_STATE.pop("saved")).result()
+
+
+def _blas_controllers() -> list:
+    """threadpoolctl's controllers of the loaded BLAS libraries (found once: it takes ms)."""
+    if _BLAS_STATE.get("controllers") is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_STATE["controllers"] = [lib for lib in ThreadpoolController().lib_controllers
+                                      if lib.user_api == "blas"]
+    return _BLAS_STATE["controllers"]
+
+
+def _limit_blas() -> list:
+    saved = [(lib, lib.num_threads) for lib in _blas_controllers()]
+    for lib, _ in saved:
+        lib.set_num_threads(1)
+    return saved
+
+
+def _restore_blas(saved: list) -> None:
+    for lib, threads in saved:
+        if lib.num_threads == 1 and threads != 1:
+            lib.set_num_threads(threads)
+    from threadpoolctl import OpenBLASController
+
+    # let go of OpenBLAS's pool (threadpoolctl 3.6 and later): only the thread that holds it
+    # can change it, and this one is done
+    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if release is not None:
+        release()
+
+
+def _blas_thread():
+    """The one thread that changes BLAS thread counts (see :func:`_single_threaded_blas`)."""
+    if _BLAS_STATE.get("thread") is None:
+        _BLAS_STATE["thread"] = ThreadPoolExecutor(1, thread_name_prefix="xr-agreement-blas")
+    return _BLAS_STATE["thread"]
+
+
+_BLAS_LOCK = threading.Lock()
+
+
+_BLAS_STATE = {"depth": 0}
+
+
+def _pool_map(function, *iterables) -> list:
+    """``list(map(function, *iterables))`` in the process's persistent thread pool, or in
+    the calling thread if that is one of the pool's own (waiting there for the pool's
+    other threads could deadlock)."""
+    if threading.current_thread().name.startswith("xr-agreement"):
+        return list(map(function, *iterables))
+    return list(_thread_pool().map(function, *iterables))
+
+
+def _in_threads(task, size: int, parts: int) -> list:
+    """``task(start, stop)`` for ``parts`` consecutive ranges of ``range(size)``, in the
+    process's persistent thread pool (numba's parallel layer spin-waits on a busy machine;
+    the kernels called here release the GIL)."""
+    bounds = np.linspace(0, size, max(1, parts) + 1).astype(np.int64)
+    return _pool_map(task, bounds[:-1], bounds[1:])
+
+
+# numba's parallel target (the threading layer) must not be entered from two threads at once
+_PARALLEL_LOCK = threading.Lock()
+
+
+# Fewer elements (or pairs) than this run on one thread.
+PARALLEL_MIN_WORK = 1 << 21
+
+
+@contextmanager
+def _threads_for(work: float):
+    """Run a parallel kernel on numba's threads only when ``work`` (elements or pairs) is
+    large: a small kernel is done before a busy machine schedules the second thread."""
+    with _PARALLEL_LOCK:
+        if work >= PARALLEL_MIN_WORK:
+            yield
+            return
+        previous = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)

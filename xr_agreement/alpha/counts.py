@@ -1,0 +1,328 @@
+"""Alpha's one-pass counts and the sums of observed and expected disagreement."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import xarray as xr
+
+from .._core.arrays import _plain
+from .._core.categorical import encode_ratings
+from .._core.threads import _threads_for
+from . import kernels as _kernels
+from .distances import _callable_delta
+
+
+# Above this many distinct values the (V, V) coincidence matrix is not returned: its memory
+# (times the item tasks below) would dominate, and nothing else needs it.
+COINCIDENCE_LIMIT = 256
+
+
+# Jaccard/MASI expected disagreement: a histogram of intersection sizes (one entry per
+# subset of each distinct set) is used when it needs fewer than 1 / SUBSETS_PER_PAIR as many
+# steps as comparing every pair of distinct sets.
+SUBSETS_PER_PAIR = 4
+
+
+# Integral ratings spanning at most this many integers are read as codes directly
+# (interval and ratio; nominal and ordinal use COINCIDENCE_LIMIT).
+INTEGER_SPAN_LIMIT = 1 << 12
+
+
+def _n_tasks(n_items: int, accumulator_size: int = 1) -> int:
+    """Item runs per kernel call, each with accumulators of ``accumulator_size`` elements:
+    a function of the data's shape only, so that float sums (and results) do not depend on
+    the number of threads; fewer runs when the accumulators are large (many distinct
+    values), so that their memory stays below about 2**20 elements."""
+    by_memory = (1 << 20) // max(1, accumulator_size)
+    return int(max(1, min(16, n_items // 4096, by_memory)))
+
+
+def _extra_frame(da: xr.DataArray, roles) -> tuple[list[str], dict]:
+    extra = [d for d in da.dims if d not in roles]
+    coords = {}
+    for cname, coord in da.coords.items():
+        if set(coord.dims) <= set(extra):
+            coords[cname] = coord
+    return extra, coords
+
+
+def _alpha_terms(observed_sum, expected_sum, pairable):
+    """(alpha, D_o, D_e) from the numerators O = sum o_ck delta_ck and E = sum n_c n_k
+    delta_ck and the number n of pairable values (arrays over groups); NaN with fewer than
+    two pairable values, alpha NaN too when nothing could disagree (E = 0)."""
+    n = np.asarray(pairable, np.float64)
+    enough = n >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = np.where(enough, observed_sum / n, np.nan)
+        expected = np.where(enough, expected_sum / (n * (n - 1)), np.nan)
+        value = np.where(enough & (expected_sum > 0),
+                         1.0 - (n - 1) * observed_sum / expected_sum, np.nan)
+    return value, observed, expected
+
+
+def _finish(observed_sum, expected_sum, pairable, pairable_items, extra, shape, coords):
+    """alpha and its parts from the numerators O = sum o_ck delta_ck and
+    E = sum n_c n_k delta_ck (arrays over groups)."""
+    value, observed, expected = _alpha_terms(observed_sum, expected_sum, pairable)
+
+    def grid(values):
+        return xr.DataArray(np.asarray(values).reshape(shape), dims=extra)
+
+    return xr.Dataset(
+        {
+            "alpha": grid(value),
+            "observed_disagreement": grid(observed),
+            "expected_disagreement": grid(expected),
+            "n_pairable_values": grid(pairable),
+            "n_pairable_items": grid(pairable_items),
+        },
+        coords=coords,
+    )
+
+
+class _Ratings:
+    """Ratings as the kernels take them: ``values`` (G, N, n) and ``low``, so that a rating's
+    code is ``value - low`` (-1 or NaN missing), and the value of each code."""
+
+    def __init__(self, values, low, categories):
+        self.values = values
+        self.low = float(low)
+        self.categories = categories
+
+
+class _Counts:
+    """The one-pass counts of :func:`_kernels.rating_counts`."""
+
+    def __init__(self, ratings: _Ratings, with_coincidence: bool):
+        groups, n_items = ratings.values.shape[:2]
+        n_values = len(ratings.categories)
+        accumulator_size = groups * n_values * (1 + n_values * with_coincidence)
+        with _threads_for(ratings.values.size):
+            (self.value_counts, self.seen, self.items_by_m, self.agreeing_by_m,
+             self.coincidence, self.irregular) = _kernels.rating_counts(
+                ratings.values, ratings.low, n_values, _n_tasks(n_items, accumulator_size),
+                with_coincidence)
+        m = np.arange(self.items_by_m.shape[1])
+        self.pairable = (self.items_by_m * m).sum(axis=1)
+        self.pairable_items = self.items_by_m[:, 2:].sum(axis=1)
+
+
+def _nominal_sums(counts: _Counts):
+    """O and E of the nominal metric from integer counts."""
+    m = np.arange(counts.items_by_m.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_m = np.where(m >= 2, m * counts.items_by_m
+                         - counts.agreeing_by_m / np.maximum(m - 1, 1), 0.0)
+    observed_sum = per_m.sum(axis=1)
+    n = counts.pairable
+    expected_sum = n * n - (counts.value_counts * counts.value_counts).sum(axis=1)
+    return observed_sum, expected_sum.astype(np.float64)
+
+
+def _spread_sums(ratings: _Ratings, weights, counts: _Counts):
+    """O and E of the interval metric on per-code ``weights`` (G, V)."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    observed_sum = _kernels.squared_spread(ratings.values, ratings.low, weights,
+                                           _n_tasks(ratings.values.shape[1]))
+    return observed_sum, _spread_expected(weights, counts)
+
+
+def _spread_expected(weights, counts):
+    """E of the interval metric on per-code ``weights`` (G, V), from the pooled values."""
+    value_counts = counts.value_counts
+    n = np.maximum(counts.pairable, 1).astype(np.float64)
+    mean = (value_counts * weights).sum(axis=1) / n
+    return 2 * counts.pairable * (value_counts * (weights - mean[:, None]) ** 2).sum(1)
+
+
+_EMPTY_DELTA = np.zeros((1, 1))
+
+
+_EMPTY_NUMBERS = np.zeros(1)
+
+
+_EMPTY_PACKED = np.zeros((1, 1), np.uint64)
+
+
+_EMPTY_SIZES = np.zeros(1, np.int64)
+
+
+def _pair_sums(ratings: _Ratings, counts: _Counts, metric_id, delta=_EMPTY_DELTA,
+               numbers=_EMPTY_NUMBERS, packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES,
+               expected=True):
+    """O and E of a non-additive distance: pairs within items, pairs of distinct values."""
+    observed_sum = _kernels.pair_observed(ratings.values, ratings.low, metric_id, delta,
+                                          numbers, packed, sizes,
+                                          _n_tasks(ratings.values.shape[1]))
+    if not expected:
+        return observed_sum, None
+    return observed_sum, _pair_expected_sum(counts, metric_id, delta, numbers, packed, sizes)
+
+
+def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUMBERS,
+                       packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES):
+    """E of a non-additive distance from the pairable value counts (G, V)."""
+    used = (counts.value_counts > 0).sum(axis=1).max(initial=0)
+    with _threads_for(float(used) ** 2):
+        expected_sum = _kernels.pair_expected(counts.value_counts, metric_id, delta, numbers,
+                                              packed, sizes)
+    if metric_id == _kernels.DELTA_MATRIX:
+        # a callable may give delta(c, c) != 0: n_c (n_c - 1) pairs of equal values
+        value_counts = counts.value_counts
+        expected_sum = expected_sum + (value_counts * (value_counts - 1) * np.diag(delta)).sum(1)
+    return expected_sum
+
+
+def _categorical_result(ratings: _Ratings, counts: _Counts, category_coord, metric, name,
+                        extra, shape, coords):
+    """nominal / ordinal / callable; adds the coincidence matrix when it was counted."""
+    if name == "nominal":
+        observed_sum, expected_sum = _nominal_sums(counts)
+    elif name == "ordinal":
+        # mid-ranks of the pairable value frequencies (see the module docstring)
+        value_counts = counts.value_counts
+        ranks = np.cumsum(value_counts, axis=1) - value_counts / 2.0
+        observed_sum, expected_sum = _spread_sums(ratings, ranks, counts)
+    else:
+        values = [_plain(v) for v in ratings.categories]
+        delta = _callable_delta(metric, values)
+        observed_sum, expected_sum = _pair_sums(ratings, counts, _kernels.DELTA_MATRIX,
+                                                delta=delta)
+    result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
+                     extra, shape, coords)
+    if counts.coincidence.shape[-1]:
+        n_values = len(ratings.categories)
+        result["coincidence"] = xr.DataArray(
+            counts.coincidence.reshape(shape + (n_values, n_values)),
+            dims=(*extra, "category", "paired_category"),
+            coords={"category": category_coord, "paired_category": category_coord},
+        )
+        result["category_pairable_values"] = xr.DataArray(
+            counts.value_counts.reshape(shape + (n_values,)), dims=(*extra, "category"))
+    return result
+
+
+# --- single-label ratings -------------------------------------------------------------
+
+
+def _coded(ordered: xr.DataArray, categories) -> _Ratings:
+    """Integer codes (-1 missing) of ratings and the value of each code.
+
+    Strings, objects and declared categories go through :func:`encode_ratings`; numbers
+    through ``numpy.unique``, with the same result (sorted distinct values)."""
+    values = np.asarray(ordered.values)
+    if categories is not None or values.dtype.kind not in "biuf":
+        codes, cats = encode_ratings(ordered, categories)
+    else:
+        if values.dtype.kind == "f":
+            infinite = np.isinf(values)
+            if infinite.any():
+                raise ValueError(_describe_rating(ordered, infinite, "is not finite"))
+            missing = np.isnan(values)
+        else:
+            missing = np.zeros(values.shape, bool)
+        cats, inverse = np.unique(values[~missing], return_inverse=True)
+        codes = np.full(values.shape, -1, np.int64)
+        codes[~missing] = inverse.reshape(-1)
+    codes = codes.astype(np.int32).reshape((-1,) + values.shape[-2:])
+    return _Ratings(codes, 0, cats)
+
+
+def _as_integers(ordered: xr.DataArray, span_limit: int) -> _Ratings | None:
+    """Numeric ratings that may be integral within ``span_limit`` consecutive values: the
+    kernels read them directly (code = value - lowest), with no coding pass. Whether they
+    really are integral is checked by the counting pass (``_Counts.irregular``)."""
+    values = np.asarray(ordered.values)
+    if values.dtype.kind not in "biuf":
+        return None
+    values = np.ascontiguousarray(values, dtype=np.float64).reshape((-1,) + values.shape[-2:])
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN input
+        low, high = np.nanmin(values), np.nanmax(values)
+    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= span_limit:
+        return None
+    span = int(high - low) + 1
+    return _Ratings(values, low, low + np.arange(span, dtype=np.float64))
+
+
+def _describe_rating(da: xr.DataArray, mask: np.ndarray, problem: str) -> str:
+    position = np.unravel_index(int(np.argmax(mask)), mask.shape)
+    where = ", ".join(
+        f"{d}={_plain(da[d].values[p]) if d in da.coords else p!r}"
+        for d, p in zip(da.dims, position)
+    )
+    return (f"rating {_plain(da.values[position])!r} at {where} {problem} "
+            f"({int(mask.sum())} such rating(s))")
+
+
+def _coded_label_sets(values, name, bad_value, partial_vector, scope=""):
+    """Label-set codes (G, N, n) int32 (-1 missing) of 0/1/NaN decisions ``values`` (G, N,
+    n, k) and the distinct sets, bit-packed (V, words) uint64. A value other than 0, 1, NaN
+    raises ``bad_value()``; a partly missing label vector raises an error naming the first
+    one with ``partial_vector(position)`` (``scope`` says where they were counted)."""
+    G, N, n, k = values.shape
+    words = (k + 63) // 64
+    packed = np.zeros((G, N, n, words), np.uint64)
+    status = _kernels.pack_label_sets(values, packed)
+    if (status == 3).any():
+        raise ValueError(bad_value())
+    if (status == 2).any():
+        position = np.unravel_index(int(np.argmax(status == 2)), status.shape)
+        raise ValueError(
+            f"the label vector at {partial_vector(position)} is only partly missing "
+            f"({int((status == 2).sum())} such vector(s){scope}); metric {name!r} compares "
+            "whole label sets, so an annotation must be complete or entirely NaN. Use "
+            "metric='hamming' for per-decision missing data."
+        )
+    present = status == 0
+    rows = packed[present]
+    if words == 1:
+        distinct, inverse = np.unique(rows[:, 0], return_inverse=True)
+        distinct = distinct[:, None]
+    else:
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    codes = np.full(status.shape, -1, np.int32)
+    codes[present] = inverse.reshape(-1)
+    return codes, np.ascontiguousarray(distinct, dtype=np.uint64)
+
+
+def _set_expected_sums(counts: _Counts, packed, sizes, table, n_labels):
+    """E = sum over ordered pairs of pairable label sets of their distance, per group, for
+    distinct sets ``packed`` (V, 1) uint64: from the histogram of (|s|, |t|, |s & t|) when the
+    sets are sparse enough for its subset enumeration to beat comparing every pair of distinct
+    sets (and its int64 binomial inversion cannot overflow), else pair by pair."""
+    k1 = n_labels + 1
+    out = np.zeros(counts.value_counts.shape[0])
+    for g, value_counts in enumerate(counts.value_counts):
+        used = value_counts > 0
+        n_used = int(used.sum())
+        if n_used < 2:
+            continue
+        largest = int(sizes[used].max())
+        subsets = float(np.sum(2.0 ** sizes[used]))
+        # |terms| of the inversion: C(r, c) * M[a, b, r] <= n**2 C(L, L / 2)**2, L + 1 of them
+        bound = (float(value_counts.sum()) ** 2 * math.comb(largest, largest // 2) ** 2
+                 * (largest + 1))
+        if largest <= 24 and bound < 2.0**62 and subsets * SUBSETS_PER_PAIR < n_used**2 / 2:
+            histogram = _kernels.intersection_histogram(
+                np.ascontiguousarray(packed[:, 0]), sizes, value_counts, n_labels)
+            out[g] = float((histogram * table.reshape(k1, k1, k1)).sum())
+        else:
+            with _threads_for(float(n_used) ** 2):
+                out[g] = _kernels.pair_expected(
+                    np.ascontiguousarray(value_counts[None, :]), _kernels.DELTA_SET_TABLE,
+                    table, _EMPTY_NUMBERS, packed, sizes)[0]
+    return out
+
+
+def _describe_vector(ordered, position, extra, item, annotator, shape) -> str:
+    group, i, a = position
+    extra_position = np.unravel_index(group, shape) if shape else ()
+    parts = []
+    for dim, p in [*zip(extra, extra_position), (item, i), (annotator, a)]:
+        value = _plain(ordered[dim].values[p]) if dim in ordered.coords else p
+        parts.append(f"{dim}={value!r}")
+    return ", ".join(parts)

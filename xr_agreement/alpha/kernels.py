@@ -1,0 +1,497 @@
+"""Numba kernels of Krippendorff's alpha. No xarray in this module."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+# --- Krippendorff's alpha ---
+# Ratings arrive as ``values`` (G, N, n): G groups (the extra dims), N items, n annotators.
+# Either int32 codes 0..V-1 with -1 for a missing rating (``low`` = 0), or integral float
+# ratings with NaN missing, whose code is ``value - low`` (no coding pass needed). Work is
+# split into ``n_tasks`` runs of items, each with its own accumulators (summed at the end),
+# so memory stays O(n_tasks * G * V) whatever N is. Only the two kernels that carry the
+# benchmarks' weight (rating_counts, pair_expected) are parallel: parallel kernels take
+# several times longer to compile.
+
+# Distances computed inside the kernels (``metric_id``).
+DELTA_MATRIX = 0  # delta[c, k] given as a (V, V) matrix (callables)
+
+
+DELTA_RATIO = 1  # ((v_c - v_k) / (v_c + v_k))**2, 0 where v_c + v_k = 0
+
+
+DELTA_JACCARD = 2  # 1 - |s & t| / |s | t| on bit-packed label sets; 0 for two empty sets
+
+
+DELTA_MASI = 3  # 1 - J * (1, 2/3, 1/3, 0) for identical / subset / overlap / disjoint
+
+
+DELTA_MASI_ROUNDED = 4  # the same with 0.67 / 0.33 (nltk before PR #3695)
+
+
+DELTA_SET_TABLE = 5  # sets of at most 64 labels: delta[|s| * (k + 1) + |t|, |s & t|]
+
+
+@njit(cache=True, inline="always")
+def _rating_code(v, low):
+    """Code of a rating: v - low, or -1 if missing (NaN, or a negative code). Branch-free,
+    so that scattered missing ratings cost no mispredictions."""
+    w = v if v == v else low - 1.0
+    return np.int64(w - low)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _present_codes(values, g, i, low, present):
+    """Codes of item ``i``'s ratings into ``present``; returns how many there are."""
+    m = 0
+    for a in range(values.shape[2]):
+        c = _rating_code(values[g, i, a], low)
+        if c >= 0:
+            present[m] = c
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _pair_distances(present, m, metric_id, delta, numbers, packed, sizes):
+    """sum over ordered pairs a != b of delta(present[a], present[b])."""
+    pairs = 0.0
+    for a in range(m):
+        for b in range(a + 1, m):
+            pairs += _distance(metric_id, present[a], present[b], delta, numbers, packed, sizes)
+            pairs += _distance(metric_id, present[b], present[a], delta, numbers, packed, sizes)
+    return pairs
+
+
+@njit(cache=True, nogil=True)
+def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts, unpaired,
+                         items, agreeing, coincidence):
+    """:func:`rating_counts` of items i0..i1, added to the given accumulators at the end
+    (the counting itself uses local arrays: no cache lines shared between threads).
+    Returns the number of present ratings that are not integral."""
+    G, N, n = values.shape
+    V = n_values
+    side = coincidence.shape[-1]
+    # few values: count each by comparison (vectorizes); many: a list of touched codes
+    dense = V <= 8
+    local_counts = np.zeros((G, V), np.int64)
+    local_unpaired = np.zeros((G, V), np.int64)
+    local_items = np.zeros((G, n + 1), np.int64)
+    local_agreeing = np.zeros((G, n + 1), np.int64)
+    local_coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
+    codes = np.empty(n, np.int64)
+    scratch = np.zeros(V, np.int64)
+    touched = np.empty(n, np.int64)
+    bad = 0
+    for g in range(G):
+        for i in range(i0, i1):
+            m = 0
+            for a in range(n):
+                v = values[g, i, a]
+                c = _rating_code(v, low)
+                bad += (c >= 0) & ((c + low) != v)
+                codes[a] = c
+                m += c >= 0
+            n_codes = V
+            if dense:
+                for c in range(V):
+                    nc = 0
+                    for a in range(n):
+                        nc += codes[a] == c
+                    scratch[c] = nc
+            else:
+                n_codes = 0
+                for a in range(n):
+                    c = codes[a]
+                    if c >= 0:
+                        if scratch[c] == 0:
+                            touched[n_codes] = c
+                            n_codes += 1
+                        scratch[c] += 1
+            if m < 2:
+                for u in range(n_codes):
+                    c = u if dense else touched[u]
+                    local_unpaired[g, c] += scratch[c]
+                    scratch[c] = 0
+                continue
+            scale = 1.0 / (m - 1)
+            agree = 0
+            for u in range(n_codes):
+                c = u if dense else touched[u]
+                nc = scratch[c]
+                if nc == 0:
+                    continue
+                local_counts[g, c] += nc
+                agree += nc * (nc - 1)
+                if with_coincidence:
+                    local_coincidence[g, c, c] += nc * (nc - 1) * scale
+                    for w in range(u + 1, n_codes):
+                        k = w if dense else touched[w]
+                        if scratch[k]:
+                            local_coincidence[g, min(c, k), max(c, k)] += nc * scratch[k] * scale
+            local_items[g, m] += 1
+            local_agreeing[g, m] += agree
+            for u in range(n_codes):
+                scratch[u if dense else touched[u]] = 0
+    counts += local_counts
+    unpaired += local_unpaired
+    items += local_items
+    agreeing += local_agreeing
+    coincidence += local_coincidence
+    return bad
+
+
+@njit(cache=True, parallel=True)
+def rating_counts(values, low, n_values, n_tasks, with_coincidence):
+    """One pass over ratings.
+
+    Returns per group: ``value_counts`` (G, V) int64, the pairable values n_c (items with
+    at least 2 ratings only); ``seen`` (G, V) int64, all ratings of each code; ``items_by_m``
+    (G, n + 1) int64, items with m ratings; ``agreeing_by_m`` (G, n + 1) int64, the sum over
+    those items of sum_c n_ic (n_ic - 1); ``coincidence`` (G, V, V) float64,
+    o_ck = sum_i (n_ic n_ik - [c = k] n_ic) / (m_i - 1), if ``with_coincidence`` else empty;
+    and the number of present ratings that are not integral (float input must have none).
+    """
+    G, N, n = values.shape
+    V = n_values
+    side = V if with_coincidence else 0
+    counts = np.zeros((n_tasks, G, V), np.int64)
+    unpaired = np.zeros((n_tasks, G, V), np.int64)
+    items = np.zeros((n_tasks, G, n + 1), np.int64)
+    agreeing = np.zeros((n_tasks, G, n + 1), np.int64)
+    coincidence = np.zeros((n_tasks, G, side, side), np.float64)
+    irregular = np.zeros(n_tasks, np.int64)
+    for t in prange(n_tasks):
+        irregular[t] = _rating_counts_range(
+            values, low, V, t * N // n_tasks, (t + 1) * N // n_tasks, with_coincidence,
+            counts[t], unpaired[t], items[t], agreeing[t], coincidence[t])
+    total_counts = counts.sum(axis=0)
+    upper = coincidence.sum(axis=0)
+    for g in range(G):
+        for c in range(side):
+            for k in range(c + 1, side):
+                upper[g, k, c] = upper[g, c, k]
+    return (total_counts, total_counts + unpaired.sum(axis=0), items.sum(axis=0),
+            agreeing.sum(axis=0), upper, irregular.sum())
+
+
+@njit(cache=True, nogil=True)
+def squared_spread(values, low, weights, n_tasks):
+    """Per group, sum over pairable items of sum_{a != b} (w_a - w_b)**2 / (m - 1), where
+    w = weights[g, code] (the interval distance on values, or on mid-ranks for ordinal).
+    Uses sum_{a != b} (w_a - w_b)**2 = 2 m sum_a (w_a - mean)**2, centred for accuracy."""
+    G, N, n = values.shape
+    partial = np.zeros((n_tasks, G), np.float64)
+    for t in range(n_tasks):
+        present = np.empty(n, np.float64)
+        i0 = t * N // n_tasks
+        i1 = (t + 1) * N // n_tasks
+        for g in range(G):
+            total = 0.0
+            for i in range(i0, i1):
+                m = 0
+                for a in range(n):
+                    c = _rating_code(values[g, i, a], low)
+                    if c >= 0:
+                        present[m] = weights[g, c]
+                        m += 1
+                if m < 2:
+                    continue
+                mean = 0.0
+                for a in range(m):
+                    mean += present[a]
+                mean /= m
+                spread = 0.0
+                for a in range(m):
+                    spread += (present[a] - mean) ** 2
+                total += 2.0 * m * spread / (m - 1)
+            partial[t, g] = total
+    return partial.sum(axis=0)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _distance(metric_id, c, k, delta, numbers, packed, sizes):
+    """delta(c, k) between two codes (see the DELTA_* constants)."""
+    if metric_id == DELTA_MATRIX:
+        return delta[c, k]
+    if c == k:
+        return 0.0
+    if metric_id == DELTA_SET_TABLE:
+        common = _popcount(packed[c, 0] & packed[k, 0])
+        return delta[sizes[c] * delta.shape[1] + sizes[k], common]
+    if metric_id == DELTA_RATIO:
+        total = numbers[c] + numbers[k]
+        if total == 0.0:
+            return 0.0
+        return ((numbers[c] - numbers[k]) / total) ** 2
+    common = 0
+    for w in range(packed.shape[1]):
+        common += _popcount(packed[c, w] & packed[k, w])
+    size_c = sizes[c]
+    size_k = sizes[k]
+    union = size_c + size_k - common
+    if union == 0:
+        return 0.0
+    similarity = common / union
+    if metric_id == DELTA_JACCARD:
+        return 1.0 - similarity
+    rounded = metric_id == DELTA_MASI_ROUNDED
+    if size_c == size_k and common == size_c:
+        monotonicity = 1.0
+    elif common == min(size_c, size_k):
+        monotonicity = 0.67 if rounded else 2.0 / 3.0
+    elif common > 0:
+        monotonicity = 0.33 if rounded else 1.0 / 3.0
+    else:
+        monotonicity = 0.0
+    return 1.0 - similarity * monotonicity
+
+
+@njit(cache=True, nogil=True)
+def pair_observed(values, low, metric_id, delta, numbers, packed, sizes, n_tasks):
+    """Per group, sum over pairable items of sum_{a != b} delta(c_a, c_b) / (m - 1): the
+    numerator of D_o for a non-additive distance."""
+    G, N, n = values.shape
+    partial = np.zeros((n_tasks, G), np.float64)
+    for t in range(n_tasks):
+        present = np.empty(n, np.int64)
+        i0 = t * N // n_tasks
+        i1 = (t + 1) * N // n_tasks
+        for g in range(G):
+            total = 0.0
+            for i in range(i0, i1):
+                m = _present_codes(values, g, i, low, present)
+                if m < 2:
+                    continue
+                pairs = _pair_distances(present, m, metric_id, delta, numbers, packed, sizes)
+                total += pairs / (m - 1)
+            partial[t, g] = total
+    return partial.sum(axis=0)
+
+
+@njit(cache=True, inline="always")
+def _expected_row(counts, g, used, s, metric_id, delta, numbers, packed, sizes):
+    """n_c sum_{k != c} n_k delta(c, k) for c = used[s]."""
+    c = used[s]
+    row = 0.0
+    for q in range(used.size):
+        if q != s:
+            k = used[q]
+            row += counts[g, k] * _distance(metric_id, c, k, delta, numbers, packed, sizes)
+    return counts[g, c] * row
+
+
+@njit(cache=True, parallel=True)
+def pair_expected(counts, metric_id, delta, numbers, packed, sizes):
+    """Per group, sum over ordered pairs of distinct values of n_c n_k delta(c, k): the
+    numerator of D_e, over the distinct values actually used (O(U**2) time, O(U) memory)."""
+    G, V = counts.shape
+    out = np.zeros(G, np.float64)
+    for g in range(G):
+        used = np.flatnonzero(counts[g] > 0)
+        U = used.size
+        half = (U + 1) // 2
+        row_sums = np.zeros(half, np.float64)
+        # rows r and U - 1 - r in one task, so that every task has the same work
+        for r in prange(half):
+            total = _expected_row(counts, g, used, r, metric_id, delta, numbers, packed, sizes)
+            if U - 1 - r != r:
+                total += _expected_row(counts, g, used, U - 1 - r, metric_id, delta, numbers,
+                                       packed, sizes)
+            row_sums[r] = total
+        out[g] = row_sums.sum()
+    return out
+
+
+@njit(cache=True, nogil=True)
+def intersection_histogram(packed, sizes, counts, n_labels):
+    """H[a, b, c]: the number of ordered pairs of pairable label sets (s, t), s and t drawn
+    with their frequencies ``counts``, with |s| = a, |t| = b and |s & t| = c; ``packed``
+    holds each distinct set (at most 64 labels) as one uint64.
+
+    Without comparing pairs of sets: every set adds its frequency to each of its subsets
+    U, F_a(U) = sum_{|s| = a, s >= U} n_s, and M[a, b, r] = sum_{|U| = r} F_a(U) F_b(U)
+    counts each pair once per common r-subset, i.e. M[a, b, r] = sum_c C(c, r) H[a, b, c],
+    inverted by H[a, b, c] = sum_r (-1)**(r - c) C(r, c) M[a, b, r]. Cost sum_s 2**|s|, for
+    sparse label sets far below the number of pairs of distinct sets. Exact in int64 as long
+    as the caller checks (sum n_s)**2 C(max |s|, max |s| / 2) < 2**62.
+    """
+    k1 = n_labels + 1
+    total = 0
+    for s in range(packed.size):
+        if counts[s] > 0:
+            total += np.int64(1) << sizes[s]
+    masks = np.empty(total, np.uint64)
+    owners = np.empty(total, np.int64)
+    e = 0
+    for s in range(packed.size):
+        if counts[s] == 0:
+            continue
+        full = packed[s]
+        sub = full
+        while True:  # every submask of the set, the set itself and the empty set included
+            masks[e] = sub
+            owners[e] = s
+            e += 1
+            if sub == 0:
+                break
+            sub = (sub - np.uint64(1)) & full
+    order = np.argsort(masks, kind="mergesort")
+    moments = np.zeros((k1, k1, k1), np.int64)
+    by_size = np.zeros(k1, np.int64)
+    touched = np.empty(k1, np.int64)
+    start = 0
+    while start < total:
+        mask = masks[order[start]]
+        stop = start
+        n_touched = 0
+        while stop < total and masks[order[stop]] == mask:
+            s = owners[order[stop]]
+            a = sizes[s]
+            if by_size[a] == 0:
+                touched[n_touched] = a
+                n_touched += 1
+            by_size[a] += counts[s]
+            stop += 1
+        r = _popcount(mask)
+        for u in range(n_touched):
+            for w in range(n_touched):
+                moments[touched[u], touched[w], r] += by_size[touched[u]] * by_size[touched[w]]
+        for u in range(n_touched):
+            by_size[touched[u]] = 0
+        start = stop
+    binomial = np.zeros((k1, k1), np.int64)
+    for r in range(k1):
+        binomial[r, 0] = 1
+        for c in range(1, r + 1):
+            binomial[r, c] = binomial[r - 1, c - 1] + (binomial[r - 1, c] if c < r else 0)
+    histogram = np.zeros((k1, k1, k1), np.int64)
+    for a in range(k1):
+        for b in range(k1):
+            top = min(a, b)
+            for c in range(top + 1):
+                value = 0
+                for r in range(c, top + 1):
+                    term = binomial[r, c] * moments[a, b, r]
+                    value += term if (r - c) % 2 == 0 else -term
+                histogram[a, b, c] = value
+    return histogram
+
+
+@njit(cache=True, nogil=True)
+def pack_label_sets(values, packed):
+    """Bit-pack each (group, item, annotator) label vector of 0/1 ``values`` (G, N, n, k)
+    into ``packed`` (G, N, n, W) uint64. Returns status (G, N, n) int8: 0 a decided vector,
+    1 all labels missing (NaN), 2 some labels missing, 3 a value other than 0, 1 or NaN."""
+    G, N, n, k = values.shape
+    status = np.zeros((G, N, n), np.int8)
+    for i in range(N):
+        for g in range(G):
+            for a in range(n):
+                missing = 0
+                invalid = 0
+                for j in range(k):
+                    v = values[g, i, a, j]
+                    if v == 1:
+                        packed[g, i, a, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+                    elif v != 0:
+                        if v != v:
+                            missing += 1
+                        else:
+                            invalid += 1
+                if invalid:
+                    status[g, i, a] = 3
+                elif missing == k:
+                    status[g, i, a] = 1
+                elif missing:
+                    status[g, i, a] = 2
+    return status
+
+
+# --- alpha standard errors and bootstrap ---
+# Extra distance ids for item_pair_terms: nominal (c != k) and the squared difference of
+# per-group scores (interval on values, ordinal on mid-ranks).
+DELTA_NOMINAL = -1
+
+
+DELTA_SQUARED_SCORES = -2
+
+
+@njit(cache=True, nogil=True)
+def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
+    """Per item (G, N, 3): the number of ratings m, sum_{a != b} delta(c_a, c_b) and
+    sum_a rows[g, c_a] (Gwet's linearized terms of alpha need these per item).
+
+    Nominal and squared-score distances take O(m) per item (equal pairs counted per code;
+    2 m sum (s - mean)^2, centred for accuracy); other distances loop over pairs."""
+    G, N, n = values.shape
+    out = np.zeros((G, N, 3), np.float64)
+    present = np.empty(n, np.int64)
+    same = np.zeros(rows.shape[1], np.int64)
+    no_packed = np.zeros((1, 1), np.uint64)
+    no_sizes = np.zeros(1, np.int64)
+    for g in range(G):
+        for i in range(N):
+            m = _present_codes(values, g, i, low, present)
+            pairs = 0.0
+            spread = 0.0
+            for a in range(m):
+                spread += rows[g, present[a]]
+            if metric_id == DELTA_NOMINAL:
+                equal = 0
+                for a in range(m):
+                    equal += same[present[a]]
+                    same[present[a]] += 1
+                for a in range(m):
+                    same[present[a]] = 0
+                pairs = 2.0 * (m * (m - 1) // 2 - equal)
+            elif metric_id == DELTA_SQUARED_SCORES:
+                mean = 0.0
+                for a in range(m):
+                    mean += scores[g, present[a]]
+                mean = mean / m if m > 0 else 0.0
+                for a in range(m):
+                    deviation = scores[g, present[a]] - mean
+                    pairs += deviation * deviation
+                pairs *= 2.0 * m
+            else:
+                pairs = _pair_distances(present, m, metric_id, delta, numbers, no_packed,
+                                        no_sizes)
+            out[g, i, 0] = m
+            out[g, i, 1] = pairs
+            out[g, i, 2] = spread
+    return out
+
+
+# --- alpha on dask ---
+# One dask task counts one block on its own thread: a serial, GIL-free version of
+# rating_counts (the parallel target must not be entered from several dask threads).
+
+
+@njit(cache=True, nogil=True)
+def rating_counts_serial(values, low, n_values, with_coincidence):
+    """:func:`rating_counts` of all items in one run, without numba's parallel target."""
+    G, N, n = values.shape
+    side = n_values if with_coincidence else 0
+    counts = np.zeros((G, n_values), np.int64)
+    unpaired = np.zeros((G, n_values), np.int64)
+    items = np.zeros((G, n + 1), np.int64)
+    agreeing = np.zeros((G, n + 1), np.int64)
+    coincidence = np.zeros((G, side, side), np.float64)
+    irregular = _rating_counts_range(values, low, n_values, 0, N, with_coincidence, counts,
+                                     unpaired, items, agreeing, coincidence)
+    for g in range(G):
+        for c in range(side):
+            for k in range(c + 1, side):
+                coincidence[g, k, c] = coincidence[g, c, k]
+    return counts, counts + unpaired, items, agreeing, coincidence, irregular

@@ -1,0 +1,676 @@
+"""The classic chance-corrected agreement coefficients: Cohen's kappa (pairwise, with the Byrt
+prevalence and bias indices), Fleiss' kappa, Conger's kappa, Gwet's AC1/AC2, Brennan-Prediger
+and percent agreement, with Gwet's analytic standard errors.
+
+Two kinds of input are accepted:
+
+- single-label ratings, dims ``item`` x ``annotator``; values are category codes, strings or
+  numbers, NaN/None missing. The overall coefficient uses every category (with ``weights=``);
+  ``category_*`` variables give the category-vs-rest (binary) coefficient of each category.
+- multi-label binary decisions, dims ``item`` x ``annotator`` x ``label`` (0/1, NaN missing).
+  Each label is a binary rating problem; its coefficient is reported over the ``label`` dim in
+  place of ``category``, and the overall coefficient pools the labels:
+  ``(mean_j P_o,j - mean_j P_e,j) / (1 - mean_j P_e,j)`` over labels with a pairable item (on
+  complete data Fleiss, AC1 and Brennan-Prediger pooled this way equal
+  :func:`xr_agreement.mla` with baselines F, AC1 and PB).
+
+A ``label`` dim (name given by ``label=``) marks multi-label input; without it the array is
+read as single-label ratings and any further dim (a ``round``) is carried through.
+
+Dask input gives a lazy result: nothing is computed until asked (``.compute()``), the sums over
+items run chunk by chunk with dask's tree reductions, and a multi-label value other than 0/1/NaN
+(or a rating outside declared ``categories``) is reported when computed. One exception: for
+single-label ratings without declared ``categories`` the set of categories must be known to
+shape the result, so the distinct ratings are computed first (one pass over the ratings;
+declare ``categories=`` to avoid it). Bootstrap intervals (``ci=``) are lazy too: item
+resampling from an int seed runs block by block (each item block adds its part of every
+replicate's sums, a tree adds the blocks; BCa's item jackknife is a second pass), while
+annotator resampling (``"annotator"``, ``"both"``) and a ``numpy.random.Generator`` seed
+gather the one-hot ratings into one task when computed (memory as on numpy).
+
+Two kinds of interval: ``ci_lower``/``ci_upper`` are the analytic (Gwet's t-based, or normal
+for Cohen's) limits at level ``confidence``; with ``ci=`` each coefficient variable ``V`` also
+gains bootstrap bounds ``V_lower``/``V_upper`` (:mod:`xr_agreement.resampling`). Item
+resampling needs no resampled array: every sum over items that a coefficient uses is a
+column of a per-item table (Gwet's per-item terms; for Cohen's kappa the pairs' contingency
+tables), so a batch of replicates is one matrix product of the resampling counts with that
+table, finished like the point values (:class:`KappaStatistic`).
+
+Missing ratings follow Gwet's generalized formulas (Gwet 2014, *Handbook of Inter-Rater
+Reliability*, 4th ed., ch. 2-5): items with no rating are dropped, observed agreement averages
+the items with at least two ratings, category propensities average the items with at least one.
+The standard errors are Gwet's variances conditional on the raters (his linearized per-item
+terms, with ``n - 1`` degrees of freedom for the t-based confidence interval); Cohen's uses the
+asymptotic standard error of Fleiss, Cohen & Everitt (1969) with normal limits.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import xarray as xr
+
+from .._core.categorical import MISSING_CODE
+from .._core.validate import _check_confidence, _check_population, check_dataarray
+from .cohen import _cohen_columns, _cohen_point, _cohen_values
+from .encode import _encode, _prepare
+from .gwet import _gwet_columns, _gwet_point, _gwet_values
+from .intervals import (_bootstrap_options, _check_bootstrap, _interval_variables, _kappa_intervals,
+                        KappaStatistic)
+
+
+METHOD_NAMES = {
+    "fleiss": "Fleiss' kappa (Scott's pi for two annotators), Gwet's generalized form",
+    "conger": "Conger's kappa (Cohen's kappa generalized to several annotators)",
+    "gwet": "Gwet's AC1 (AC2 with weights)",
+    "brennan_prediger": "Brennan-Prediger coefficient (PABAK for two categories)",
+    "percent": "percent agreement (no chance correction)",
+}
+
+
+# long_name, symbol, description
+VARIABLES = {
+    "coefficient": (
+        "agreement coefficient",
+        "kappa",
+        "(P_o - P_e) / (1 - P_e); NaN with the reason in undefined_reason",
+    ),
+    "observed": (
+        "observed agreement",
+        "P_o",
+        "weighted share of agreeing annotator pairs, averaged over items with at least two "
+        "ratings (Gwet's p_a); on multi-label input the mean over labels",
+    ),
+    "expected": (
+        "chance agreement",
+        "P_e",
+        "agreement expected by chance under the coefficient's model; on multi-label input the "
+        "mean over labels",
+    ),
+    "se": (
+        "standard error",
+        "se",
+        "Gwet's (2014) analytic standard error conditional on the annotators, from linearized "
+        "per-item terms; times sqrt(1 - n / population_size) when a population size is given",
+    ),
+    "ci_lower": (
+        "lower confidence limit",
+        "CI_lo",
+        "coefficient - t(n - 1) quantile * se (Gwet's t-based interval)",
+    ),
+    "ci_upper": (
+        "upper confidence limit",
+        "CI_hi",
+        "coefficient + t(n - 1) quantile * se, capped at 1",
+    ),
+    "category_coefficient": (
+        "category-vs-rest coefficient",
+        "kappa_k",
+        "the coefficient of the binary problem 'category k or not' (identity weights: a "
+        "binary split has no order); on multi-label input the coefficient of each label "
+        "(its 0/1 problem, with the given weights)",
+    ),
+    "category_observed": ("category-vs-rest observed agreement", "P_o,k", "P_o of that problem"),
+    "category_expected": ("category-vs-rest chance agreement", "P_e,k", "P_e of that problem"),
+    "category_se": (
+        "category-vs-rest standard error",
+        "se_k",
+        "Gwet's standard error of the category-vs-rest coefficient",
+    ),
+    "n_rated_items": ("rated items", "n", "items with at least one rating"),
+    "n_pairable_items": ("pairable items", "n''", "items with at least two ratings"),
+    "undefined_reason": (
+        "why a value is undefined",
+        "",
+        "empty where coefficient and se are defined, else why they are NaN",
+    ),
+}
+
+COHEN_VARIABLES = {
+    "coefficient": (
+        "Cohen's kappa",
+        "kappa",
+        "(P_o - P_e) / (1 - P_e) for each annotator pair on the items both rated; the diagonal "
+        "is an annotator against itself (1 unless P_e = 1)",
+    ),
+    "observed": ("observed agreement", "P_o", "weighted share of agreeing items of the pair"),
+    "expected": (
+        "chance agreement",
+        "P_e",
+        "sum_kl w_kl p_k+ p_+l from the two annotators' own marginals",
+    ),
+    "se": (
+        "asymptotic standard error",
+        "ASE",
+        "Fleiss, Cohen & Everitt (1969) standard error (statsmodels std_kappa, SAS ASE); on "
+        "multi-label input the delta-method equivalent for the pooled coefficient",
+    ),
+    "ci_lower": ("lower confidence limit", "CI_lo", "coefficient - z * se (normal limits)"),
+    "ci_upper": ("upper confidence limit", "CI_hi", "coefficient + z * se, capped at 1"),
+    "n_common_items": ("items rated by both", "n_ab", "the pairwise-complete items of the pair"),
+    "pabak": (
+        "prevalence- and bias-adjusted kappa",
+        "PABAK",
+        "(P_o - T_w / q**2) / (1 - T_w / q**2): Brennan-Prediger for the pair, 2 P_o - 1 for "
+        "two categories (Byrt, Bishop & Carlin 1993)",
+    ),
+    "bias_adjusted_kappa": (
+        "bias-adjusted kappa",
+        "BAK",
+        "kappa with the pair's pooled marginals, i.e. Scott's pi (Byrt et al. 1993)",
+    ),
+    "category_coefficient": (
+        "category-vs-rest Cohen's kappa",
+        "kappa_k",
+        "Cohen's kappa of the 2x2 table 'category k or not'; on multi-label input the kappa "
+        "of each label",
+    ),
+    "category_se": ("category-vs-rest ASE", "ASE_k", "ASE of category_coefficient"),
+    "prevalence_index": (
+        "prevalence index",
+        "PI_k",
+        "(a - d) / n of the category-vs-rest 2x2 table: share where both chose the category "
+        "minus share where neither did (Byrt et al. 1993)",
+    ),
+    "bias_index": (
+        "bias index",
+        "BI_k",
+        "(b - c) / n: annotator_1's share of the category minus annotator_2's (Byrt et al. "
+        "1993); for two categories kappa = (PABAK - PI**2 + BI**2) / (1 - PI**2 + BI**2)",
+    ),
+    "mean_coefficient": (
+        "mean pairwise Cohen's kappa",
+        "kappa_Light",
+        "Light's kappa: mean of coefficient over the distinct annotator pairs where it is defined",
+    ),
+    "n_pairs": ("annotator pairs averaged", "n_pairs", "pairs in mean_coefficient"),
+    "undefined_reason": (
+        "why a value is undefined",
+        "",
+        "empty where coefficient and se are defined, else why they are NaN",
+    ),
+}
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def fleiss(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
+) -> xr.Dataset:
+    """Fleiss' kappa in Gwet's generalized form (Scott's pi for two annotators).
+
+    Chance agreement ``P_e = sum_kl w_kl pi_k pi_l`` with ``pi_k`` the mean over rated items of
+    the share of the item's ratings in category ``k``.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Single-label ratings (dims ``item``, ``annotator``) or multi-label 0/1 decisions (dims
+        ``item``, ``annotator``, ``label``); NaN/None missing. Other dims are carried through.
+    weights : None, "identity", "linear", "quadratic" or (q, q) array
+        Agreement weights (1 on the diagonal, in [0, 1]). Linear and quadratic weights use the
+        category values when they are numbers and their ranks otherwise (as irrCAC does).
+    categories : sequence, optional
+        All possible categories in order (single-label only); unused ones then still count
+        (they matter for weights, Brennan-Prediger and AC1).
+    confidence : float in (0, 1)
+        Level of ``ci_lower``/``ci_upper``.
+    population_size : int, optional
+        Number of items in the population, for the finite-population correction of ``se``.
+    item, annotator, label : str
+        Names of the dims playing these roles; ``label`` marks multi-label input when present.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of *bootstrap* intervals, independent of the analytic
+        ``ci_lower``/``ci_upper`` (whose level is ``confidence``). Each of ``coefficient``,
+        ``observed``, ``expected``, ``category_coefficient``, ``category_observed`` and
+        ``category_expected`` then gains ``<name>_lower`` and ``<name>_upper`` (same dims);
+        the Dataset attrs record ``ci_level``, ``ci_method``, ``ci_n_resamples`` and
+        ``ci_resampling_unit``. See :mod:`xr_agreement.resampling` for the semantics.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    resample : {"item", "annotator", "both"}, default "item"
+        The resampled unit. Chance agreement is recomputed in every replicate; the category
+        set (or label set) stays that of the data. An annotator drawn twice counts as two
+        distinct raters with identical ratings (their pair agrees; under Conger each copy
+        has its own marginals).
+    method : {"percentile", "bca"}, default "percentile"
+        Percentile or bias-corrected and accelerated interval.
+    seed : int or numpy.random.Generator, optional
+        Seed of the resampling; the same seed gives the same intervals.
+    return_replicates : bool, default False
+        Add ``<name>_replicates`` with a ``resample`` dim for each interval variable.
+    progress : bool, optional
+        Show a tqdm progress bar; by default only in interactive sessions.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``coefficient``, ``observed``, ``expected``, ``se``, ``ci_lower``, ``ci_upper``,
+        ``n_rated_items``, ``n_pairable_items``, ``undefined_reason``; over ``category`` (or
+        ``label``): ``category_coefficient``, ``category_observed``, ``category_expected``,
+        ``category_se``; with ``ci`` the bootstrap bounds listed above. With dask input
+        everything is lazy (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        A dim is missing, fewer than 2 annotators, a rating outside declared ``categories``
+        or a multi-label value other than 0/1/NaN (each named with its coordinates), bad
+        weights, ``confidence`` outside (0, 1), ``population_size`` below the sample size.
+
+    Notes
+    -----
+    Undefined values are NaN and ``undefined_reason`` says why: no item with two ratings
+    (0/0 observed agreement), chance agreement 1 (every rating in one category: 0/0), fewer
+    than two categories for AC1, fewer than two rated items for ``se``. irrCAC instead
+    returns a value near 1 for AC1 and Brennan-Prediger with one category and replaces a zero
+    standard error by 1e-15; otherwise the numbers agree with irrCAC to rounding.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]],
+    ...     dims=("item", "annotator"), coords={"annotator": ["A", "B", "C"]})
+    >>> result = xr_agreement.fleiss(ratings)
+    >>> round(float(result.coefficient), 6)
+    0.563636
+    >>> result.category_coefficient.round(3).to_series().to_dict()
+    {'G': 0.76, 'N': 0.55, 'P': 0.467}
+
+    Bootstrap intervals over items next to Gwet's analytic (t-based) interval:
+
+    >>> boot = xr_agreement.fleiss(ratings, ci=0.9, n_resamples=200, seed=0)
+    >>> bool(boot.coefficient_lower < boot.coefficient < boot.coefficient_upper)
+    True
+    >>> boot.attrs["ci_method"], float(boot.ci_lower) < float(boot.coefficient)
+    ('percentile', True)
+    """
+    return _coefficient(
+        da, "fleiss", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
+    )
+
+
+def conger(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
+) -> xr.Dataset:
+    """Conger's kappa: chance agreement from each annotator's own marginals, averaged over
+    annotator pairs (Cohen's kappa for two annotators on complete data).
+
+    ``P_e = sum_kl w_kl (mean_g p_gk * mean_g p_gl - s2_kl / r)`` with ``p_gk`` the share of
+    annotator ``g``'s ratings in category ``k`` and ``s2_kl`` their covariance over the ``r``
+    annotators (Gwet 2014). Annotators without any rating are left out of ``r``. Parameters
+    and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.conger(ratings).coefficient), 6)
+    0.567568
+    """
+    return _coefficient(
+        da, "conger", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
+    )
+
+
+def gwet(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
+) -> xr.Dataset:
+    """Gwet's AC1 (AC2 with weights).
+
+    ``P_e = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)``, ``T_w`` the sum of the weights and
+    ``q`` the number of categories. Parameters and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.gwet(ratings).coefficient), 6)
+    0.616
+    """
+    return _coefficient(
+        da, "gwet", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
+    )
+
+
+def brennan_prediger(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
+) -> xr.Dataset:
+    """Brennan-Prediger coefficient: chance agreement ``T_w / q**2`` (``1 / q`` unweighted),
+    PABAK for two categories. Parameters and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.brennan_prediger(ratings).coefficient), 6)
+    0.6
+    """
+    return _coefficient(
+        da,
+        "brennan_prediger",
+        weights,
+        categories,
+        confidence,
+        population_size,
+        item,
+        annotator,
+        label,
+        _bootstrap_options(locals()),
+    )
+
+
+def percent(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    population_size=None,
+    item="item",
+    annotator="annotator",
+    label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
+) -> xr.Dataset:
+    """Percent (raw) agreement: Gwet's ``p_a`` with no chance correction (``expected`` = 0).
+    Parameters and returns as in :func:`fleiss`.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]], dims=("item", "annotator"))
+    >>> round(float(xr_agreement.percent(ratings).coefficient), 6)
+    0.733333
+    """
+    return _coefficient(
+        da, "percent", weights, categories, confidence, population_size, item, annotator, label,
+        _bootstrap_options(locals()),
+    )
+
+
+def one_hot(da, categories=None, *, label="label") -> xr.DataArray:
+    """Single-label ratings as multi-label binary decisions (one label per category).
+
+    A missing rating (NaN/None) becomes NaN across the whole vector, so it stays missing.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Ratings: category codes, strings or numbers; NaN/None missing.
+    categories : sequence, optional
+        All categories, in order (default: the sorted distinct ratings).
+    label : str
+        Name of the new dim, whose coordinate holds the categories.
+
+    Returns
+    -------
+    xarray.DataArray
+        float 0/1/NaN with the dims of ``da`` plus ``label``.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> da = xr.DataArray([["a", "b"], ["b", None]], dims=("item", "annotator"))
+    >>> xr_agreement.one_hot(da).sel(item=1).values
+    array([[ 0.,  1.],
+           [nan, nan]])
+    """
+    check_dataarray(da, "ratings")
+    if label in da.dims:
+        raise ValueError(f"dim {label!r} already exists in {list(da.dims)}; pass label=...")
+    codes, cats = _encode(da, categories)  # lazy on dask input (see the module docstring)
+    onehot = codes == xr.DataArray(np.arange(len(cats)), dims=label)
+    out = onehot.astype(np.float64).where(codes != MISSING_CODE)
+    out = out.assign_coords({label: cats})
+    out.name = da.name
+    out.attrs = {
+        "long_name": "one-hot decisions",
+        "description": "1 where the rating is the label's category, NaN where missing",
+    }
+    return out
+
+
+def cohen(
+    da,
+    weights=None,
+    *,
+    categories=None,
+    confidence=0.95,
+    item="item",
+    annotator="annotator",
+    label="label",
+    ci=None,
+    n_resamples=1000,
+    resample="item",
+    method="percentile",
+    seed=None,
+    return_replicates=False,
+    progress=None,
+) -> xr.Dataset:
+    """Cohen's kappa of every annotator pair, with the Byrt prevalence and bias indices.
+
+    Each pair uses the items both annotators rated (pairwise-complete). The standard error is
+    the asymptotic one of Fleiss, Cohen & Everitt (1969), the ``ASE`` used for confidence
+    limits (statsmodels ``std_kappa``), with normal limits.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Single-label ratings (dims ``item``, ``annotator``) or multi-label 0/1 decisions (with
+        a ``label`` dim; each label a 2x2 problem, pooled as in :func:`fleiss`).
+    weights : None, "identity", "linear", "quadratic" or (q, q) array
+        Agreement weights, as in :func:`fleiss`.
+    categories : sequence, optional
+        All possible categories in order (single-label only).
+    confidence : float in (0, 1)
+        Level of ``ci_lower``/``ci_upper``.
+    item, annotator, label : str
+        Names of the dims playing these roles.
+    ci, n_resamples, resample, method, seed, return_replicates, progress
+        Bootstrap intervals as in :func:`fleiss` (``<name>_lower``/``<name>_upper``,
+        separate from the analytic ``ci_lower``/``ci_upper``), the categories those of the
+        data in every replicate. With
+        ``resample="item"`` every pair- and category-level value but ``se``, ``ci_*`` and
+        ``category_se`` gets an interval. Resampling annotators scrambles the pairs, so
+        then only ``mean_coefficient`` (Light's kappa, a copied annotator's self-pair
+        counting as a pair that agrees) gets one.
+
+    Returns
+    -------
+    xarray.Dataset
+        Over ``annotator_1`` x ``annotator_2``: ``coefficient``, ``observed``, ``expected``,
+        ``se``, ``ci_lower``, ``ci_upper``, ``n_common_items``, ``pabak``,
+        ``bias_adjusted_kappa``, ``undefined_reason``; over pairs and ``category`` (or
+        ``label``): ``category_coefficient``, ``category_se``, ``prevalence_index``,
+        ``bias_index``; ``mean_coefficient`` (Light's kappa) and ``n_pairs``.
+
+    Examples
+    --------
+    >>> import xarray as xr, xr_agreement
+    >>> ratings = xr.DataArray(
+    ...     [list(r) for r in ["PPP", "PPN", "NNN", "PPP", "NPN", "GGG", "PNP", "NNN", "PPP",
+    ...                        "GPG"]],
+    ...     dims=("item", "annotator"), coords={"annotator": ["A", "B", "C"]})
+    >>> result = xr_agreement.cohen(ratings)
+    >>> round(float(result.coefficient.sel(annotator_1="A", annotator_2="B")), 6)
+    0.491525
+    >>> result.bias_index.sel(annotator_1="A", annotator_2="B").values
+    array([ 0.1,  0. , -0.1])
+    """
+    _check_confidence(confidence)
+    options = _check_bootstrap(_bootstrap_options(locals()))
+    data = _prepare(da, weights, categories, item, annotator, label)
+    out, category_dim = _cohen_values(data, confidence)
+    result = xr.Dataset(out)
+    result = _name_categories(result, data, category_dim)
+    _attach_attrs(result, COHEN_VARIABLES)
+    result.attrs = _dataset_attrs(data, "Cohen's kappa (pairwise)", confidence)
+    result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"
+    if options is None:
+        return result
+    if options["resample"] == "item":
+        variables = _interval_variables(result)
+    else:
+        variables = ["mean_coefficient"]
+    statistic = KappaStatistic(data, _cohen_columns, _cohen_point, variables)
+    return _kappa_intervals(statistic, result, options)
+
+
+def _coefficient(da, method, weights, categories, confidence, population_size, item,
+                 annotator, label, bootstrap_options):
+    _check_confidence(confidence)
+    _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
+    options = _check_bootstrap(bootstrap_options)
+    data = _prepare(da, weights, categories, item, annotator, label)
+    out, category_dim = _gwet_values(data, method, confidence, population_size)
+    result = xr.Dataset(out)
+    result = _name_categories(result, data, category_dim)
+    _attach_attrs(result, VARIABLES)
+    result.attrs = _dataset_attrs(data, METHOD_NAMES[method], confidence)
+    if method == "gwet":
+        result.attrs["coefficient_name"] = "AC1" if data["weights_name"] == "identity" else "AC2"
+    if options is None:
+        return result
+    statistic = KappaStatistic(data, partial(_gwet_columns, method=method),
+                               partial(_gwet_point, method=method), _interval_variables(result))
+    return _kappa_intervals(statistic, result, options)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _name_categories(result, data, category_dim):
+    """Category (or label) coordinates, annotator coordinates on the pair dims, and a dim
+    order that reads naturally: *extra, annotator_1, annotator_2, category."""
+    ends = ("annotator_1", "annotator_2", category_dim)
+    order = [d for d in data["da"].dims if d in result.dims and d not in ends]
+    order += [d for d in ends if d in result.dims]
+    result = result.transpose(*order, ...)
+    if category_dim == "category" and "category" in result.dims:
+        result = result.assign_coords(category=np.asarray(data["categories"]))
+    elif category_dim != "category" and data["label"] in data["da"].coords:
+        da = data["da"]
+        label = data["label"]
+        result = result.assign_coords({label: da[label]})
+        for name, coord in da.coords.items():
+            if name not in result.coords and coord.dims == (label,):
+                result = result.assign_coords({name: coord})
+    annotator = data["annotator"]
+    da = data["da"]
+    if "annotator_1" in result.dims and annotator in da.coords:
+        values = da[annotator].values
+        result = result.assign_coords(annotator_1=values, annotator_2=values)
+    return result
+
+
+def _attach_attrs(result, variables):
+    for name, (long_name, symbol, description) in variables.items():
+        if name in result:
+            result[name].attrs = {
+                "long_name": long_name,
+                "symbol": symbol,
+                "description": description,
+            }
+
+
+def _dataset_attrs(data, method_name, confidence):
+    da = data["da"]
+    return {
+        "coefficient_name": method_name,
+        "input": "multi-label binary (label by label, pooled)"
+        if data["multi_label"]
+        else "single-label ratings",
+        "categories": [
+            c.item() if isinstance(c, np.generic) else c
+            for c in np.asarray(data["categories"]).tolist()
+        ],
+        "weights": data["weights_name"],
+        "confidence": confidence,
+        "n_items": da.sizes[data["item"]],
+        "n_annotators": da.sizes[data["annotator"]],
+        "missing_data": "Gwet's generalized formulas: items without ratings dropped, observed "
+        "agreement over items with at least two ratings",
+        "reference": "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; Byrt, Bishop & "
+        "Carlin (1993)",
+    }

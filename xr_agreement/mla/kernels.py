@@ -1,0 +1,379 @@
+"""Numba kernels of Multi-Label Agreement: the one counting pass, item values, the
+conditional minimum, and the per-item tables of its bootstrap. No xarray in this module.
+
+Every kernel here works on counts: for item ``i`` and label ``j``, ``m`` is the number of
+annotators who decided and ``x`` the number who said 1. Agreeing annotator pairs are
+``C(x, 2) + C(m - x, 2)`` out of ``C(m, 2)``, so no kernel ever loops over annotator pairs.
+
+Layouts
+-------
+``values``       (G, N, n, k): G = product of the extra dims, N items, n annotators, k labels.
+``label_counts`` (G, k, n + 1, 3) int64: for each label and each number of deciders ``m``,
+                 the number of cells, the sum of ``x`` and the sum of ``x**2`` (additive).
+``item_counts``  (G, N, 2) int64: agreeing (pair, label) comparisons and all comparisons.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _count_items_exact(values, g, i0, i1, label_counts, item_counts):
+    """Integer input (no missing decisions possible). Returns a bitwise OR of all values, so
+    anything outside {0, 1} shows up as a set bit above bit 0 (or a sign bit)."""
+    n = values.shape[2]
+    k = values.shape[3]
+    x = np.zeros(k, np.int32)
+    seen = np.zeros_like(values[g, i0, 0])
+    sum_x = np.zeros(k, np.int64)
+    sum_x2 = np.zeros(k, np.int64)
+    # per item: agreeing pairs = sum_j [C(x,2) + C(n-x,2)] = sum x^2 - n sum x + k C(n,2)
+    all_pairs = k * (n * (n - 1) // 2)
+    for i in range(i0, i1):
+        x[:] = 0
+        for a in range(n):
+            row = values[g, i, a]
+            for j in range(k):
+                v = row[j]
+                x[j] += v
+                seen[j] |= v
+        s1 = 0
+        s2 = 0
+        for j in range(k):
+            xj = np.int64(x[j])
+            s1 += xj
+            s2 += xj * xj
+            sum_x[j] += xj
+            sum_x2[j] += xj * xj
+        item_counts[g, i, 0] = s2 - n * s1 + all_pairs
+        item_counts[g, i, 1] = all_pairs
+    for j in range(k):
+        label_counts[g, j, n, 0] += i1 - i0
+        label_counts[g, j, n, 1] += sum_x[j]
+        label_counts[g, j, n, 2] += sum_x2[j]
+    combined = 0
+    for j in range(k):
+        combined |= np.int64(seen[j])
+    return combined
+
+
+@njit(cache=True, nogil=True)
+def _count_items_missing(values, g, i0, i1, label_counts, item_counts):
+    """Float input: NaN marks a decision that was not made. Returns the number of values
+    that are neither 0, 1 nor NaN."""
+    n = values.shape[2]
+    k = values.shape[3]
+    x = np.zeros(k, np.int64)
+    m = np.zeros(k, np.int64)
+    bad = 0
+    for i in range(i0, i1):
+        x[:] = 0
+        m[:] = 0
+        for a in range(n):
+            for j in range(k):
+                v = values[g, i, a, j]
+                if v == 1.0:
+                    x[j] += 1
+                    m[j] += 1
+                elif v == 0.0:
+                    m[j] += 1
+                elif v == v:
+                    bad += 1
+        agree = 0
+        pairs = 0
+        for j in range(k):
+            xj = x[j]
+            mj = m[j]
+            agree += (xj * (xj - 1) + (mj - xj) * (mj - xj - 1)) // 2
+            pairs += mj * (mj - 1) // 2
+            label_counts[g, j, mj, 0] += 1
+            label_counts[g, j, mj, 1] += xj
+            label_counts[g, j, mj, 2] += xj * xj
+        item_counts[g, i, 0] = agree
+        item_counts[g, i, 1] = pairs
+    return bad
+
+
+@njit(cache=True, nogil=True)
+def count_exact(values, label_counts, item_counts):
+    """One pass over integer ``values`` on the calling thread (used inside dask tasks).
+    Returns the bitwise OR of all values: anything but 0/1 sets a higher bit."""
+    flag = 0
+    for g in range(values.shape[0]):
+        flag |= _count_items_exact(values, g, 0, values.shape[1], label_counts, item_counts)
+    return flag
+
+
+@njit(cache=True, nogil=True)
+def count_missing(values, label_counts, item_counts):
+    """One pass over float ``values`` (NaN = missing) on the calling thread. Returns the
+    number of values that are neither 0, 1 nor NaN."""
+    bad = 0
+    for g in range(values.shape[0]):
+        bad += _count_items_missing(values, g, 0, values.shape[1], label_counts, item_counts)
+    return bad
+
+
+@njit(cache=True, nogil=True)
+def count_bytes(values, label_counts, item_counts):
+    """:func:`count_exact` for uint8 input (bool is viewed as uint8) with at most
+    255 annotators, about 1.5x faster: per-item sums stay in uint8, squares in uint16, and
+    label sums in uint16 blocks flushed to int64 before they could overflow."""
+    G, N, n, k = values.shape
+    x = np.zeros(k, np.uint8)
+    seen = np.zeros(k, np.uint8)
+    block_x = np.zeros(k, np.uint16)
+    block_x2 = np.zeros(k, np.uint16)
+    all_pairs = k * (n * (n - 1) // 2)
+    block = max(1, 65535 // (n * n))  # block_x2 <= block * n^2 < 2^16
+    for g in range(G):
+        sum_x = np.zeros(k, np.int64)
+        sum_x2 = np.zeros(k, np.int64)
+        for b0 in range(0, N, block):
+            b1 = min(b0 + block, N)
+            block_x[:] = 0
+            block_x2[:] = 0
+            for i in range(b0, b1):
+                row = values[g, i, 0]
+                for j in range(k):
+                    x[j] = row[j]
+                    seen[j] |= row[j]
+                for a in range(1, n):
+                    row = values[g, i, a]
+                    for j in range(k):
+                        x[j] = x[j] + row[j]
+                        seen[j] |= row[j]
+                s1 = np.uint32(0)
+                s2 = np.uint32(0)
+                for j in range(k):
+                    xj = np.uint16(x[j])
+                    square = np.uint16(xj * xj)
+                    block_x[j] = block_x[j] + xj
+                    block_x2[j] = block_x2[j] + square
+                    s1 += xj
+                    s2 += square
+                item_counts[g, i, 0] = np.int64(s2) - n * np.int64(s1) + all_pairs
+                item_counts[g, i, 1] = all_pairs
+            for j in range(k):
+                sum_x[j] += block_x[j]
+                sum_x2[j] += block_x2[j]
+        for j in range(k):
+            label_counts[g, j, n, 0] += N
+            label_counts[g, j, n, 1] += sum_x[j]
+            label_counts[g, j, n, 2] += sum_x2[j]
+    combined = 0
+    for j in range(k):
+        combined |= np.int64(seen[j])
+    return combined
+
+
+@njit(cache=True, nogil=True)
+def item_values(agreeing, pairs, gaps, observed, agreement):
+    """Item-level observed agreement and coefficients in one pass (numpy path of
+    ``mla.finish_counts``; the same float operations as its array arithmetic).
+
+    agreeing, pairs: (G, N) int64; gaps: (B, G) = 1 - A_e per baseline; writes observed
+    (G, N) and agreement (B, G, N); NaN where an item has no pair or a gap is 0.
+    """
+    B = gaps.shape[0]
+    G, N = pairs.shape
+    for g in range(G):
+        for i in range(N):
+            if pairs[g, i] == 0:
+                observed[g, i] = np.nan
+            else:
+                observed[g, i] = agreeing[g, i] / pairs[g, i]
+        for b in range(B):
+            gap = gaps[b, g]
+            for i in range(N):
+                if gap == 0.0:
+                    agreement[b, g, i] = np.nan
+                else:
+                    agreement[b, g, i] = 1 - (1 - observed[g, i]) / gap
+
+
+@njit(cache=True, nogil=True)
+def max_disagreement(cells, positives):
+    """Largest possible sum over cells of ``x (m - x) / (m - 1)`` for each row, keeping the
+    number of cells with each ``m`` (``cells[r, m]``) and the total of ``x``
+    (``positives[r]``) fixed, with ``0 <= x <= m`` per cell.
+
+    The objective is separable and concave in each cell's ``x``, so taking the ``T`` largest
+    marginal gains ``(m - 1 - 2x) / (m - 1)`` over all cells is exact (the paper's
+    convex-exchange argument, eq. 7, generalized to unequal ``m``). Cells with ``m < 2`` are
+    not pairable and ignored.
+    """
+    R, M1 = cells.shape
+    out = np.zeros(R, np.float64)
+    # candidate gains: one per (m, x) with multiplicity cells[r, m]
+    n_cand = 0
+    for m in range(2, M1):
+        n_cand += m
+    gain = np.empty(n_cand, np.float64)
+    num = np.empty(n_cand, np.int64)
+    den = np.empty(n_cand, np.int64)
+    mult_m = np.empty(n_cand, np.int64)
+    c = 0
+    for m in range(2, M1):
+        for x in range(m):
+            num[c] = m - 1 - 2 * x
+            den[c] = m - 1
+            gain[c] = num[c] / den[c]
+            mult_m[c] = m
+            c += 1
+    order = np.argsort(-gain, kind="mergesort")
+    numerators = np.empty(M1, np.int64)
+    for r in range(R):
+        remaining = positives[r]
+        # exact: accumulate integer numerators per denominator m - 1
+        numerators[:] = 0
+        for idx in order:
+            if remaining <= 0:
+                break
+            mult = cells[r, mult_m[idx]]
+            if mult == 0:
+                continue
+            take = min(mult, remaining)
+            numerators[den[idx]] += take * num[idx]
+            remaining -= take
+        total = 0.0
+        for d in range(1, M1):
+            if numerators[d] != 0:
+                total += numerators[d] / d
+        out[r] = total
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _weighted_item_range(values, weights, i0, i1, positives, deciders):
+    """Rows ``i0:i1`` of the flattened (G * N, n, k) ``values``: per (row, label) the
+    weighted number of 1 decisions and of decisions made (NaN = not made). Returns the
+    number of values that are neither 0, 1 nor NaN."""
+    n = values.shape[1]
+    k = values.shape[2]
+    bad = 0
+    for r in range(i0, i1):
+        for j in range(k):
+            positives[r, j] = 0
+            deciders[r, j] = 0
+        for a in range(n):
+            w = np.int32(weights[a])
+            # branch-free, so that the loop over labels vectorizes
+            for j in range(k):
+                v = values[r, a, j]
+                one = v == 1
+                decided = one | (v == 0)
+                positives[r, j] += w * one
+                deciders[r, j] += w * decided
+                bad += (not decided) & (v == v)  # noqa: PLR0124 (v is not NaN)
+    return bad
+
+
+@njit(cache=True, nogil=True)
+def weighted_item_counts(values, weights, positives, deciders):
+    """Per (row, label) positives ``x`` and deciders ``m`` of ``values`` (R, n, k), annotator
+    ``a`` counted ``weights[a]`` times (a resampled annotator appears as that many distinct
+    raters). Runs on the calling thread; returns the number of invalid values."""
+    return _weighted_item_range(values, weights, 0, values.shape[0], positives, deciders)
+
+
+@njit(cache=True, nogil=True)
+def cell_count_fingerprints(deciders, column_of, mixed, sums, j0, j1):
+    """For labels ``j0:j1`` whose cells have several decider counts (``mixed[g, j]``), per
+    cell-count column ``c`` of the per-item table (see :func:`fill_item_table`): its number
+    of ones ``sums[c, 0]`` and a hash of where they are ``sums[c, 1]`` (int64, wrapping),
+    so that equal columns have equal rows of ``sums``."""
+    G, N, _ = deciders.shape
+    for g in range(G):
+        for i in range(N):
+            h = (np.int64(i) * np.int64(2654435761) + np.int64(40503)) ^ np.int64(i >> 3)
+            for j in range(j0, j1):
+                if mixed[g, j]:
+                    c = column_of[g, j, deciders[g, i, j], 0]
+                    sums[c, 0] += 1
+                    sums[c, 1] += h
+
+
+@njit(cache=True, nogil=True)
+def fill_item_table(positives, deciders, column_of, table, totals, i0, i1):
+    """Rows ``i0:i1`` of the per-item table ``table`` (N, F), one row per item, and their
+    column sums added to ``totals`` (F,): for label cells (g, j) with ``m`` deciders, the
+    cell count 1 (stat 0), ``x`` (stat 1) and ``x (m - x)`` (stat 2) go to column
+    ``column_of[g, j, m, stat]`` (skipped where -1; a column written twice in a row holds
+    the same value both times)."""
+    G, _, k = positives.shape
+    F = table.shape[1]
+    row = np.zeros(F, np.int64)
+    for i in range(i0, i1):
+        row[:] = 0
+        for g in range(G):
+            for j in range(k):
+                x = positives[g, i, j]
+                m = deciders[g, i, j]
+                c = column_of[g, j, m, 0]
+                if c >= 0:
+                    row[c] = 1
+                c = column_of[g, j, m, 1]
+                if c >= 0:
+                    row[c] = x
+                c = column_of[g, j, m, 2]
+                if c >= 0:
+                    row[c] = x * (m - x)
+        for c in range(F):
+            table[i, c] = row[c]
+            totals[c] += row[c]
+
+
+@njit(cache=True, nogil=True)
+def complete_item_table(values, table, totals, item_spread, i0, i1):
+    """Rows ``i0:i1`` of the per-item table of complete 0/1 decisions ``values`` (G, N, n,
+    k): column 0 is 1, columns ``1 + 2 c`` and ``2 + 2 c`` (c = g k + j) hold ``x`` and
+    ``x (n - x)``; their column sums are added to ``totals``, and each item's sum of
+    ``x (n - x)`` over labels goes to ``item_spread[g, i]``. Returns whether a value is
+    not 0 or 1 (the rows are then not to be used)."""
+    G, _, n, k = values.shape
+    x = np.zeros(k, np.int32)
+    sum_x = np.zeros((G, k), np.int64)
+    sum_spread = np.zeros((G, k), np.int64)
+    # every bit set in any value (an OR keeps the loop vectorized): 0 and 1 set bit 0 only
+    bits = values.dtype.type(0)
+    for i in range(i0, i1):
+        table[i, 0] = 1
+        for g in range(G):
+            x[:] = 0
+            for a in range(n):
+                row = values[g, i, a]
+                for j in range(k):
+                    bits |= row[j]
+                    x[j] += row[j]
+            column_x = sum_x[g]
+            column_spread = sum_spread[g]
+            out = table[i, 1 + 2 * g * k : 1 + 2 * (g + 1) * k]
+            spreads = 0
+            for j in range(k):
+                spread = x[j] * (n - x[j])
+                column_x[j] += x[j]
+                column_spread[j] += spread
+                spreads += spread
+                out[2 * j] = x[j]
+                out[2 * j + 1] = spread
+            item_spread[g, i] = spreads
+    totals[0] += i1 - i0
+    for g in range(G):
+        for j in range(k):
+            totals[1 + 2 * (g * k + j)] += sum_x[g, j]
+            totals[2 + 2 * (g * k + j)] += sum_spread[g, j]
+    return (bits & ~values.dtype.type(1)) != 0
+
+
+@njit(cache=True, nogil=True)
+def label_cell_occurrences(deciders, occurs):
+    """``occurs[g, j, m]`` set where some item has ``m`` deciders on label ``j`` of
+    extra-dim row ``g``."""
+    G, N, k = deciders.shape
+    for g in range(G):
+        for i in range(N):
+            for j in range(k):
+                occurs[g, j, deciders[g, i, j]] = True

@@ -1,0 +1,224 @@
+"""MLA's baselines and output variables, and :func:`assemble`, which labels the finished
+arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import xarray as xr
+
+
+BASELINES = {
+    "F": "pooled-marginal (Fleiss/Scott-type): A_e,j = p_j^2 + (1 - p_j)^2",
+    "AC1": "Gwet AC1: A_e,j = 2 p_j (1 - p_j)",
+    "PB": "fixed (PABAK / Brennan-Prediger): A_e,j = 0.5",
+}
+
+
+ALIASES = {
+    "f": "F",
+    "kappa": "F",
+    "fleiss": "F",
+    "scott": "F",
+    "ac1": "AC1",
+    "gwet": "AC1",
+    "pb": "PB",
+    "pabak": "PB",
+    "bp": "PB",
+}
+
+# long_name, symbol, description for every output variable
+VARIABLES = {
+    "agreement": (
+        "multi-label agreement",
+        "A_ml",
+        "(A_o - A_e) / (1 - A_e) (paper eq. 5); NaN when 1 - A_e = 0 (e.g. every label "
+        "constant under F)",
+    ),
+    "observed": (
+        "observed Hamming agreement",
+        "A_o",
+        "mean pairwise Hamming agreement (paper eq. 2); with missing decisions the "
+        "pairable-value-weighted mean of label_observed",
+    ),
+    "expected": (
+        "expected agreement",
+        "A_e",
+        "baseline agreement, the (pairable-value-weighted) mean of label_expected",
+    ),
+    "minimum": (
+        "minimum feasible agreement coefficient",
+        "A_ml,min",
+        "(A_o,min - A_e) / (1 - A_e): the lowest value the coefficient can take with the "
+        "observed number of positives per label (paper section 3.5)",
+    ),
+    "observed_minimum": (
+        "minimum feasible observed agreement",
+        "A_o,min",
+        "lowest observed agreement reachable by moving positive decisions between items "
+        "while keeping each label's total (paper eq. 7, averaged over labels)",
+    ),
+    "raw_prevalence": (
+        "raw prevalence",
+        "p_r",
+        "share of positive decisions over all labels (the mean of prevalence on complete "
+        "data)",
+    ),
+    "alpha_hamming": (
+        "Krippendorff's alpha, normalized Hamming distance",
+        "alpha_H",
+        "1 - D_o / D_e with D_e from pairable values drawn without replacement (paper "
+        "section 3.4: D_e scaled by M / (M - 1)); NaN when D_e = 0",
+    ),
+    "n_pairable_items": (
+        "pairable items",
+        "N_pairable",
+        "items with at least one (annotator pair, label) comparison",
+    ),
+    "n_missing_decisions": (
+        "missing decisions",
+        "N_missing",
+        "number of (item, annotator, label) decisions that were not made (NaN)",
+    ),
+    "item_observed": (
+        "item observed agreement",
+        "A_o,i",
+        "agreeing share of the (annotator pair, label) comparisons on the item (paper eq. "
+        "1); NaN for an item with no pair of decisions",
+    ),
+    "item_agreement": (
+        "item agreement",
+        "A_ml,i",
+        "(A_o,i - A_e) / (1 - A_e) with the corpus baseline: a diagnostic relative to the "
+        "corpus, not an independent reliability estimate",
+    ),
+    "label_observed": (
+        "label observed agreement",
+        "A_o,j",
+        "share of agreeing annotator pairs on the label (1 - D_o,j with missing data)",
+    ),
+    "label_expected": ("label expected agreement", "A_e,j", "baseline agreement of the label"),
+    "label_agreement": (
+        "label agreement",
+        "A_j",
+        "(A_o,j - A_e,j) / (1 - A_e,j); NaN where 1 - A_e,j = 0 (under F: a label nobody "
+        "or everybody selected, 0/0)",
+    ),
+    "label_weight": (
+        "label weight",
+        "w_j",
+        "1 - A_e,j, the label's weight in the corpus coefficient (paper eq. 6); with missing "
+        "decisions eq. 6 holds with weights label_pairable_values * label_weight; 0 for a "
+        "label without pairable decisions",
+    ),
+    "label_observed_minimum": (
+        "label minimum feasible observed agreement",
+        "A_o,min,j",
+        "lowest observed agreement of the label given its number of positives (paper eq. 7)",
+    ),
+    "prevalence": (
+        "label prevalence",
+        "p_j",
+        "share of positive decisions among the label's pairable decisions",
+    ),
+    "positive_agreement": (
+        "positive specific agreement",
+        "p_pos,j",
+        "sum_i x(x - 1) / sum_i x(m - 1): agreement on the label's positive decisions; NaN "
+        "without positives",
+    ),
+    "negative_agreement": (
+        "negative specific agreement",
+        "p_neg,j",
+        "the same with m - x in place of x: agreement on the label's negative decisions",
+    ),
+    "label_pairable_values": (
+        "label pairable decisions",
+        "n_j",
+        "decisions on the label in (item, label) cells with at least two decisions",
+    ),
+}
+
+# label-level variables whose names do not start with "label_"
+LABEL_LEVEL = {"prevalence", "positive_agreement", "negative_agreement"}
+
+BASELINE_DEPENDENT = {
+    "agreement",
+    "expected",
+    "minimum",
+    "item_agreement",
+    "label_agreement",
+    "label_expected",
+    "label_weight",
+}
+
+
+def parse_baselines(baseline) -> tuple[list[str], bool]:
+    """Canonical baseline names and whether a single one was asked for.
+
+    >>> parse_baselines("kappa")
+    (['F'], True)
+    >>> parse_baselines("all")
+    (['F', 'AC1', 'PB'], False)
+    """
+    if isinstance(baseline, str):
+        if baseline.lower() == "all":
+            return list(BASELINES), False
+        names, single = [baseline], True
+    elif isinstance(baseline, Sequence) and baseline:
+        names, single = list(baseline), False
+    else:
+        raise ValueError(f"baseline must be a name, a list of names or 'all', got {baseline!r}")
+    canonical = []
+    for name in names:
+        key = ALIASES.get(str(name).lower())
+        if key is None:
+            raise ValueError(
+                f"unknown baseline {name!r}; use one of {list(BASELINES)} (aliases: "
+                f"{sorted(ALIASES)}) or 'all'"
+            )
+        if key in canonical:
+            raise ValueError(f"baseline {name!r} given twice (as {key!r})")
+        canonical.append(key)
+    return canonical, single
+
+
+def assemble(values, baselines, single, *, extra, item, label, coords, n_annotators):
+    """Labeled Dataset from :func:`finish_counts` arrays, with attrs on every variable."""
+    variables = {}
+    for name, (long_name, symbol, description) in VARIABLES.items():
+        array = values[name]
+        if name.startswith("item_"):
+            dims = (*extra, item)
+        elif name.startswith("label_") or name in LABEL_LEVEL:
+            dims = (*extra, label)
+        else:
+            dims = tuple(extra)
+        attrs = {"long_name": long_name, "symbol": symbol, "description": description}
+        if name in BASELINE_DEPENDENT:
+            if single:
+                array = array[0]
+                attrs["baseline"] = baselines[0]
+            else:
+                dims = ("baseline", *dims)
+        variables[name] = xr.Variable(dims, array, attrs)
+    if not single:
+        coords = dict(coords, baseline=list(baselines))
+    item_size = values["item_observed"].shape[-1]
+    label_size = values["prevalence"].shape[-1]
+    return xr.Dataset(
+        variables,
+        coords=coords,
+        attrs={
+            "n_items": item_size,
+            "n_annotators": n_annotators,
+            "n_labels": label_size,
+            "baseline": baselines[0] if single else list(baselines),
+            "baseline_definition": BASELINES[baselines[0]]
+            if single
+            else [BASELINES[b] for b in baselines],
+            "missing_data": "NaN decisions excluded; pairable-values weighting (cells with at "
+            "least 2 decisions, corpus values weighted by label_pairable_values)",
+            "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
+        },
+    )

@@ -1,0 +1,263 @@
+"""The reports' renderers: text, markdown, HTML and JSON of one document model."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import textwrap
+
+import numpy as np
+import xarray as xr
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# what both reports share
+# --------------------------------------------------------------------------------------
+
+
+class _RenderedReport:
+    """What both reports share: text and markdown renderings of their document, and JSON
+    with a format tag checked on reading."""
+
+    _json_format = None  # the "format" entry of to_dict / to_json
+    _kind = None  # what the format error calls it
+
+    def __str__(self) -> str:
+        return _render_text(self._document())
+
+    __repr__ = __str__
+
+    def to_markdown(self) -> str:
+        """The report as GitHub-flavoured markdown."""
+        return _render_markdown(self._document())
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON (strict: NaN is written as null); see :meth:`to_dict`."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    @classmethod
+    def _json_data(cls, text: str) -> dict:
+        data = json.loads(text)
+        if data.get("format") != cls._json_format:
+            raise ValueError(f"not an {cls._kind} (format {data.get('format')!r})")
+        return data
+
+
+# --------------------------------------------------------------------------------------
+# JSON helpers
+# --------------------------------------------------------------------------------------
+
+
+def _json_safe(value):
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _json_safe(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _restore_numbers(data):
+    """Lists that mix numbers and None (NaN written as null) back to float with NaN."""
+    array = np.array(data, dtype=object)
+    flat = array.ravel().tolist()
+    if any(v is None for v in flat) and all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in flat
+    ):
+        return np.array([np.nan if v is None else v for v in flat], float).reshape(array.shape)
+    return data
+
+
+def _dataset_from_dict(data: dict) -> xr.Dataset:
+    for group in ("coords", "data_vars"):
+        for variable in data.get(group, {}).values():
+            variable["data"] = _restore_numbers(variable["data"])
+    return xr.Dataset.from_dict(data)
+
+
+# --------------------------------------------------------------------------------------
+# formatting values for the documents (sections of paragraphs, lists and tables)
+# --------------------------------------------------------------------------------------
+
+
+class _Format:
+    def __init__(self, digits: int):
+        self.digits = digits
+
+    def __call__(self, value) -> str:
+        if value is None:
+            return "-"
+        if isinstance(value, (bool, np.bool_)):
+            return "yes" if value else "no"
+        if isinstance(value, (int, np.integer)):
+            return str(int(value))
+        value = float(value)
+        if math.isnan(value):
+            return "NaN"
+        text = f"{value:.{self.digits}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def _ci_label(settings) -> str:
+    return f"{100 * float(settings['ci']):g}% CI" if settings.get("ci") else "CI"
+
+
+# --------------------------------------------------------------------------------------
+# renderers
+# --------------------------------------------------------------------------------------
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return text == "NaN"
+
+
+def _text_table(header, rows) -> list[str]:
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if _is_number(c) else c.ljust(w)
+                         for c, w in zip(cells, widths)).rstrip()
+
+    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def _render_text(doc) -> str:
+    out = []
+    for title, blocks in doc:
+        if title == "__title__":
+            out += [blocks[0][1], "=" * len(blocks[0][1]), ""]
+            for block in blocks[1:]:
+                out += textwrap.wrap(block[1], 92) + [""]
+            continue
+        out += [title, "-" * len(title)]
+        for block in blocks:
+            if block[0] == "p":
+                out += textwrap.wrap(block[1], 92)
+            elif block[0] == "list":
+                for entry in block[1]:
+                    out += textwrap.wrap(entry, 92, initial_indent="* ",
+                                         subsequent_indent="  ")
+            elif block[0] == "table":
+                out += _text_table(block[1], block[2])
+                if block[3]:
+                    out += textwrap.wrap(block[3], 92)
+            else:
+                continue
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _render_markdown(doc) -> str:
+    out = []
+    for title, blocks in doc:
+        if title == "__title__":
+            out += [f"# {blocks[0][1]}", ""]
+            for block in blocks[1:]:
+                out += [block[1], ""]
+            continue
+        out += [f"## {title}", ""]
+        for block in blocks:
+            if block[0] == "p":
+                out.append(block[1])
+            elif block[0] == "list":
+                out += [f"- {entry}" for entry in block[1]]
+            elif block[0] == "table":
+                header, rows = block[1], block[2]
+                out.append("| " + " | ".join(map(_markdown_cell, header)) + " |")
+                out.append("|" + "|".join(
+                    "---:" if rows and _is_number(rows[0][i]) else "---"
+                    for i in range(len(header))) + "|")
+                out += ["| " + " | ".join(map(_markdown_cell, r)) + " |" for r in rows]
+                if block[3]:
+                    out += ["", f"*{block[3]}*"]
+            else:
+                continue
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+_CSS = """
+.xra-report{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:14px;
+ line-height:1.45;max-width:1100px;color:#1f2328}
+.xra-report h1{font-size:20px;margin:0 0 6px}
+.xra-report h2{font-size:16px;margin:18px 0 6px;border-bottom:1px solid #d0d7de}
+.xra-report table{border-collapse:collapse;margin:6px 0;font-size:13px}
+.xra-report th,.xra-report td{border:1px solid #d0d7de;padding:3px 8px}
+.xra-report th{background:#f6f8fa;text-align:left}
+.xra-report td.num{text-align:right;font-variant-numeric:tabular-nums}
+.xra-report caption{caption-side:bottom;text-align:left;font-style:italic;color:#57606a}
+.xra-report .headline{background:#f6f8fa;border-left:4px solid #0969da;padding:6px 10px}
+.xra-report figure{display:inline-block;margin:6px 12px 6px 0}
+.xra-report img{max-width:100%}
+"""
+
+
+def _render_html(doc, figures: dict[str, str], standalone: bool,
+                 document_title: str = "Multi-label agreement report") -> str:
+    e = html.escape
+    out = ['<div class="xra-report">']
+    for title, blocks in doc:
+        if title == "__title__":
+            out += [f"<h1>{e(blocks[0][1])}</h1>",
+                    f'<p class="headline">{e(blocks[1][1])}</p>']
+            out += [f"<p>{e(block[1])}</p>" for block in blocks[2:]]
+            continue
+        out.append(f"<section><h2>{e(title)}</h2>")
+        for block in blocks:
+            if block[0] == "p":
+                out.append(f"<p>{e(block[1])}</p>")
+            elif block[0] == "list":
+                out.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in block[1]) + "</ul>")
+            elif block[0] == "table":
+                header, rows, caption = block[1], block[2], block[3]
+                cells = ["<table>"]
+                if caption:
+                    cells.append(f"<caption>{e(caption)}</caption>")
+                cells.append("<thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in header)
+                             + "</tr></thead><tbody>")
+                for row in rows:
+                    cells.append("<tr>" + "".join(
+                        f'<td class="num">{e(c)}</td>' if _is_number(c) else f"<td>{e(c)}</td>"
+                        for c in row) + "</tr>")
+                out.append("".join(cells) + "</tbody></table>")
+            elif block[0] == "figures" and figures:
+                captions = {"labels": "Label-wise coefficients (primary baseline), sorted; "
+                            "marker size = weight; bars = interval when computed",
+                            "items": "Item-level agreement, hardest items named",
+                            "baselines": "Baseline sensitivity per label"}
+                for kind, png in figures.items():
+                    out.append(f'<figure><img alt="{e(captions[kind])}" '
+                               f'src="data:image/png;base64,{png}"><figcaption>'
+                               f"{e(captions[kind])}</figcaption></figure>")
+        out.append("</section>")
+    out.append("</div>")
+    body = "\n".join(out)
+    if not standalone:
+        return f"<style>{_CSS}</style>\n{body}"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(document_title)}</title><style>{_CSS}</style></head>"
+            f"<body>\n{body}\n</body></html>\n")

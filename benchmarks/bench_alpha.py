@@ -49,12 +49,12 @@ def nominal_benchmark(n_items=10**6, n_annotators=20, missing=0.05, seed=0):
     da[:100].agreement.alpha("nominal")  # compile
     # like for like: krippendorff computes alpha only, so skip our analytic se here
     threaded, result = best_of(
-        lambda: float(da.agreement.alpha("nominal", confidence=None).alpha))
+        lambda: float(da.agreement.alpha("nominal", ci=None).alpha))
     with_se, _ = best_of(lambda: float(da.agreement.alpha("nominal").alpha))
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     single, _ = best_of(
-        lambda: float(da.agreement.alpha("nominal", confidence=None).alpha))
+        lambda: float(da.agreement.alpha("nominal", ci=None).alpha))
     numba.set_num_threads(threads)
     ours = min(threaded, single)
     reliability_data = np.ascontiguousarray(ratings.T)  # krippendorff: raters x units

@@ -15,7 +15,8 @@ alone" and "products alone" time each half of that stream on its own, on the sam
 
 Timings are the best of several runs after a warm-up run (numba compilation excluded), the
 two calls alternating so that both meet the same spells of load. On a shared machine the
-ratio still moves with the load (the load average is printed): run it a few times.
+ratio still moves with the load (the load average is printed): run it a few times. The
+speed tricks and what each buys on this benchmark: :mod:`xr_agreement.resampling.fast`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import xr_agreement
 from xr_agreement._core.threads import _pool_map, _single_threaded_blas
 from xr_agreement.mla import MLAStatistic
 from xr_agreement.resampling.draws import BLOCK_ITEMS, BlockedResampler
-from xr_agreement.resampling.driver import STREAM_ROWS, _stream_item_blocks
+from xr_agreement.resampling.fast import STREAM_ROWS, stream_item_blocks
 
 
 def best_of(function, repeats=3):
@@ -77,8 +78,8 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
                              label="label")
     t_table, _ = timed(statistic.prepare)
     resampler = BlockedResampler(seed, n_items, n_resamples)
-    t_stream = best_of(lambda: _stream_item_blocks(statistic, resampler), 3)
-    batches = _stream_item_blocks(statistic, resampler)
+    t_stream = best_of(lambda: stream_item_blocks(statistic, resampler), 3)
+    batches = stream_item_blocks(statistic, resampler)
     t_finish = best_of(lambda: statistic.finish(batches), 3)
     shift, _, size = statistic.pairing() or (0, 0, BLOCK_ITEMS)
     workers = os.cpu_count() or 1
@@ -128,10 +129,10 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
     numpy_stream = best_of(lambda: xr_agreement.mla(
         da, ci=0.95, n_resamples=n_resamples, seed=np.random.default_rng(seed)), repeats=2)
     print(f"mla(ci=0.95), seed=Generator:{numpy_stream:8.3f} s   ratio "
-          f"{numpy_stream / plain:5.1f} (NumPy's rng.integers stream, as scipy draws it)")
+          f"{numpy_stream / plain:5.1f} (rng.integers itself, as scipy draws)")
 
     bca = best_of(lambda: xr_agreement.mla(da, ci=0.95, n_resamples=n_resamples, seed=seed,
-                                          method="bca"), repeats=1)
+                                          ci_method="bca"), repeats=1)
     print(f"mla(ci=0.95), BCa:           {bca:8.3f} s   ratio {bca / plain:5.1f} "
           f"(adds the item jackknife: {n_items} leave-one-out values)")
 

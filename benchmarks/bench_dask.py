@@ -51,7 +51,7 @@ POOL = 4  # distinct random chunks, written cyclically
 BASELINES = ["F", "AC1", "PB"]
 CORPUS = ["agreement", "observed", "expected", "minimum", "observed_minimum", "raw_prevalence"]
 LABEL = ["label_observed", "label_agreement", "label_weight", "label_observed_minimum",
-         "prevalence", "positive_agreement", "negative_agreement"]
+         "label_prevalence", "label_positive_agreement", "label_negative_agreement"]
 GIB = 2**30
 CI_RESAMPLES = 200  # threads-ci: item bootstrap of the whole store, block by block
 

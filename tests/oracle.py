@@ -63,9 +63,9 @@ LABEL_KEYS = (
     "label_agreement",
     "label_weight",
     "label_observed_minimum",
-    "prevalence",
-    "positive_agreement",
-    "negative_agreement",
+    "label_prevalence",
+    "label_positive_agreement",
+    "label_negative_agreement",
 )
 ALL_KEYS = CORPUS_KEYS + ITEM_KEYS + LABEL_KEYS
 
@@ -251,9 +251,9 @@ def oracle_mla(values, baseline: str = "F") -> dict:
         label_agreement=label_agreement,
         label_weight=label_weight,
         label_observed_minimum=label_observed_minimum,
-        prevalence=prevalence,
-        positive_agreement=positive_agreement,
-        negative_agreement=negative_agreement,
+        label_prevalence=prevalence,
+        label_positive_agreement=positive_agreement,
+        label_negative_agreement=negative_agreement,
     )
 
 
@@ -411,9 +411,9 @@ def oracle_mla_missing(values, baseline: str = "F", minimum_method: str = "greed
         label_agreement=label_agreement,
         label_weight=label_weight,
         label_observed_minimum=label_observed_minimum,
-        prevalence=prevalence,
-        positive_agreement=positive_agreement,
-        negative_agreement=negative_agreement,
+        label_prevalence=prevalence,
+        label_positive_agreement=positive_agreement,
+        label_negative_agreement=negative_agreement,
         n_j=n_j,
     )
 

@@ -185,7 +185,7 @@ def test_textbook_example():
     for (c, k), count in chapter.items():
         assert 2 * float(result.coincidence.sel(category=c, paired_category=k)) == count
         assert 2 * float(result.coincidence.sel(category=k, paired_category=c)) == count
-    assert result.category_pairable_values.sel(category=["P", "N", "G"]).values.tolist() == [
+    assert result.category_n_pairable_values.sel(category=["P", "N", "G"]).values.tolist() == [
         15, 10, 5]
     # the chapter's 0.563 is Fleiss' kappa: alpha without the M / (M - 1) factor
     M = int(result.n_pairable_values)
@@ -334,7 +334,7 @@ def test_hamming_with_missing_cells(seed):
         label_alpha, d_o, d_e, n_j = oracle(units_of(x[:, :, j].tolist()), nominal)
         got = result.label_alpha.isel(label=j).item()
         assert (math.isnan(got) and math.isnan(label_alpha)) or abs(got - label_alpha) < 1e-12
-        assert int(result.label_pairable_values.isel(label=j)) == n_j
+        assert int(result.label_n_pairable_values.isel(label=j)) == n_j
         if n_j >= 2:
             observed_total += n_j * d_o
             expected_total += n_j * d_e
@@ -473,8 +473,10 @@ def test_extra_dims_carried(metric):
     for r in ["a", "b", "c"]:
         alone = float(da.sel(round=r).agreement.alpha(metric).alpha)
         assert float(result.alpha.sel(round=r)) == pytest.approx(alone, abs=1e-13)
-    for var in result.data_vars.values():
-        assert {"long_name", "description", "symbol"} <= set(var.attrs)
+    for name, var in result.data_vars.items():
+        assert {"long_name", "description"} <= set(var.attrs)
+        if not name.endswith("undefined_reason"):  # text, not a value of the paper
+            assert "symbol" in var.attrs
 
 
 def test_accessor_and_function_agree_and_input_untouched():
@@ -507,7 +509,7 @@ def test_numeric_paths_match_encode_ratings(seed):
         for metric in ["nominal", "ordinal"]:
             fast = da.agreement.alpha(metric)
             declared = da.agreement.alpha(metric, categories=list(reference_cats))
-            for name in ["alpha", "coincidence", "category_pairable_values"]:
+            for name in ["alpha", "coincidence", "category_n_pairable_values"]:
                 np.testing.assert_allclose(fast[name].values, declared[name].values,
                                            rtol=1e-14, atol=1e-14)
             np.testing.assert_array_equal(fast.category.values.astype(float),
@@ -700,13 +702,13 @@ def test_standard_error_matches_irrcac(seed, metric, weights):
     if weights is None:
         weights = krippendorff_ordinal_weights(x)
     peer = irrcac_krippendorff(x, weights, confidence_level=0.9)
-    result = as_ratings(x).agreement.alpha(metric, confidence=0.9)
+    result = as_ratings(x).agreement.alpha(metric, ci=0.9)
     assert float(result.alpha) == pytest.approx(peer["coefficient_value"], abs=1e-9)
-    assert float(result.se) == pytest.approx(peer["se"], abs=1e-9)
+    assert float(result.alpha_se) == pytest.approx(peer["se"], abs=1e-9)
     lower, upper = peer["confidence_interval"]
-    assert float(result.ci_lower) == pytest.approx(lower, abs=1e-9)
-    assert float(result.ci_upper) == pytest.approx(upper, abs=1e-9)
-    for var in ("se", "ci_lower", "ci_upper"):
+    assert float(result.alpha_lower) == pytest.approx(lower, abs=1e-9)
+    assert float(result.alpha_upper) == pytest.approx(upper, abs=1e-9)
+    for var in ("alpha_se", "alpha_lower", "alpha_upper"):
         assert {"long_name", "description", "symbol"} <= set(result[var].attrs)
 
 
@@ -721,27 +723,29 @@ def test_standard_error_population_size_strings_and_extra_dims():
     strings = as_ratings(as_strings)
     result = strings.agreement.alpha("nominal", population_size=80)
     peer = irrcac_krippendorff(x, "identity", N=80)
-    assert float(result.se) == pytest.approx(peer["se"], abs=1e-9)
+    assert float(result.alpha_se) == pytest.approx(peer["se"], abs=1e-9)
     both = xr.concat([as_ratings(x), as_ratings(y)], dim="round")
     per_round = both.agreement.alpha("interval")
     for r, data in enumerate([x, y]):
-        assert float(per_round.se[r]) == pytest.approx(
+        assert float(per_round.alpha_se[r]) == pytest.approx(
             irrcac_krippendorff(data, "quadratic")["se"], abs=1e-9)
 
 
 def test_standard_error_undefined_and_bad_options():
     one_item = as_ratings(np.array([[1.0, 2.0, np.nan], [np.nan, 3.0, np.nan]]))
     result = one_item.agreement.alpha("interval")
-    assert np.isfinite(float(result.alpha)) and np.isnan(float(result.se))
+    assert np.isfinite(float(result.alpha)) and np.isnan(float(result.alpha_se))
     constant = as_ratings(np.ones((5, 3)))
     result = constant.agreement.alpha("nominal")
-    assert np.isnan(float(result.se)) and np.isnan(float(result.ci_upper))
-    with pytest.raises(ValueError, match="confidence"):
-        constant.agreement.alpha("nominal", confidence=95)
+    assert np.isnan(float(result.alpha_se)) and np.isnan(float(result.alpha_upper))
+    with pytest.raises(ValueError, match="ci must be"):
+        constant.agreement.alpha("nominal", ci=95)
     with pytest.raises(ValueError, match="population_size"):
         constant.agreement.alpha("nominal", population_size=2)
-    with pytest.raises(ValueError, match="ci is the confidence level"):
-        constant.agreement.alpha("nominal", ci=1.5)
+    with pytest.raises(ValueError, match=r"ci must be a number in \(0, 1\), got 1.5"):
+        constant.agreement.alpha("nominal", ci=1.5, ci_method="percentile")
+    with pytest.raises(ValueError, match="ci_method must be one of"):
+        constant.agreement.alpha("nominal", ci_method="wald")
 
 
 # --- bootstrap intervals -------------------------------------------------------------------
@@ -763,7 +767,8 @@ def resampled_alphas(da, metric, seed, n_resamples, unit, **keywords):
 def test_bootstrap_replicates_are_alpha_of_resampled_arrays(metric, unit):
     da = as_ratings(random_ratings(7, [1, 2, 3, 4, 6], n_items=30, n_annotators=4,
                                    missing=0.2))
-    result = da.agreement.alpha(metric, ci=0.9, n_resamples=25, resample=unit,
+    result = da.agreement.alpha(metric, ci=0.9, ci_method="percentile", n_resamples=25,
+                                resample=unit,
                                 seed=np.random.default_rng(11),
                                 return_replicates=True)
     expected = resampled_alphas(da, metric, 11, 25, unit)
@@ -774,12 +779,13 @@ def test_bootstrap_replicates_are_alpha_of_resampled_arrays(metric, unit):
 def test_bootstrap_recomputed_route_for_label_sets():
     x = random_sets(3, n_items=15, n_annotators=3, n_labels=4, missing=0.1)
     da = as_decisions(x)
-    result = da.agreement.alpha("jaccard", ci=0.9, n_resamples=12,
+    result = da.agreement.alpha("jaccard", ci=0.9, ci_method="percentile", n_resamples=12,
                                 seed=np.random.default_rng(2),
                                 return_replicates=True)
     expected = resampled_alphas(da, "jaccard", 2, 12, "item")
     np.testing.assert_allclose(result.alpha_replicates.values, expected, rtol=0, atol=1e-12)
-    hamming = da.agreement.alpha("hamming", ci=0.9, n_resamples=12, seed=2)
+    hamming = da.agreement.alpha("hamming", ci=0.9, ci_method="percentile", n_resamples=12,
+                                 seed=2)
     assert hamming.label_alpha_lower.dims == ("label",)
 
 
@@ -790,14 +796,17 @@ def test_bootstrap_reproducible_and_covers_estimate():
     x[rng.random(x.shape) < 0.1] = np.nan
     da = as_ratings(x)
     for method in ("percentile", "bca"):
-        first = da.agreement.alpha("ordinal", ci=0.95, n_resamples=200, seed=5, method=method)
-        second = da.agreement.alpha("ordinal", ci=0.95, n_resamples=200, seed=5, method=method)
+        first = da.agreement.alpha("ordinal", ci=0.95, n_resamples=200, seed=5,
+                                   ci_method=method)
+        second = da.agreement.alpha("ordinal", ci=0.95, n_resamples=200, seed=5,
+                                    ci_method=method)
         for var in ("alpha", "observed_disagreement", "expected_disagreement"):
             assert float(first[f"{var}_lower"]) == float(second[f"{var}_lower"])
             assert float(first[f"{var}_lower"]) < float(first[var])
             assert float(first[var]) < float(first[f"{var}_upper"])
         assert first.attrs["ci_method"] == method
-    assert "coincidence_lower" not in first and "se_lower" not in first
+    assert "coincidence_lower" not in first and "alpha_se_lower" not in first
+    assert "alpha_se" not in first  # a bootstrap interval, no analytic one
 
 
 # --- dask: lazy results ------------------------------------------------------------------
@@ -832,6 +841,9 @@ def test_dask_lazy_and_equal_to_numpy(metric):
     computed = lazy.compute()
     expected = da.agreement.alpha(metric)
     for var in computed.data_vars:
+        if expected[var].dtype == object:  # undefined_reason: text
+            np.testing.assert_array_equal(computed[var].values, expected[var].values)
+            continue
         np.testing.assert_allclose(computed[var].values, expected[var].values, rtol=0,
                                    atol=1e-12, err_msg=var)
     assert computed.alpha.dims == ("round",)
@@ -847,17 +859,20 @@ def test_dask_strings_with_declared_order():
     with dask.config.set(scheduler=_raising_scheduler):
         lazy = da.chunk({"item": 5}).agreement.alpha("ordinal", categories=["lo", "mid", "hi"])
     expected = da.agreement.alpha("ordinal", categories=["lo", "mid", "hi"])
-    for var in ("alpha", "se"):
+    for var in ("alpha", "alpha_se"):
         assert float(lazy[var].compute()) == pytest.approx(float(expected[var]), abs=1e-12)
 
 
 def test_dask_bootstrap_same_intervals_as_numpy():
     da = as_ratings(random_ratings(9, [1, 2, 3], n_items=25, n_annotators=3, missing=0.1))
-    options = {"ci": 0.9, "n_resamples": 30, "seed": 4}
+    options = {"ci": 0.9, "ci_method": "percentile", "n_resamples": 30, "seed": 4}
     on_numpy = da.agreement.alpha("nominal", **options)
     on_dask = da.chunk({"item": 6}).agreement.alpha("nominal", **options).compute()
-    for var in ("alpha_lower", "alpha_upper", "se"):
+    for var in ("alpha_lower", "alpha_upper"):
         assert float(on_dask[var]) == pytest.approx(float(on_numpy[var]), abs=1e-12)
+    analytic = da.agreement.alpha("nominal", ci=0.9)
+    lazy = da.chunk({"item": 6}).agreement.alpha("nominal", ci=0.9).compute()
+    assert float(lazy.alpha_se) == pytest.approx(float(analytic.alpha_se), abs=1e-12)
 
 
 def test_bootstrap_bca_equals_scipy():
@@ -875,7 +890,7 @@ def test_bootstrap_bca_equals_scipy():
     peer = stats.bootstrap((np.arange(20),), statistic, n_resamples=60, method="BCa",
                            confidence_level=0.9, vectorized=False,
                            random_state=np.random.default_rng(8))
-    ours = da.agreement.alpha("ordinal", ci=0.9, n_resamples=60, method="bca",
+    ours = da.agreement.alpha("ordinal", ci=0.9, n_resamples=60, ci_method="bca",
                               seed=np.random.default_rng(8))
     assert float(ours.alpha_lower) == pytest.approx(peer.confidence_interval.low, abs=1e-9)
     assert float(ours.alpha_upper) == pytest.approx(peer.confidence_interval.high, abs=1e-9)
@@ -886,7 +901,7 @@ def test_bootstrap_extra_dim_items_drawn_jointly():
     x = rng.integers(1, 5, (2, 20, 3)).astype(float)
     x[rng.random(x.shape) < 0.2] = np.nan
     da = xr.DataArray(x, dims=("round", "item", "annotator"), coords={"round": ["a", "b"]})
-    result = da.agreement.alpha("ordinal", ci=0.9, n_resamples=10,
+    result = da.agreement.alpha("ordinal", ci=0.9, ci_method="percentile", n_resamples=10,
                                 seed=np.random.default_rng(1), return_replicates=True)
     indices = np.random.default_rng(1).integers(0, 20, (10, 20))
     for r, chosen in enumerate(indices):
@@ -901,14 +916,55 @@ def ordinal_oracle_alpha(values):
     return oracle(units_of(values), ordinal_given())[0]
 
 
-def test_confidence_none_skips_standard_errors_only():
+def test_ci_none_skips_standard_errors_only():
     rng = np.random.default_rng(41)
     values = rng.integers(0, 4, (60, 5)).astype(float)
     values[rng.random(values.shape) < 0.1] = np.nan
     da = xr.DataArray(values, dims=("item", "annotator"))
     for metric in ("nominal", "ordinal", "interval", "ratio"):
-        plain = xr_agreement.alpha(da, metric, confidence=None)
-        assert not {"se", "ci_lower", "ci_upper"} & set(plain.data_vars)
+        plain = xr_agreement.alpha(da, metric, ci=None)
+        assert not {"alpha_se", "alpha_lower", "alpha_upper"} & set(plain.data_vars)
         peer = krippendorff.alpha(reliability_data=values.T, level_of_measurement=metric)
         assert float(plain.alpha) == pytest.approx(peer, abs=1e-12)
         assert float(xr_agreement.alpha(da, metric).alpha) == float(plain.alpha)
+
+
+def test_undefined_reason_on_numpy_and_dask():
+    """Why alpha is NaN, per group of an extra dim, the same on numpy and dask input."""
+    nan = np.nan
+    x = np.array([[[1, 2, 1], [2, 2, 1], [1, 1, 2]],  # defined
+                  [[2, 2, 2], [2, 2, nan], [2, 2, 2]],  # every pairable value equal
+                  [[1, nan, nan], [nan, 2, nan], [nan, nan, nan]]])  # nothing pairable
+    da = xr.DataArray(x, dims=("round", "item", "annotator"))
+    reasons = ["", "expected disagreement is 0: all pairable values are equal",
+               "no pairable values"]
+    for data in (da, da.chunk({"item": 2})):
+        for metric in ("nominal", "ordinal", "interval", "ratio"):
+            result = data.agreement.alpha(metric).compute()
+            assert result.undefined_reason.dims == ("round",)
+            assert list(result.undefined_reason.values) == reasons, metric
+            assert np.isfinite(float(result.alpha[0]))
+            assert np.isnan(result.alpha.values[1:]).all()
+    sets = np.zeros((2, 4, 3, 2))
+    sets[0, :, 0, 0] = 1  # round 0: one annotator picks label 0 (label 1: nobody)
+    sets = xr.DataArray(sets, dims=("round", "item", "annotator", "label"))
+    for data in (sets, sets.chunk({"item": 3})):
+        hamming = data.agreement.alpha("hamming").compute()
+        assert list(hamming.undefined_reason.values) == reasons[:2]
+        assert list(hamming.label_undefined_reason.sel(round=0).values) == reasons[:2]
+        masi = data.agreement.alpha("masi").compute()
+        assert list(masi.undefined_reason.values) == reasons[:2]
+
+
+def test_label_sets_have_no_analytic_interval():
+    da = as_decisions(random_sets(3, n_items=15, n_annotators=3, n_labels=4, missing=0.1))
+    result = da.agreement.alpha("masi")
+    assert "alpha_se" not in result and "ci_level" not in result.attrs
+    assert "ci_method='percentile'" in result.attrs["ci_note"]
+    assert "ci_note" not in da.agreement.alpha("masi", ci=None).attrs
+    explicit = da.agreement.alpha("jaccard", ci_method="analytic")
+    assert "alpha_lower" not in explicit and "ci_method='percentile'" in explicit.attrs["ci_note"]
+    single = as_ratings(random_ratings(2, [1, 2, 3], n_items=12, n_annotators=3))
+    analytic = single.agreement.alpha("nominal", ci=0.8)
+    assert (analytic.attrs["ci_level"], analytic.attrs["ci_method"]) == (0.8, "analytic")
+    assert "confidence" not in analytic.attrs and "ci_note" not in analytic.attrs

@@ -140,6 +140,10 @@ def test_cli_json_equals_python_call(name, layout, capsys, python_report):
     for mine, theirs in ((restored.result, python_report.result),
                          (restored.used_result, python_report.used_result)):
         for name_ in python_report.result.data_vars:
+            if theirs[name_].dtype.kind in "OU":  # text (undefined_reason)
+                np.testing.assert_array_equal(mine[name_].values, theirs[name_].values,
+                                              err_msg=name_)
+                continue
             np.testing.assert_allclose(mine[name_].values, theirs[name_].values, rtol=0,
                                        atol=1e-12, err_msg=name_)
     assert restored.design["unused_labels"] == python_report.design["unused_labels"]

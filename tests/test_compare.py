@@ -27,6 +27,13 @@ def random_decisions(seed, n_items=7, n_annotators=4, n_labels=5, prevalence=0.3
     return xr.DataArray(values, dims=dims)
 
 
+def upper(matrix):
+    """The unordered pairs a < b of an annotator_1 x annotator_2 matrix, in
+    itertools.combinations order."""
+    first, second = np.triu_indices(matrix.shape[-1], k=1)
+    return matrix[..., first, second]
+
+
 def label_sets(values):
     """(item, annotator) -> set of selected label indices."""
     N, n, _ = values.shape
@@ -138,7 +145,7 @@ def test_worked_example_boot_f1_matches_paper_within_bootstrap_error():
     seed. Their spread over seeds gives the Monte Carlo error."""
     ex = bias_example()
     draws = np.array(
-        [float(ex.agreement.boot_f1(n_resamples=1000, seed=s).coefficient) for s in range(30)]
+        [float(ex.agreement.boot_f1(n_chance_runs=1000, seed=s).coefficient) for s in range(30)]
     )
     spread = draws.std(ddof=1)
     assert 0.0005 < spread < 0.005
@@ -184,32 +191,51 @@ def test_am_matches_oracle_on_worked_example():
 @pytest.mark.parametrize("seed", range(4))
 def test_boot_f1_observed_matches_oracle(seed):
     da = random_decisions(seed, prevalence=0.3)
-    result = compare.boot_f1(da, n_resamples=None)
-    np.testing.assert_allclose(result.pair_observed.values, oracle_f1_observed(da.values))
+    result = compare.boot_f1(da, n_chance_runs=None)
+    np.testing.assert_allclose(upper(result.pair_observed.values),
+                               oracle_f1_observed(da.values))
 
 
 def test_exact_chance_matches_enumeration():
     da = random_decisions(9, n_items=8, n_annotators=3, n_labels=4, prevalence=0.4)
-    result = compare.boot_f1(da, n_resamples=None)
+    result = compare.boot_f1(da, n_chance_runs=None)
     share = da.values.mean(0)  # (annotator, label)
     expected = [
         enumerated_f1_chance(share[a], share[b]) for a, b in itertools.combinations(range(3), 2)
     ]
-    np.testing.assert_allclose(result.pair_chance.values, expected, rtol=1e-12)
+    np.testing.assert_allclose(upper(result.pair_chance.values), expected, rtol=1e-12)
 
 
 def test_bootstrap_chance_converges_to_exact():
     da = random_decisions(2, n_items=10, n_annotators=3, n_labels=4)
-    exact = compare.boot_f1(da, n_resamples=None).pair_chance.values
-    boot = compare.boot_f1(da, n_resamples=20000, seed=1).pair_chance.values
+    exact = compare.boot_f1(da, n_chance_runs=None).pair_chance.values
+    boot = compare.boot_f1(da, n_chance_runs=20000, seed=1).pair_chance.values
     # each bootstrap run averages 10 items' F1 (sd < 0.5): SE < 0.5 / sqrt(20000)
     np.testing.assert_allclose(boot, exact, atol=4 * 0.5 / np.sqrt(20000))
 
 
+@pytest.mark.parametrize("measure", ["augmented_kappa", "masi", "boot_f1"])
+def test_pairs_are_a_matrix_and_the_corpus_value_counts_each_pair_once(measure):
+    da = random_decisions(3, extra=2).assign_coords(annotator=["w", "x", "y", "z"])
+    kwargs = {"n_chance_runs": None} if measure == "boot_f1" else {}
+    result = getattr(compare, measure)(da, **kwargs)
+    pair = "pair_masi" if measure == "masi" else "pair_coefficient"
+    values = result[pair]
+    assert values.dims == ("round", "annotator_1", "annotator_2")
+    assert list(values.annotator_1.values) == ["w", "x", "y", "z"]
+    assert list(values.annotator_2.values) == ["w", "x", "y", "z"]
+    assert np.isnan(np.diagonal(values.values, axis1=-2, axis2=-1)).all()
+    np.testing.assert_array_equal(values.values, np.swapaxes(values.values, -1, -2))
+    assert float(values.isel(round=0).sel(annotator_1="x", annotator_2="z")) == float(
+        values.isel(round=0).sel(annotator_1="z", annotator_2="x"))
+    np.testing.assert_allclose(result.coefficient.values, upper(values.values).mean(-1),
+                               rtol=0, atol=1e-12)
+
+
 def test_bootstrap_is_reproducible_with_seed():
     ex = bias_example()
-    a = ex.agreement.boot_f1(n_resamples=200, seed=3).coefficient
-    b = ex.agreement.boot_f1(n_resamples=200, seed=3).coefficient
+    a = ex.agreement.boot_f1(n_chance_runs=200, seed=3).coefficient
+    b = ex.agreement.boot_f1(n_chance_runs=200, seed=3).coefficient
     assert float(a) == float(b)
 
 
@@ -224,7 +250,7 @@ def test_perfect_agreement_gives_exactly_one():
     )
     assert float(compare.masi(da).coefficient) == 1.0
     assert float(compare.am(da).coefficient) == 1.0
-    assert float(compare.boot_f1(da, n_resamples=None).coefficient) == 1.0
+    assert float(compare.boot_f1(da, n_chance_runs=None).coefficient) == 1.0
     # augmented kappa is below 1: one label drawn from each of two identical sets of size s
     # coincides with probability 1/s only (the paper's Table 4, perfect rows)
     assert float(compare.augmented_kappa(da).coefficient) < 1.0
@@ -233,7 +259,7 @@ def test_perfect_agreement_gives_exactly_one():
 @pytest.mark.parametrize("measure", ["augmented_kappa", "masi", "am", "boot_f1"])
 def test_extra_dims_carried_through(measure):
     da = random_decisions(4, extra=3).assign_coords(round=["a", "b", "c"])
-    kwargs = {"n_resamples": None} if measure == "boot_f1" else {}
+    kwargs = {"n_chance_runs": None} if measure == "boot_f1" else {}
     together = getattr(compare, measure)(da, **kwargs).coefficient
     assert together.dims == ("round",)
     assert list(together["round"].values) == ["a", "b", "c"]
@@ -245,7 +271,7 @@ def test_extra_dims_carried_through(measure):
 @pytest.mark.parametrize("measure", ["augmented_kappa", "masi", "am", "boot_f1"])
 def test_annotator_order_does_not_matter(measure):
     da = random_decisions(6)
-    kwargs = {"n_resamples": None} if measure == "boot_f1" else {}
+    kwargs = {"n_chance_runs": None} if measure == "boot_f1" else {}
     base = float(getattr(compare, measure)(da, **kwargs).coefficient)
     shuffled = da.isel(annotator=[2, 0, 3, 1])
     assert float(getattr(compare, measure)(shuffled, **kwargs).coefficient) == pytest.approx(
@@ -304,5 +330,5 @@ def test_am_needs_two_labels_and_boot_needs_positive_runs():
     da = random_decisions(0)
     with pytest.raises(ValueError, match="at least 2 labels"):
         compare.am(da.isel(label=[0]))
-    with pytest.raises(ValueError, match="n_resamples"):
-        compare.boot_f1(da, n_resamples=0)
+    with pytest.raises(ValueError, match="n_chance_runs"):
+        compare.boot_f1(da, n_chance_runs=0)

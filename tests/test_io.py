@@ -58,6 +58,25 @@ def test_from_sets_errors_name_the_record():
         xr_agreement.from_sets([("a", "x", {"p"}), ("a", "y", {"zz"})], labels=["p", "q"])
     with pytest.raises(ValueError, match="columns"):
         xr_agreement.from_sets(pd.DataFrame({"item": [1]}))
+    with pytest.raises(ValueError, match=r"annotator_column='annotator'.*\['item'\]"):
+        xr_agreement.from_sets(pd.DataFrame({"item": [1]}))
+
+
+def test_column_keywords():
+    table = pd.DataFrame({"doc": ["a", "a"], "coder": ["x", "y"], "tags": ["p", "p;q"]})
+    da = xr_agreement.from_sets(table, item_column="doc", annotator_column="coder",
+                                labels_column="tags")
+    np.testing.assert_array_equal(da.sel(item="a").values, [[1, 0], [1, 1]])
+    with pytest.raises(ValueError, match=r"labels_column='labels'.*'doc', 'coder', 'tags'"):
+        xr_agreement.from_sets(table, item_column="doc", annotator_column="coder")
+    long = pd.DataFrame({"doc": [1, 1], "coder": ["x", "y"], "tag": ["p", "q"],
+                         "on": [1, 0]})
+    da = xr_agreement.from_long(long, item_column="doc", annotator_column="coder",
+                                label_column="tag", value_column="on")
+    np.testing.assert_array_equal(da.sel(item=1).values, [[1, np.nan], [np.nan, 0]])
+    with pytest.raises(ValueError, match=r"value_column='value'.*'doc', 'coder', 'tag', 'on'"):
+        xr_agreement.from_long(long, item_column="doc", annotator_column="coder",
+                               label_column="tag", value_column="value")
 
 
 def test_from_long_positive_rows_and_value_column():
@@ -77,12 +96,12 @@ def test_from_long_positive_rows_and_value_column():
             "value": [1, 0, 1, 1],
         }
     )
-    da = xr_agreement.from_long(explicit.iloc[:3], value="value")
+    da = xr_agreement.from_long(explicit.iloc[:3], value_column="value")
     assert np.isnan(da.sel(item=1, annotator="b", label="y"))
     with pytest.raises(ValueError, match=r"column 'value' must be 0 or 1; row 1 has 2"):
-        xr_agreement.from_long(explicit.assign(value=[1, 2, 0, 1]), value="value")
+        xr_agreement.from_long(explicit.assign(value=[1, 2, 0, 1]), value_column="value")
     with pytest.raises(ValueError, match=r"duplicate row"):
-        xr_agreement.from_long(pd.concat([explicit, explicit.iloc[:1]]), value="value")
+        xr_agreement.from_long(pd.concat([explicit, explicit.iloc[:1]]), value_column="value")
 
 
 def test_custom_dim_names_and_any_dim_order():

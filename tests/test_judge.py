@@ -124,7 +124,7 @@ def test_label_measures_equal_sklearn_majority(seed, tie):
     da = make_decisions(values)
     result = xr_agreement.versus(da, "judge", abstain="exclude", tie=tie)
     reference, ties = majority_by_loops(values[:, 1:], tie)
-    np.testing.assert_array_equal(result.ties.values, ties.sum(0))
+    np.testing.assert_array_equal(result.label_ties.values, ties.sum(0))
     for j, name in enumerate(da.label.values):
         keep = ~np.isnan(values[:, 0, j]) & ~np.isnan(reference[:, j])
         expected = sklearn_label_values(reference[keep, j], values[keep, 0, j])
@@ -159,6 +159,7 @@ def test_named_references_are_their_majority():
     result = da.agreement.versus("judge", reference=["h1", "h3", "h4"])
     reference, _ = majority_by_loops(values[:, [1, 3, 4]], "exclude")
     assert result.attrs["reference_annotators"] == ["h1", "h3", "h4"]
+    assert result.attrs["reference_rule"] == "majority of ['h1', 'h3', 'h4']"
     for j in range(values.shape[2]):
         keep = ~np.isnan(values[:, 0, j]) & ~np.isnan(reference[:, j])
         assert result.label_kappa.isel(label=j).item() == pytest.approx(
@@ -279,7 +280,7 @@ def test_kappa_equals_phi_exactly_when_positive_rates_agree():
         (tp, e, tn, x) for tp in (1, 2, 7) for e in (0, 1, 3, 8) for tn in (1, 4, 9) for x in (1, 5)
     ]
     equal = tables_as_labels([(tp, e, e, tn) for tp, e, tn, _ in grid])  # fp = fn
-    assert (equal.no_reference > 0).any()  # the padding really is left out
+    assert (equal.label_no_reference > 0).any()  # the padding really is left out
     assert (equal.label_positive_rate_drift == 0).all()
     np.testing.assert_allclose(equal.label_kappa, equal.label_phi, rtol=0, atol=1e-15)
     assert (abs(equal.label_kappa_phi_gap) <= 1e-15).all()
@@ -354,12 +355,12 @@ def test_abstention_mode_hand_built(mode):
     counts = [
         result[name].item()
         for name in (
-            "true_positives",
-            "false_positives",
-            "false_negatives",
-            "true_negatives",
-            "abstentions_on_positive",
-            "abstentions_on_negative",
+            "label_true_positives",
+            "label_false_positives",
+            "label_false_negatives",
+            "label_true_negatives",
+            "label_abstentions_on_positive",
+            "label_abstentions_on_negative",
         )
     ]
     assert counts == [3, 1, 2, 2, 1, 1]
@@ -397,7 +398,7 @@ def test_abstain_all_stacks_the_three_modes():
     da = make_decisions(random_decisions(5, n_items=30))
     every = xr_agreement.versus(da, "judge", abstain="all")
     assert list(every.abstain.values) == ["exclude", "disagree", "category"]
-    assert "abstain" not in every.true_positives.dims
+    assert "abstain" not in every.label_true_positives.dims
     assert "abstain" not in every.coverage.dims
     for mode in ("exclude", "disagree", "category"):
         single = xr_agreement.versus(da, "judge", abstain=mode)
@@ -418,8 +419,8 @@ def test_abstention_code_and_missing_judge_decisions():
     for mode in ("exclude", "disagree", "category"):
         reference = xr_agreement.versus(with_nan, "judge", reference="h1", abstain=mode)
         coded = xr_agreement.versus(extra, "judge", reference="h1", abstain=mode, abstain_value=-1)
-        assert coded.judge_missing.item() == 1
-        assert reference.judge_missing.item() == 0
+        assert coded.label_judge_missing.item() == 1
+        assert reference.label_judge_missing.item() == 0
         for measure in MEASURES:
             xr.testing.assert_allclose(coded[f"label_{measure}"], reference[f"label_{measure}"])
         assert coded.coverage.item() == pytest.approx(0.8)
@@ -444,9 +445,10 @@ def test_ties_and_missing_humans_hand_built():
     expected_tp_fp = {"exclude": (2, 1), "positive": (4, 1), "negative": (2, 3)}
     for tie, (tp, fp) in expected_tp_fp.items():
         result = xr_agreement.versus(da, "judge", tie=tie)
-        assert result.ties.item() == 2
-        assert result.no_reference.item() == 1
-        assert (result.true_positives.item(), result.false_positives.item()) == (tp, fp)
+        assert result.label_ties.item() == 2
+        assert result.label_no_reference.item() == 1
+        assert (result.label_true_positives.item(),
+                result.label_false_positives.item()) == (tp, fp)
         assert result.label_precision.item() == pytest.approx(tp / (tp + fp))
         assert result.attrs["tie"] == tie
 
@@ -478,7 +480,7 @@ def test_human_agreement_is_mla_of_the_humans():
     humans = da.sel(annotator=["h1", "h2", "h3"])
     expected = xr_agreement.mla(humans, baseline=["F", "AC1"])
     xr.testing.assert_allclose(result.human_agreement, expected.agreement)
-    xr.testing.assert_allclose(result.human_label_agreement, expected.label_agreement)
+    xr.testing.assert_allclose(result.label_human_agreement, expected.label_agreement)
     one_human = xr_agreement.versus(da.sel(annotator=["judge", "h1"]), "judge")
     assert one_human.human_agreement.isnull().all()
 
@@ -490,7 +492,7 @@ def test_extra_dims_are_carried_through():
     assert "round" in result.label_kappa.dims and "round" in result.human_agreement.dims
     for name, single in zip(["a", "b"], rounds):
         alone = xr_agreement.versus(single, "judge", abstain="all")
-        for var in ("label_kappa", "f1", "ties", "coverage", "human_agreement"):
+        for var in ("label_kappa", "f1", "label_ties", "coverage", "human_agreement"):
             xr.testing.assert_allclose(result[var].sel(round=name, drop=True), alone[var])
 
 
@@ -589,15 +591,15 @@ def test_replicates_are_versus_on_resampled_items(reference, abstain):
 
 def test_intervals_same_seed_same_bounds_and_contain_estimate():
     da = make_decisions(random_decisions(12, n_items=40))
-    first = xr_agreement.versus(da, "judge", ci=0.9, n_resamples=200, seed=3, method="bca")
-    again = da.agreement.versus("judge", ci=0.9, n_resamples=200, seed=3, method="bca")
-    other = xr_agreement.versus(da, "judge", ci=0.9, n_resamples=200, seed=4, method="bca")
+    first = xr_agreement.versus(da, "judge", ci=0.9, n_resamples=200, seed=3, ci_method="bca")
+    again = da.agreement.versus("judge", ci=0.9, n_resamples=200, seed=3, ci_method="bca")
+    other = xr_agreement.versus(da, "judge", ci=0.9, n_resamples=200, seed=4, ci_method="bca")
     xr.testing.assert_identical(first, again)
     assert not np.allclose(first.kappa_lower, other.kappa_lower)
     for name in ("kappa", "label_f1", "coverage", "human_agreement"):
         lower, value, upper = first[name + "_lower"], first[name], first[name + "_upper"]
         assert bool(((lower <= value) & (value <= upper)).all()), name
-    assert "true_positives_lower" not in first  # counts get no interval
+    assert "label_true_positives_lower" not in first  # counts get no interval
     assert first.attrs["ci_method"] == "bca" and first.attrs["ci_resampling_unit"] == "item"
     with pytest.raises(ValueError, match="resamples items only"):
         xr_agreement.versus(da, "judge", ci=0.9, resample="annotator")
@@ -734,7 +736,7 @@ def test_judge_report_json_round_trip_and_renderings():
     assert shown in rep.to_markdown() and "abstentions 'disagree'" in rep.to_markdown()
     assert "percentile bootstrap, 50 item resamples, seed=2" in rep.to_markdown()
     with pytest.raises(ValueError, match="not an xr-agreement judge report"):
-        xr_agreement.JudgeReport.from_json('{"format": "xr-agreement-report/1"}')
+        xr_agreement.JudgeReport.from_json('{"format": "xr-agreement-report/2"}')
 
 
 def test_judge_report_errors():

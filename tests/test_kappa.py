@@ -75,11 +75,11 @@ def brute_fleiss(rows):
 def test_seed_example_matches_printed_values():
     ratings = seed_ratings()
     cohen = xr_agreement.cohen(ratings)
-    ab = float(cohen.coefficient.sel(annotator_1="A", annotator_2="B"))
+    ab = float(cohen.pair_coefficient.sel(annotator_1="A", annotator_2="B"))
     assert ab == pytest.approx(0.29 / 0.59, abs=1e-12)  # the seed's P_o, P_e: 0.7, 0.41
     assert round(ab, 6) == 0.491525
-    assert float(cohen.observed.sel(annotator_1="A", annotator_2="B")) == pytest.approx(0.7)
-    assert float(cohen.expected.sel(annotator_1="A", annotator_2="B")) == pytest.approx(0.41)
+    assert float(cohen.pair_observed.sel(annotator_1="A", annotator_2="B")) == pytest.approx(0.7)
+    assert float(cohen.pair_expected.sel(annotator_1="A", annotator_2="B")) == pytest.approx(0.41)
     printed = {"fleiss": 0.563636, "conger": 0.567568, "gwet": 0.616, "brennan_prediger": 0.6}
     for name, value in printed.items():
         assert float(getattr(xr_agreement, name)(ratings).coefficient) == pytest.approx(
@@ -100,12 +100,12 @@ def test_seed_example_against_brute_force():
     cohen = xr_agreement.cohen(ratings)
     for a, b in itertools.permutations(range(3), 2):
         expected = brute_cohen([r[a] for r in rows], [r[b] for r in rows])
-        assert float(cohen.coefficient[a, b]) == pytest.approx(expected, abs=1e-12)
+        assert float(cohen.pair_coefficient[a, b]) == pytest.approx(expected, abs=1e-12)
     upper = [
         brute_cohen([r[a] for r in rows], [r[b] for r in rows])
         for a, b in itertools.combinations(range(3), 2)
     ]
-    assert float(cohen.mean_coefficient) == pytest.approx(np.mean(upper), abs=1e-12)
+    assert float(cohen.coefficient) == pytest.approx(np.mean(upper), abs=1e-12)
     assert int(cohen.n_pairs) == 3
 
 
@@ -121,7 +121,7 @@ def test_category_vs_rest_is_the_binary_coefficient():
         )
         for a, b in itertools.permutations(range(3), 2):
             expected = brute_cohen([r[a] for r in binary], [r[b] for r in binary])
-            got = cohen.category_coefficient.isel(annotator_1=a, annotator_2=b)
+            got = cohen.pair_category_coefficient.isel(annotator_1=a, annotator_2=b)
             assert float(got.sel(category=category)) == pytest.approx(expected, abs=1e-12)
 
 
@@ -140,19 +140,20 @@ def test_byrt_indices_and_the_kappa_identity():
         # category 1 vs rest: a = both 1, d = both 0, b = first 1 second 0, c = the reverse
         a, d = np.sum((x == 1) & (y == 1)), np.sum((x == 0) & (y == 0))
         b, c = np.sum((x == 1) & (y == 0)), np.sum((x == 0) & (y == 1))
-        pi = result.prevalence_index.isel(annotator_1=0, annotator_2=1).sel(category=1)
-        bi = result.bias_index.isel(annotator_1=0, annotator_2=1).sel(category=1)
+        pi = result.pair_category_prevalence_index.isel(annotator_1=0, annotator_2=1).sel(
+            category=1)
+        bi = result.pair_category_bias_index.isel(annotator_1=0, annotator_2=1).sel(category=1)
         assert float(pi) == pytest.approx((a - d) / n, abs=1e-12)
         assert float(bi) == pytest.approx((b - c) / n, abs=1e-12)
-        pabak = float(result.pabak[0, 1])
+        pabak = float(result.pair_pabak[0, 1])
         assert pabak == pytest.approx(2 * (a + d) / n - 1, abs=1e-12)
         # Byrt, Bishop & Carlin (1993): kappa = (PABAK - PI^2 + BI^2) / (1 - PI^2 + BI^2)
         identity = (pabak - float(pi) ** 2 + float(bi) ** 2) / (1 - float(pi) ** 2 + float(bi) ** 2)
-        assert float(result.coefficient[0, 1]) == pytest.approx(identity, abs=1e-12)
+        assert float(result.pair_coefficient[0, 1]) == pytest.approx(identity, abs=1e-12)
         # bias-adjusted kappa: kappa with pooled marginals (Scott's pi)
         p1 = (np.sum(x == 1) + np.sum(y == 1)) / (2 * n)
         pe = p1**2 + (1 - p1) ** 2
-        assert float(result.bias_adjusted_kappa[0, 1]) == pytest.approx(
+        assert float(result.pair_bias_adjusted_kappa[0, 1]) == pytest.approx(
             ((a + d) / n - pe) / (1 - pe), abs=1e-12
         )
 
@@ -165,14 +166,15 @@ def test_all_ratings_identical_give_nan_with_reason_never_one():
     for name in ["fleiss", "conger", "gwet", "brennan_prediger"]:
         result = getattr(xr_agreement, name)(same)
         assert np.isnan(float(result.coefficient)), name
-        assert np.isnan(float(result.se)), name
+        assert np.isnan(float(result.coefficient_se)), name
         assert str(result.undefined_reason.values) != "", name
     # raw agreement really is 1
     assert float(xr_agreement.percent(same).coefficient) == 1.0
     cohen = xr_agreement.cohen(same)
-    assert np.isnan(cohen.coefficient.values).all()
-    assert (cohen.undefined_reason.values != "").all()
-    assert np.isnan(float(cohen.mean_coefficient)) and int(cohen.n_pairs) == 0
+    assert np.isnan(cohen.pair_coefficient.values).all()
+    assert (cohen.pair_undefined_reason.values != "").all()
+    assert np.isnan(float(cohen.coefficient)) and int(cohen.n_pairs) == 0
+    assert str(cohen.undefined_reason.values) != ""
 
 
 def test_declared_second_category_gives_the_defined_values():
@@ -197,9 +199,9 @@ def test_single_pairable_item():
     # a pair of annotators sharing one item: kappa from the 1-item table; annotator 2 rated
     # nothing, so its pairs are undefined with a reason
     cohen = xr_agreement.cohen(ratings)
-    assert float(cohen.coefficient[0, 1]) == pytest.approx(brute_cohen(["a"], ["b"]))
-    assert np.isnan(float(cohen.coefficient[0, 2]))
-    assert "no item rated by both" in str(cohen.undefined_reason.values[0, 2])
+    assert float(cohen.pair_coefficient[0, 1]) == pytest.approx(brute_cohen(["a"], ["b"]))
+    assert np.isnan(float(cohen.pair_coefficient[0, 2]))
+    assert "no item rated by both" in str(cohen.pair_undefined_reason.values[0, 2])
 
 
 def test_one_item_only_has_undefined_standard_error():
@@ -207,15 +209,17 @@ def test_one_item_only_has_undefined_standard_error():
     result = xr_agreement.fleiss(ratings)
     # P_o = 1/3, pi = (2/3, 1/3), P_e = 5/9
     assert float(result.coefficient) == pytest.approx((1 / 3 - 5 / 9) / (4 / 9))
-    assert np.isnan(float(result.se))
+    assert np.isnan(float(result.coefficient_se))
     assert "standard error" in str(result.undefined_reason.values)
+    # without a standard error (ci=None) the coefficient is defined and has no reason
+    assert str(xr_agreement.fleiss(ratings, ci=None).undefined_reason.values) == ""
 
 
 def test_no_pairable_item():
     ratings = xr.DataArray([["a", None], [None, "b"]], dims=("item", "annotator"))
     for name in GWET_FAMILY:
         result = getattr(xr_agreement, name)(ratings)
-        assert np.isnan(float(result.coefficient)) and np.isnan(float(result.se))
+        assert np.isnan(float(result.coefficient)) and np.isnan(float(result.coefficient_se))
         assert "two annotators" in str(result.undefined_reason.values)
 
 
@@ -223,10 +227,10 @@ def test_single_category_multi_label_label_is_nan():
     decisions = xr.DataArray(np.zeros((5, 3, 2)), dims=("item", "annotator", "label"))
     decisions[:, :, 1] = [[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0]]
     result = xr_agreement.fleiss(decisions)
-    assert np.isnan(float(result.category_coefficient[0]))  # label 0 never chosen: 0/0
-    assert np.isfinite(float(result.category_coefficient[1]))
+    assert np.isnan(float(result.label_coefficient[0]))  # label 0 never chosen: 0/0
+    assert np.isfinite(float(result.label_coefficient[1]))
     # the constant label adds P_o - P_e = 0 and 1 - P_e = 0 to the pooled sums
-    assert float(result.coefficient) == pytest.approx(float(result.category_coefficient[1]))
+    assert float(result.coefficient) == pytest.approx(float(result.label_coefficient[1]))
 
 
 # --------------------------------------------------------------------------- missing data
@@ -244,7 +248,7 @@ def test_nan_none_and_strings_are_missing_not_a_category():
         a = getattr(xr_agreement, name)(numeric)
         b = getattr(xr_agreement, name)(strings, categories=["low", "mid", "high"])
         assert list(a.category.values) == [0.0, 1.0, 2.0]
-        for var in ("coefficient", "se", "observed", "expected"):
+        for var in ("coefficient", "coefficient_se", "observed", "expected"):
             assert float(a[var]) == pytest.approx(float(b[var]), abs=1e-12), (name, var)
 
 
@@ -256,7 +260,7 @@ def test_items_without_ratings_are_dropped():
     for name in GWET_FAMILY:
         a = getattr(xr_agreement, name)(xr.DataArray(values, dims=("item", "annotator")))
         b = getattr(xr_agreement, name)(xr.DataArray(padded, dims=("item", "annotator")))
-        for var in ("coefficient", "se"):
+        for var in ("coefficient", "coefficient_se"):
             assert float(a[var]) == pytest.approx(float(b[var]), abs=1e-12)
 
 
@@ -272,7 +276,7 @@ def test_multi_label_pooled_equals_mla_on_complete_data():
             float(mla.agreement.sel(baseline=baseline)), abs=1e-12
         )
         np.testing.assert_allclose(
-            result.category_coefficient.values,
+            result.label_coefficient.values,
             mla.label_agreement.sel(baseline=baseline).values,
             atol=1e-12,
         )
@@ -298,11 +302,12 @@ def test_one_hot_keeps_missing_and_reproduces_fleiss():
         a = getattr(xr_agreement, name)(ratings)
         b = getattr(xr_agreement, name)(decisions)
         np.testing.assert_allclose(
-            a.category_coefficient.values, b.category_coefficient.values, atol=1e-12
+            a.category_coefficient.values, b.label_coefficient.values, atol=1e-12
         )
-        np.testing.assert_allclose(a.category_se.values, b.category_se.values, atol=1e-12)
-    a = xr_agreement.cohen(ratings).category_coefficient
-    b = xr_agreement.cohen(decisions).category_coefficient
+        np.testing.assert_allclose(a.category_coefficient_se.values,
+                                   b.label_coefficient_se.values, atol=1e-12)
+    a = xr_agreement.cohen(ratings).pair_category_coefficient
+    b = xr_agreement.cohen(decisions).pair_label_coefficient
     np.testing.assert_allclose(a.values, b.values, atol=1e-12)
 
 
@@ -317,11 +322,13 @@ def test_duplicated_label_pools_to_itself():
     for name in GWET_FAMILY:
         a = getattr(xr_agreement, name)(one)
         b = getattr(xr_agreement, name)(two)
-        for var in ("coefficient", "se", "ci_lower", "ci_upper"):
+        for var in ("coefficient", "coefficient_se", "coefficient_lower", "coefficient_upper"):
             assert float(a[var]) == pytest.approx(float(b[var]), abs=1e-12), (name, var)
     a, b = xr_agreement.cohen(one), xr_agreement.cohen(two)
-    np.testing.assert_allclose(a.se.values, b.se.values, atol=1e-12)
-    np.testing.assert_allclose(a.se.values, a.category_se.isel(label=0).values, atol=1e-12)
+    np.testing.assert_allclose(a.pair_coefficient_se.values, b.pair_coefficient_se.values,
+                               atol=1e-12)
+    np.testing.assert_allclose(a.pair_coefficient_se.values,
+                               a.pair_label_coefficient_se.isel(label=0).values, atol=1e-12)
 
 
 def _weighted_pooled_cohen(values, item_weights, a, b):
@@ -371,10 +378,10 @@ def test_pooled_cohen_se_is_the_delta_method():
                 )
                 / (2 * step)
             )
-        assert float(result.coefficient[a, b]) == pytest.approx(
+        assert float(result.pair_coefficient[a, b]) == pytest.approx(
             _weighted_pooled_cohen(values, np.ones(values.shape[0]), a, b), abs=1e-12
         )
-        assert float(result.se[a, b]) == pytest.approx(
+        assert float(result.pair_coefficient_se[a, b]) == pytest.approx(
             np.sqrt(np.sum(np.square(gradient))), rel=1e-6
         )
 
@@ -423,7 +430,7 @@ def test_pooled_fleiss_se_is_gwet_linearization():
     assert float(result.coefficient) == pytest.approx(
         _weighted_pooled_fleiss(values, np.ones(N)), abs=1e-12
     )
-    assert float(result.se) == pytest.approx(expected_se, rel=1e-6)
+    assert float(result.coefficient_se) == pytest.approx(expected_se, rel=1e-6)
 
 
 # --------------------------------------------------------------------------- weights, dims
@@ -442,7 +449,7 @@ def test_weights_use_category_values_and_custom_matrix():
     for weights, w in [("linear", linear), ("quadratic", quadratic)]:
         result = xr_agreement.cohen(ratings, weights=weights)
         expected = brute_cohen([r[0] for r in rows], [r[1] for r in rows], weights=w)
-        assert float(result.coefficient[0, 1]) == pytest.approx(expected, abs=1e-12)
+        assert float(result.pair_coefficient[0, 1]) == pytest.approx(expected, abs=1e-12)
     matrix = np.array([[1, 0.5, 0], [0.5, 1, 0.5], [0, 0.5, 1]])
     cats = [1, 2, 4]
     custom = xr_agreement.cohen(ratings, weights=matrix)
@@ -451,7 +458,7 @@ def test_weights_use_category_values_and_custom_matrix():
         [r[1] for r in rows],
         weights=lambda k, l: matrix[cats.index(k), cats.index(l)],
     )
-    assert float(custom.coefficient[0, 1]) == pytest.approx(expected, abs=1e-12)
+    assert float(custom.pair_coefficient[0, 1]) == pytest.approx(expected, abs=1e-12)
     assert custom.attrs["weights"] == "custom"
 
 
@@ -467,11 +474,15 @@ def test_extra_dims_are_carried_through():
         assert "round" in result.coefficient.dims
         for r in ["first", "second"]:
             alone = getattr(xr_agreement, name)(da.sel(round=r), categories=[0.0, 1.0, 2.0])
-            for var in ("coefficient", "se", "category_coefficient"):
+            names = ("coefficient", "coefficient_se", "category_coefficient")
+            if name == "cohen":
+                names = ("pair_coefficient", "pair_coefficient_se", "pair_category_coefficient",
+                         "coefficient")
+            for var in names:
                 np.testing.assert_allclose(
                     result[var].sel(round=r).values, alone[var].values, atol=1e-12
                 )
-    assert xr_agreement.cohen(da).category_coefficient.dims == (
+    assert xr_agreement.cohen(da).pair_category_coefficient.dims == (
         "round",
         "annotator_1",
         "annotator_2",
@@ -481,11 +492,64 @@ def test_extra_dims_are_carried_through():
 
 def test_confidence_level_and_population_size():
     ratings = seed_ratings()
-    a = xr_agreement.gwet(ratings, confidence=0.5)
-    b = xr_agreement.gwet(ratings, confidence=0.99)
-    assert float(b.ci_lower) < float(a.ci_lower) < float(a.coefficient)
+    a = xr_agreement.gwet(ratings, ci=0.5)
+    b = xr_agreement.gwet(ratings, ci=0.99)
+    assert float(b.coefficient_lower) < float(a.coefficient_lower) < float(a.coefficient)
+    assert a.attrs["ci_level"] == 0.5 and a.attrs["ci_method"] == "analytic"
     finite = xr_agreement.gwet(ratings, population_size=40)
-    assert float(finite.se) == pytest.approx(float(a.se) * np.sqrt(1 - 10 / 40), abs=1e-12)
+    assert float(finite.coefficient_se) == pytest.approx(
+        float(a.coefficient_se) * np.sqrt(1 - 10 / 40), abs=1e-12)
+    # no interval: no standard error, no bounds, no interval attrs
+    plain = xr_agreement.gwet(ratings, ci=None)
+    assert not {"coefficient_se", "coefficient_lower", "category_coefficient_se"} & set(plain)
+    assert "ci_level" not in plain.attrs and float(plain.coefficient) == float(a.coefficient)
+
+
+def _fleiss_cohen_everitt_variance(table):
+    """Var(kappa) of a q x q table of counts, written from Fleiss, Cohen & Everitt (1969)
+    (Fleiss, Levin & Paik 2003, eq. 18.13), with loops."""
+    n = table.sum()
+    p = table / n
+    row, col = p.sum(1), p.sum(0)
+    q = len(p)
+    po = sum(p[i, i] for i in range(q))
+    pe = sum(row[i] * col[i] for i in range(q))
+    kappa = (po - pe) / (1 - pe)
+    total = sum(p[i, i] * (1 - (row[i] + col[i]) * (1 - kappa)) ** 2 for i in range(q))
+    total += (1 - kappa) ** 2 * sum(
+        p[i, j] * (col[i] + row[j]) ** 2 for i in range(q) for j in range(q) if i != j)
+    total -= (kappa - pe * (1 - kappa)) ** 2
+    return total / (n * (1 - pe) ** 2), n
+
+
+def test_cohen_population_size_is_gwet_finite_correction():
+    """Gwet (2014): with a sample of n of N items the variance is multiplied by 1 - n / N (n:
+    the items the pair's kappa uses, here the pairwise-complete ones)."""
+    rng = np.random.default_rng(44)
+    values = rng.integers(0, 3, size=(30, 3)).astype(float)
+    values[rng.random(values.shape) < 0.15] = np.nan
+    da = xr.DataArray(values, dims=("item", "annotator"))
+    N = 75
+    result = xr_agreement.cohen(da, population_size=N)
+    for a, b in itertools.combinations(range(3), 2):
+        both = ~np.isnan(values[:, a]) & ~np.isnan(values[:, b])
+        table = np.zeros((3, 3))
+        for x, y in zip(values[both, a].astype(int), values[both, b].astype(int)):
+            table[x, y] += 1
+        variance, n = _fleiss_cohen_everitt_variance(table)
+        assert n == both.sum() < 30
+        assert float(result.pair_coefficient_se[a, b]) == pytest.approx(
+            np.sqrt(variance * (1 - n / N)), abs=1e-12)
+        for k in range(3):  # category k against the rest: the 2x2 table
+            binary = np.array([[table[k, k], table[k].sum() - table[k, k]],
+                               [table[:, k].sum() - table[k, k], 0.0]])
+            binary[1, 1] = n - binary.sum()
+            variance, _ = _fleiss_cohen_everitt_variance(binary)
+            got = result.pair_category_coefficient_se.isel(annotator_1=a, annotator_2=b,
+                                                            category=k)
+            assert float(got) == pytest.approx(np.sqrt(variance * (1 - n / N)), abs=1e-12)
+    with pytest.raises(ValueError, match="population_size"):
+        xr_agreement.cohen(da, population_size=20)
 
 
 def test_conger_two_annotators_is_cohen():
@@ -532,8 +596,9 @@ def test_every_variable_is_described_and_input_untouched():
         ({"weights": np.eye(2)}, ValueError, r"\(3, 3\)"),
         ({"weights": np.full((3, 3), 0.5)}, ValueError, "diagonal"),
         ({"weights": 2 * np.eye(3)}, ValueError, r"\[0, 1\]"),
-        ({"confidence": 1.0}, ValueError, "confidence"),
-        ({"confidence": 95}, ValueError, "confidence"),
+        ({"ci": 1.0}, ValueError, "ci must be a number in"),
+        ({"ci": 95}, ValueError, "ci must be a number in"),
+        ({"ci_method": "basic"}, ValueError, r"ci_method must be one of \['analytic'"),
         ({"categories": ["P", "N"]}, ValueError, "'G' at item=6, annotator='A'"),
         ({"annotator": "rater"}, ValueError, "annotator dim 'rater' not found"),
         ({"population_size": 5}, ValueError, "population_size"),
@@ -603,12 +668,17 @@ def test_bootstrap_replicates_are_the_coefficient_on_resampled_arrays(name, unit
         (missing_decisions(rng, n_items=15), None),
     ):
         R = 4
-        out = function(da, categories=categories, ci=0.9, n_resamples=R,
-                       seed=np.random.default_rng(11), resample=unit, return_replicates=True)
+        out = function(da, categories=categories, ci=0.9, ci_method="percentile",
+                       n_resamples=R, seed=np.random.default_rng(11), resample=unit,
+                       return_replicates=True)
         items, annotators = numpy_resamples(11, da.sizes["item"], da.sizes["annotator"], R, unit)
-        checked = ["coefficient", "observed", "expected", "category_coefficient"]
+        level = "label" if "label" in da.dims else "category"
+        checked = ["coefficient", "observed", "expected", f"{level}_coefficient"]
+        if name == "cohen":
+            checked = ["pair_coefficient", "pair_observed", "pair_expected",
+                       f"pair_{level}_coefficient"]
         if name == "cohen" and unit != "item":
-            checked = ["mean_coefficient"]
+            checked = ["coefficient"]
         for r, selection in enumerate(replicate_selections(items, annotators)):
             expected = function(resampled(da, selection), categories=categories)
             for var in checked:
@@ -619,23 +689,28 @@ def test_bootstrap_replicates_are_the_coefficient_on_resampled_arrays(name, unit
                 )
 
 
-def test_bootstrap_names_do_not_collide_with_the_analytic_interval():
+def test_one_interval_method_per_call():
     ratings = seed_ratings()
-    out = xr_agreement.gwet(ratings, ci=0.9, n_resamples=40, seed=1, method="bca")
-    analytic = xr_agreement.gwet(ratings)
-    # the analytic limits are untouched; bootstrap bounds sit beside them
-    for var in ("ci_lower", "ci_upper", "se"):
+    out = xr_agreement.gwet(ratings, ci=0.9, ci_method="bca", n_resamples=40, seed=1)
+    analytic = xr_agreement.gwet(ratings, ci=0.9)
+    # the same values; the bounds are the bootstrap's, with no analytic values beside them
+    for var in ("coefficient", "observed", "expected"):
         assert float(out[var]) == float(analytic[var])
     for var in ("coefficient", "observed", "expected", "category_coefficient"):
         assert out[f"{var}_lower"].dims == out[var].dims
         assert {"long_name", "symbol", "description"} <= set(out[f"{var}_lower"].attrs)
-    assert not {"se_lower", "ci_lower_lower", "ci_upper_upper", "category_se_lower"} & set(out)
-    assert out.attrs["ci_level"] == 0.9 and out.attrs["confidence"] == 0.95
+    assert not {"coefficient_se", "category_coefficient_se", "coefficient_se_lower",
+                "coefficient_lower_lower", "coefficient_upper_upper"} & set(out)
+    assert float(out.coefficient_lower) != float(analytic.coefficient_lower)
+    assert out.attrs["ci_level"] == 0.9 and "confidence" not in out.attrs
     assert out.attrs["ci_method"] == "bca" and out.attrs["ci_resampling_unit"] == "item"
+    assert analytic.attrs["ci_method"] == "analytic" and "ci_n_resamples" not in analytic.attrs
     with pytest.raises(ValueError, match="ci is the confidence level"):
-        xr_agreement.fleiss(ratings, ci=95)
+        xr_agreement.fleiss(ratings, ci=95, ci_method="percentile")
     with pytest.raises(ValueError, match="resample must be one of"):
-        xr_agreement.cohen(ratings, ci=0.9, resample="rater")
+        xr_agreement.cohen(ratings, ci=0.9, ci_method="percentile", resample="rater")
+    with pytest.raises(ValueError, match="ci_method must be one of"):
+        xr_agreement.cohen(ratings, ci_method="normal")
 
 
 @pytest.mark.parametrize(
@@ -650,7 +725,7 @@ def test_same_seed_same_intervals_on_numpy_and_dask(name, unit, method):
     rng = np.random.default_rng(3)
     da = missing_ratings(rng, n_items=20)
     function = getattr(xr_agreement, name)
-    kwargs = {"ci": 0.9, "n_resamples": 10, "resample": unit, "method": method}
+    kwargs = {"ci": 0.9, "n_resamples": 10, "resample": unit, "ci_method": method}
     first = function(da, seed=5, **kwargs)
     again = function(da, seed=5, **kwargs)
     chunked = function(da.chunk({"item": 7}), seed=5, **kwargs).compute()
@@ -683,16 +758,19 @@ def test_bootstrap_se_is_close_to_the_analytic_se():
     values[rng.random((N, n)) < 0.1] = np.nan
     da = xr.DataArray(values, dims=("item", "annotator"))
     for name in GWET_FAMILY:
-        out = getattr(xr_agreement, name)(da, ci=0.95, n_resamples=400, seed=1,
-                                          return_replicates=True)
+        out = getattr(xr_agreement, name)(da, ci=0.95, ci_method="percentile", n_resamples=400,
+                                          seed=1, return_replicates=True)
+        se = getattr(xr_agreement, name)(da).coefficient_se
         spread = float(out.coefficient_replicates.std("resample", ddof=1))
-        ratio = spread / float(out.se)
+        ratio = spread / float(se)
         assert abs(ratio - 1) < 0.15, f"{name}: bootstrap sd / analytic se = {ratio:.3f}"
     # Cohen's kappa of each distinct pair against the Fleiss-Cohen-Everitt ASE
-    out = xr_agreement.cohen(da, ci=0.95, n_resamples=400, seed=1, return_replicates=True)
-    spread = out.coefficient_replicates.std("resample", ddof=1)
+    out = xr_agreement.cohen(da, ci=0.95, ci_method="percentile", n_resamples=400, seed=1,
+                             return_replicates=True)
+    se = xr_agreement.cohen(da).pair_coefficient_se
+    spread = out.pair_coefficient_replicates.std("resample", ddof=1)
     for a, b in itertools.combinations(range(n), 2):
-        ratio = float(spread[a, b]) / float(out.se[a, b])
+        ratio = float(spread[a, b]) / float(se[a, b])
         assert abs(ratio - 1) < 0.15, f"cohen pair {a, b}: bootstrap sd / ASE = {ratio:.3f}"
 
 
@@ -784,13 +862,13 @@ def test_bca_bounds_equal_the_recomputing_bootstrap(multi_label):
     da = xr.DataArray(values, dims=dims)
     for name in ["fleiss", "conger", "gwet", "cohen"]:
         function = getattr(xr_agreement, name)
-        fast = function(da, categories=categories, ci=0.9, n_resamples=40, seed=3, method="bca")
-        variables = [v[: -len("_lower")] for v in fast.data_vars
-                     if v.endswith("_lower") and v != "ci_lower"]
-        statistic = bs.RecomputedStatistic(lambda d: function(d, categories=categories), da,
-                                           item="item", annotator="annotator")
-        slow = bs.bootstrap(statistic, function(da, categories=categories), ci=0.9,
-                            n_resamples=40, seed=3, method="bca", variables=variables)
+        fast = function(da, categories=categories, ci=0.9, ci_method="bca", n_resamples=40,
+                        seed=3)
+        variables = [v[: -len("_lower")] for v in fast.data_vars if v.endswith("_lower")]
+        statistic = bs.RecomputedStatistic(lambda d: function(d, categories=categories, ci=None),
+                                           da, item="item", annotator="annotator")
+        slow = bs.bootstrap(statistic, function(da, categories=categories, ci=None), ci=0.9,
+                            n_resamples=40, seed=3, ci_method="bca", variables=variables)
         for variable in variables:
             for side in ("_lower", "_upper"):
                 np.testing.assert_allclose(fast[variable + side].values,

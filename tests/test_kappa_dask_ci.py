@@ -57,7 +57,7 @@ def test_dask_intervals_equal_numpy_and_replicates_are_resampled_coefficients(na
     n_resamples = 30
     for method in ("percentile", "bca"):
         kwargs = dict(categories=categories, ci=0.9, n_resamples=n_resamples, seed=11,
-                      method=method, return_replicates=True)
+                      ci_method=method, return_replicates=True)
         eager = function(da, **kwargs)
         with raise_if_dask_computes():
             lazy = function(da.chunk(item=CHUNKS, round=1), **kwargs)
@@ -74,7 +74,12 @@ def test_dask_intervals_equal_numpy_and_replicates_are_resampled_coefficients(na
         resampled = da.isel(item=np.repeat(np.arange(N_ITEMS), row))
         resampled = resampled.assign_coords(item=np.arange(N_ITEMS))
         expected = function(resampled, categories=categories)
-        for var in ("coefficient", "observed", "expected", "category_coefficient"):
+        level = "label" if multi_label else "category"
+        checked = ("coefficient", "observed", "expected", f"{level}_coefficient")
+        if name == "cohen":
+            checked = ("pair_coefficient", "pair_observed", "pair_expected",
+                       f"pair_{level}_coefficient", "coefficient")
+        for var in checked:
             got = computed[f"{var}_replicates"].isel(resample=r)
             np.testing.assert_allclose(got.transpose(*expected[var].dims).values,
                                        expected[var].values, **TOL,
@@ -123,7 +128,7 @@ def test_graph_counts_each_item_block_in_its_own_task(name, multi_label):
     da, categories = ratings(multi_label, extra=False)
     with raise_if_dask_computes():
         lazy = getattr(xr_agreement, name)(da.chunk(item=CHUNKS), categories=categories,
-                                           ci=0.9, n_resamples=20, seed=3, method="bca")
+                                           ci=0.9, n_resamples=20, seed=3, ci_method="bca")
     graph = dict(lazy.__dask_graph__())
     for prefix in ("bootstrap-counts", "bootstrap-jackknife"):
         assert sum(key_split(key) == prefix for key in graph) == len(CHUNKS), prefix
@@ -138,7 +143,7 @@ def test_gathered_route_still_agrees_with_numpy(generator, resample):
 
     def options():
         seed = np.random.default_rng(4) if generator else 4
-        return dict(categories=categories, ci=0.9, n_resamples=15, method="bca", seed=seed,
+        return dict(categories=categories, ci=0.9, n_resamples=15, ci_method="bca", seed=seed,
                     resample=resample)
 
     eager = xr_agreement.conger(da, **options())

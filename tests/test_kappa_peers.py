@@ -45,11 +45,11 @@ def assert_matches_irr(result, reference, confidence_checked=True):
     assert float(result.coefficient) == pytest.approx(reference["coefficient_value"], abs=TOL)
     assert float(result.observed) == pytest.approx(reference["pa"], abs=TOL)
     assert float(result.expected) == pytest.approx(reference["pe"], abs=TOL)
-    assert float(result.se) == pytest.approx(reference["se"], abs=TOL)
+    assert float(result.coefficient_se) == pytest.approx(reference["se"], abs=TOL)
     if confidence_checked:
         lower, upper = reference["confidence_interval"]
-        assert float(result.ci_lower) == pytest.approx(lower, abs=TOL)
-        assert float(result.ci_upper) == pytest.approx(upper, abs=TOL)
+        assert float(result.coefficient_lower) == pytest.approx(lower, abs=TOL)
+        assert float(result.coefficient_upper) == pytest.approx(upper, abs=TOL)
 
 
 @pytest.mark.parametrize("weights", ["identity", "linear", "quadratic"])
@@ -79,9 +79,9 @@ def test_gwet_family_equals_irrcac_property(seed, confidence, population):
     da = xr.DataArray(values, dims=("item", "annotator"))
     extra = {} if population is None else {"N": population}
     for name, method in IRR_METHODS.items():
-        result = getattr(xr_agreement, name)(da, confidence=confidence, population_size=population)
+        result = getattr(xr_agreement, name)(da, ci=confidence, population_size=population)
         reference = irr(values, method, categories=cats, confidence_level=confidence, **extra)
-        if not np.isfinite(float(result.se)) or float(result.se) == 0:
+        if not np.isfinite(float(result.coefficient_se)) or float(result.coefficient_se) == 0:
             continue  # irrCAC replaces a zero standard error by 1e-15
         assert_matches_irr(result, reference)
 
@@ -122,11 +122,11 @@ def test_irrcac_published_example():
     da = xr.DataArray(raw_4raters().to_numpy(), dims=("item", "annotator"))
     ac1 = xr_agreement.gwet(da)
     assert round(float(ac1.coefficient), 5) == 0.77544
-    assert round(float(ac1.se), 5) == 0.14295
-    assert round(float(ac1.ci_lower), 5) == 0.46081
+    assert round(float(ac1.coefficient_se), 5) == 0.14295
+    assert round(float(ac1.coefficient_lower), 5) == 0.46081
     fleiss = xr_agreement.fleiss(da)
     assert round(float(fleiss.coefficient), 5) == 0.76117
-    assert round(float(fleiss.se), 5) == 0.15302
+    assert round(float(fleiss.coefficient_se), 5) == 0.15302
 
 
 def test_multi_label_labels_equal_irrcac_per_label():
@@ -140,10 +140,10 @@ def test_multi_label_labels_equal_irrcac_per_label():
         result = getattr(xr_agreement, name)(da)
         for j, lab in enumerate(["x", "y", "z"]):
             reference = irr(values[:, :, j], method, categories=[0.0, 1.0])
-            assert float(result.category_coefficient.sel(label=lab)) == pytest.approx(
+            assert float(result.label_coefficient.sel(label=lab)) == pytest.approx(
                 reference["coefficient_value"], abs=TOL
             )
-            assert float(result.category_se.sel(label=lab)) == pytest.approx(
+            assert float(result.label_coefficient_se.sel(label=lab)) == pytest.approx(
                 reference["se"], abs=TOL
             )
 
@@ -156,7 +156,8 @@ def test_percent_se_is_brennan_prediger_se_rescaled():
     reference = irr(values, "bp", categories=cats)
     result = xr_agreement.percent(xr.DataArray(values, dims=("item", "annotator")))
     assert float(result.coefficient) == pytest.approx(reference["pa"], abs=TOL)
-    assert float(result.se) == pytest.approx(reference["se"] * (1 - reference["pe"]), abs=TOL)
+    assert float(result.coefficient_se) == pytest.approx(reference["se"] * (1 - reference["pe"]),
+                                                         abs=TOL)
 
 
 def test_category_vs_rest_equals_irrcac_on_binary_recode():
@@ -172,7 +173,7 @@ def test_category_vs_rest_equals_irrcac_on_binary_recode():
             assert float(result.category_coefficient.sel(category=cat)) == pytest.approx(
                 reference["coefficient_value"], abs=TOL
             )
-            assert float(result.category_se.sel(category=cat)) == pytest.approx(
+            assert float(result.category_coefficient_se.sel(category=cat)) == pytest.approx(
                 reference["se"], abs=TOL
             )
 
@@ -227,7 +228,7 @@ def test_cohen_equals_statsmodels_and_sklearn_pairwise_complete(weights):
             xr.DataArray(values, dims=("item", "annotator")),
             weights=weights,
             categories=[float(c) for c in range(q)],
-            confidence=0.9,
+            ci=0.9,
         )
         for a in range(n):
             for b in range(n):
@@ -239,19 +240,20 @@ def test_cohen_equals_statsmodels_and_sklearn_pairwise_complete(weights):
                 else:
                     reference = cohens_kappa(table, weights=np.arange(q), wt=weights)
                 got = result.isel(annotator_1=a, annotator_2=b)
-                assert float(got.coefficient) == pytest.approx(reference.kappa, abs=TOL)
-                assert float(got.se) ** 2 == pytest.approx(reference.var_kappa, abs=1e-12)
-                assert float(got.n_common_items) == both.sum()
+                assert float(got.pair_coefficient) == pytest.approx(reference.kappa, abs=TOL)
+                assert float(got.pair_coefficient_se) ** 2 == pytest.approx(reference.var_kappa,
+                                                                            abs=1e-12)
+                assert float(got.pair_n_pairable_items) == both.sum()
                 sklearn = cohen_kappa_score(
                     values[both, a],
                     values[both, b],
                     weights=weights,
                     labels=np.arange(q).astype(float),
                 )
-                assert float(got.coefficient) == pytest.approx(sklearn, abs=TOL)
+                assert float(got.pair_coefficient) == pytest.approx(sklearn, abs=TOL)
                 # normal limits of the ASE (statsmodels uses 95 %); ours at 90 % here
                 z = 1.6448536269514722
-                assert float(got.ci_lower) == pytest.approx(
+                assert float(got.pair_coefficient_lower) == pytest.approx(
                     reference.kappa - z * reference.std_kappa, abs=1e-7
                 )
 
@@ -262,8 +264,10 @@ def test_cohen_confidence_limits_equal_statsmodels():
     result = xr_agreement.cohen(xr.DataArray(values, dims=("item", "annotator")))
     table, _ = pair_table(values[:, 0], values[:, 1], 3)
     reference = cohens_kappa(table)
-    assert float(result.ci_lower[0, 1]) == pytest.approx(reference.kappa_low, abs=TOL)
-    assert float(result.ci_upper[0, 1]) == pytest.approx(min(1, reference.kappa_upp), abs=TOL)
+    assert float(result.pair_coefficient_lower[0, 1]) == pytest.approx(reference.kappa_low,
+                                                                       abs=TOL)
+    assert float(result.pair_coefficient_upper[0, 1]) == pytest.approx(
+        min(1, reference.kappa_upp), abs=TOL)
 
 
 def test_cohen_category_se_equals_statsmodels_on_2x2():
@@ -276,8 +280,9 @@ def test_cohen_category_se_equals_statsmodels_on_2x2():
         table, _ = pair_table(recoded[:, 0], recoded[:, 1], 2)
         reference = cohens_kappa(table)
         got = result.isel(annotator_1=0, annotator_2=1).sel(category=float(cat))
-        assert float(got.category_coefficient) == pytest.approx(reference.kappa, abs=TOL)
-        assert float(got.category_se) ** 2 == pytest.approx(reference.var_kappa, abs=1e-12)
+        assert float(got.pair_category_coefficient) == pytest.approx(reference.kappa, abs=TOL)
+        assert float(got.pair_category_coefficient_se) ** 2 == pytest.approx(reference.var_kappa,
+                                                                             abs=1e-12)
 
 
 def test_pabak_and_bias_adjusted_kappa_equal_irrcac_on_the_pair():
@@ -289,12 +294,12 @@ def test_pabak_and_bias_adjusted_kappa_equal_irrcac_on_the_pair():
         both = ~np.isnan(values[:, a]) & ~np.isnan(values[:, b])
         pair = values[both][:, [a, b]]
         got = result.isel(annotator_1=a, annotator_2=b)
-        assert float(got.pabak) == pytest.approx(
+        assert float(got.pair_pabak) == pytest.approx(
             irr(pair, "bp", categories=cats)["coefficient_value"], abs=TOL
         )
-        assert float(got.bias_adjusted_kappa) == pytest.approx(
+        assert float(got.pair_bias_adjusted_kappa) == pytest.approx(
             irr(pair, "fleiss", categories=cats)["coefficient_value"], abs=TOL
         )
-        assert float(got.coefficient) == pytest.approx(
+        assert float(got.pair_coefficient) == pytest.approx(
             irr(pair, "conger", categories=cats)["coefficient_value"], abs=TOL
         )

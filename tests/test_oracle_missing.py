@@ -38,7 +38,7 @@ CONTRACT_LABEL = (
     "label_expected",
     "label_agreement",
     "label_observed_minimum",
-    "prevalence",
+    "label_prevalence",
 )
 # label_weight (contract: 1 - A_e,j from the pairable p_j) is checked on its own
 # in test_label_weight_missing, so that a disagreement about it stays isolated.
@@ -157,7 +157,7 @@ def test_hand_computed_example():
     v = np.array([[[1.0], [1.0], [np.nan]], [[0.0], [0.0], [1.0]]])
     r = oracle_mla_missing(v, "F", minimum_method="bruteforce")
     assert r["observed"] == pytest.approx(3 / 5)
-    assert r["prevalence"][0] == pytest.approx(3 / 5)
+    assert r["label_prevalence"][0] == pytest.approx(3 / 5)
     assert r["expected"] == pytest.approx(13 / 25)
     assert r["agreement"] == pytest.approx(1 / 6)
     assert r["alpha_hamming"] == pytest.approx(1 / 3)
@@ -167,7 +167,7 @@ def test_hand_computed_example():
 
     ds = xr_agreement.mla(to_da(v), "F")
     assert float(ds["observed"]) == pytest.approx(3 / 5, abs=1e-12)
-    assert float(ds["prevalence"][0]) == pytest.approx(3 / 5, abs=1e-12)
+    assert float(ds["label_prevalence"][0]) == pytest.approx(3 / 5, abs=1e-12)
     assert float(ds["expected"]) == pytest.approx(13 / 25, abs=1e-12)
     assert float(ds["agreement"]) == pytest.approx(1 / 6, abs=1e-12)
     assert float(ds["alpha_hamming"]) == pytest.approx(1 / 3, abs=1e-12)
@@ -250,7 +250,7 @@ def test_missing_is_not_zero():
         for key in CONTRACT_CORPUS:
             np.testing.assert_allclose(float(part[key]), ref0[key], **TOL, err_msg=key)
     # and the two really differ, by exactly what the oracles say
-    for key in ("observed", "prevalence", "label_observed", "item_observed", "alpha_hamming"):
+    for key in ("observed", "label_prevalence", "label_observed", "item_observed", "alpha_hamming"):
         a = ds[key].values
         z = dz[key].values
         assert not np.allclose(a, z), key
@@ -362,5 +362,5 @@ def test_specific_agreement_missing_extension():
     v = random_missing(rng, 10, 4, 5, 0.4, 0.3, "cell")
     ds = xr_agreement.mla(to_da(v))
     ref = oracle_mla_missing(v)
-    for key in ("positive_agreement", "negative_agreement"):
+    for key in ("label_positive_agreement", "label_negative_agreement"):
         np.testing.assert_allclose(ds[key].values, ref[key], **TOL, err_msg=key)

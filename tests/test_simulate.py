@@ -105,11 +105,11 @@ def test_prevalence_per_label():
         assert abs(rate - target) < binomial_tolerance(target, 8000)
 
 
-def test_replicates_and_seed():
-    a = simulate("flip", 20, 3, 5, 0.5, seed=11, replicates=7)
+def test_n_replicates_and_seed():
+    a = simulate("flip", 20, 3, 5, 0.5, seed=11, n_replicates=7)
     assert a.dims == ("replicate", "item", "annotator", "label")
     assert a.sizes["replicate"] == 7
-    b = simulate("flip", 20, 3, 5, 0.5, seed=11, replicates=7)
+    b = simulate("flip", 20, 3, 5, 0.5, seed=11, n_replicates=7)
     xr.testing.assert_identical(a, b)
     assert not (a.isel(replicate=0) == a.isel(replicate=1)).all()
     result = a.agreement.mla()
@@ -125,7 +125,7 @@ def test_replicates_and_seed():
         ({"prevalence": 1.5}, r"prevalence must lie in \[0, 1\]; got 1.5 for label=0"),
         ({"prevalence": [0.1, 0.2]}, "one value per label"),
         ({"error": -0.1}, "error must lie"),
-        ({"replicates": 0}, "replicates must be a positive integer"),
+        ({"n_replicates": 0}, "n_replicates must be a positive integer"),
     ],
 )
 def test_bad_arguments(kwargs, message):
@@ -198,7 +198,7 @@ def test_independent_f_is_centred_at_zero(p):
     2 p (1-p) / (nN): F is centred at -1/(nN) to first order, Hamming alpha (which draws
     without replacement) at 0. Tolerance: 4 standard errors of the replicate mean."""
     N, n, k, R = 200, 5, 6, 200
-    result = simulate("independent", N, n, k, p, seed=21, replicates=R).agreement.mla()
+    result = simulate("independent", N, n, k, p, seed=21, n_replicates=R).agreement.mla()
     f = result.agreement.values
     se = f.std(ddof=1) / math.sqrt(R)
     assert abs(f.mean() + 1 / (n * N)) < 4 * se
@@ -209,7 +209,7 @@ def test_independent_f_is_centred_at_zero(p):
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
 def test_flip_means_converge_to_analytic(p):
     N, n, k, R = 4000, 3, 5, 20
-    result = simulate("flip", N, n, k, p, seed=22, replicates=R).agreement.mla(baseline="all")
+    result = simulate("flip", N, n, k, p, seed=22, n_replicates=R).agreement.mla(baseline="all")
     _, _, coefficients = enumerated_flip(p, 0.1)
     for m, value in coefficients.items():
         values = result.agreement.sel(baseline=m).values
@@ -217,14 +217,14 @@ def test_flip_means_converge_to_analytic(p):
         # finite-sample bias of the plug-in baselines is O(1 / (nN)) ~ 1e-4 here
         assert abs(values.mean() - value) < 4 * se + 2 / (n * N), m
     # and the error shrinks with N: a small corpus is further off on average than a large one
-    small = simulate("flip", 20, n, k, p, seed=23, replicates=400).agreement.mla()
-    large = simulate("flip", 2000, n, k, p, seed=24, replicates=40).agreement.mla()
+    small = simulate("flip", 20, n, k, p, seed=23, n_replicates=400).agreement.mla()
+    large = simulate("flip", 2000, n, k, p, seed=24, n_replicates=40).agreement.mla()
     target = coefficients["F"]
     assert abs(float(large.agreement.mean()) - target) < abs(float(small.agreement.mean()) - target)
 
 
 def test_perfect_gives_one():
-    corpora = simulate("perfect", 30, 4, 6, 0.2, seed=8, replicates=50)
+    corpora = simulate("perfect", 30, 4, 6, 0.2, seed=8, n_replicates=50)
     result = corpora.agreement.mla(baseline="all")
     assert (result.observed == 1.0).all()
     assert (result.agreement.sel(baseline="PB") == 1.0).all()
@@ -240,14 +240,14 @@ def grid():
     return table4(
         ["perfect", "flip"],
         measures=["F", "AC1", "PB", "augmented_kappa", "A_m", "MASI", "boot_f1"],
-        n_resamples=None,
+        n_chance_runs=None,
         seed=2026,
     )
 
 
 def test_table4_layout(grid):
     assert grid["mean"].dims == ("generator", "prevalence", "measure")
-    assert int(grid.n_values.min()) == 540  # 3 x 3 x 3 designs x 20 repeats, all defined
+    assert int(grid.n_values.min()) == 540  # 3 x 3 x 3 designs x 20 replicates, all defined
     assert grid.by_design.sizes == {
         "generator": 2,
         "prevalence": 3,
@@ -268,7 +268,7 @@ def test_table4_matches_paper_within_monte_carlo_error(grid, measure):
     plus 0.0005 for the paper's rounding to three decimals."""
     paper = paper_table4()["mean"].sel(measure=measure)
     ours = grid["mean"].sel(measure=measure, generator=paper.generator)
-    se = grid["standard_error"].sel(measure=measure, generator=paper.generator)
+    se = grid["mean_se"].sel(measure=measure, generator=paper.generator)
     tolerance = 3.5 * math.sqrt(2) * se + 0.0005
     assert (abs(ours - paper) <= tolerance).all(), (ours.values, paper.values, tolerance.values)
 
@@ -292,6 +292,8 @@ def test_table4_rejects_unknown_names():
         table4(measures=["kappa"])
     with pytest.raises(ValueError, match="unknown generator"):
         table4(["noisy"])
+    with pytest.raises(ValueError, match="n_replicates must be a positive integer"):
+        table4(n_replicates=0)
 
 
 def test_public_names():

@@ -165,7 +165,7 @@ def test_label_minima(result):
     # 20 never-selected labels: 1; three labels with T=1: 5/6; two with T=2: 2/3;
     # three with T=3: 1/2; three with T=4: 1/3.
     lom = result["label_observed_minimum"]
-    tot = result.prevalence * 12
+    tot = result.label_prevalence * 12
     expected = {0: 1.0, 1: 5 / 6, 2: 2 / 3, 3: 1 / 2, 4: 1 / 3}
     counts = {0: 20, 1: 3, 2: 2, 3: 3, 4: 3}
     for T, value in expected.items():
@@ -224,7 +224,7 @@ TABLE3 = {
 def test_table3_rows(result, result11, label, universe):
     ds = result if universe == "all31" else result11
     p, a_o, f, ac1, pb = TABLE3[label]
-    assert float(ds["prevalence"].sel(label=label)) == pytest.approx(p, abs=tol(3))
+    assert float(ds["label_prevalence"].sel(label=label)) == pytest.approx(p, abs=tol(3))
     assert float(ds["label_observed"].sel(label=label)) == pytest.approx(a_o, abs=tol(3))
     la = ds["label_agreement"].sel(label=label)
     assert float(la.sel(baseline="F")) == pytest.approx(f, abs=tol(3))
@@ -236,15 +236,15 @@ def test_never_selected_labels(result):
     # p_j = 0: A_o,j = 1, F coefficient 0/0 -> NaN with weight 0; AC1 and PB give 1.
     never = [j for j in range(1, 32) if j not in KNOWN_NAMES]
     ds = result.sel(label=never)
-    np.testing.assert_array_equal(ds["prevalence"].values, 0.0)
+    np.testing.assert_array_equal(ds["label_prevalence"].values, 0.0)
     np.testing.assert_array_equal(ds["label_observed"].values, 1.0)
     assert np.isnan(ds["label_agreement"].sel(baseline="F").values).all()
     np.testing.assert_array_equal(ds["label_weight"].sel(baseline="F").values, 0.0)
     np.testing.assert_allclose(ds["label_agreement"].sel(baseline="AC1").values, 1.0, atol=1e-12)
     np.testing.assert_allclose(ds["label_agreement"].sel(baseline="PB").values, 1.0, atol=1e-12)
     # no positive decisions -> positive agreement undefined; negative agreement 1
-    assert np.isnan(ds["positive_agreement"].values).all()
-    np.testing.assert_allclose(ds["negative_agreement"].values, 1.0, atol=1e-12)
+    assert np.isnan(ds["label_positive_agreement"].values).all()
+    np.testing.assert_allclose(ds["label_negative_agreement"].values, 1.0, atol=1e-12)
 
 
 def test_alpha_hamming_example(result):

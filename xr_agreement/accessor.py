@@ -1,7 +1,10 @@
 """The ``.agreement`` accessor on DataArrays: one line per method, each delegating to the
-public function of the same name."""
+public function of the same name with its real signature (``help(da.agreement.mla)`` and an
+IDE show the keywords; the docstrings are the functions' own, without their examples)."""
 
 from __future__ import annotations
+
+import math
 
 import xarray as xr
 
@@ -13,6 +16,20 @@ from . import mla as _mla
 from . import report as _report
 
 
+def _documented(function):
+    """Give the accessor method ``function``'s docstring (Examples left out: they run once,
+    in the function's own doctest)."""
+
+    def decorate(method):
+        doc = function.__doc__ or ""
+        head = doc.split("    Examples\n    --------")[0].rstrip()
+        method.__doc__ = (f"Call :func:`xr_agreement.{function.__name__}` on this DataArray."
+                          f"\n\n    {head}\n")
+        return method
+
+    return decorate
+
+
 @xr.register_dataarray_accessor("agreement")
 class AgreementAccessor:
     """Agreement statistics on a DataArray of annotations (``da.agreement.<method>``)."""
@@ -20,66 +37,171 @@ class AgreementAccessor:
     def __init__(self, obj: xr.DataArray):
         self._obj = obj
 
-    def mla(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.mla` on this DataArray."""
-        return _mla.mla(self._obj, *args, **kwargs)
+    @_documented(_mla.mla)
+    def mla(
+        self, baseline="F", *, item="item", annotator="annotator", label="label", ci=None,
+        n_resamples=1000, resample="item", ci_method="percentile", seed=None,
+        return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _mla.mla(
+            self._obj, baseline, item=item, annotator=annotator, label=label, ci=ci,
+            n_resamples=n_resamples, resample=resample, ci_method=ci_method, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def alpha(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.alpha` on this DataArray."""
-        return _alpha.alpha(self._obj, *args, **kwargs)
+    @_documented(_alpha.alpha)
+    def alpha(
+        self, metric="nominal", *, item="item", annotator="annotator", label="label",
+        categories=None, ci=0.95, ci_method="analytic", population_size=None, n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _alpha.alpha(
+            self._obj, metric, item=item, annotator=annotator, label=label, categories=categories,
+            ci=ci, ci_method=ci_method, population_size=population_size, n_resamples=n_resamples,
+            resample=resample, seed=seed, return_replicates=return_replicates, progress=progress,
+        )
 
-    def versus(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.versus` on this DataArray."""
-        return _judge.versus(self._obj, *args, **kwargs)
+    @_documented(_judge.versus)
+    def versus(
+        self, judge, reference="majority", *, abstain="exclude", abstain_value=math.nan,
+        tie="exclude", item="item", annotator="annotator", label="label", ci=None,
+        n_resamples=1000, resample="item", ci_method="percentile", seed=None,
+        return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _judge.versus(
+            self._obj, judge, reference, abstain=abstain, abstain_value=abstain_value, tie=tie,
+            item=item, annotator=annotator, label=label, ci=ci, n_resamples=n_resamples,
+            resample=resample, ci_method=ci_method, seed=seed, return_replicates=return_replicates,
+            progress=progress,
+        )
 
-    def cohen(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.cohen` on this DataArray."""
-        return _kappa.cohen(self._obj, *args, **kwargs)
+    @_documented(_kappa.cohen)
+    def cohen(
+        self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
+        population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _kappa.cohen(
+            self._obj, weights, categories=categories, ci=ci, ci_method=ci_method,
+            population_size=population_size, item=item, annotator=annotator, label=label,
+            n_resamples=n_resamples, resample=resample, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def fleiss(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.fleiss` on this DataArray."""
-        return _kappa.fleiss(self._obj, *args, **kwargs)
+    @_documented(_kappa.fleiss)
+    def fleiss(
+        self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
+        population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _kappa.fleiss(
+            self._obj, weights, categories=categories, ci=ci, ci_method=ci_method,
+            population_size=population_size, item=item, annotator=annotator, label=label,
+            n_resamples=n_resamples, resample=resample, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def conger(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.conger` on this DataArray."""
-        return _kappa.conger(self._obj, *args, **kwargs)
+    @_documented(_kappa.conger)
+    def conger(
+        self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
+        population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _kappa.conger(
+            self._obj, weights, categories=categories, ci=ci, ci_method=ci_method,
+            population_size=population_size, item=item, annotator=annotator, label=label,
+            n_resamples=n_resamples, resample=resample, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def gwet(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.gwet` on this DataArray."""
-        return _kappa.gwet(self._obj, *args, **kwargs)
+    @_documented(_kappa.gwet)
+    def gwet(
+        self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
+        population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _kappa.gwet(
+            self._obj, weights, categories=categories, ci=ci, ci_method=ci_method,
+            population_size=population_size, item=item, annotator=annotator, label=label,
+            n_resamples=n_resamples, resample=resample, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def brennan_prediger(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.brennan_prediger` on this DataArray."""
-        return _kappa.brennan_prediger(self._obj, *args, **kwargs)
+    @_documented(_kappa.brennan_prediger)
+    def brennan_prediger(
+        self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
+        population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _kappa.brennan_prediger(
+            self._obj, weights, categories=categories, ci=ci, ci_method=ci_method,
+            population_size=population_size, item=item, annotator=annotator, label=label,
+            n_resamples=n_resamples, resample=resample, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def percent(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.percent` on this DataArray."""
-        return _kappa.percent(self._obj, *args, **kwargs)
+    @_documented(_kappa.percent)
+    def percent(
+        self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
+        population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
+        resample="item", seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _kappa.percent(
+            self._obj, weights, categories=categories, ci=ci, ci_method=ci_method,
+            population_size=population_size, item=item, annotator=annotator, label=label,
+            n_resamples=n_resamples, resample=resample, seed=seed,
+            return_replicates=return_replicates, progress=progress,
+        )
 
-    def one_hot(self, *args, **kwargs) -> xr.DataArray:
-        """Call :func:`xr_agreement.one_hot` on this DataArray."""
-        return _kappa.one_hot(self._obj, *args, **kwargs)
+    @_documented(_kappa.one_hot)
+    def one_hot(self, categories=None, *, label="label") -> xr.DataArray:
+        return _kappa.one_hot(self._obj, categories, label=label)
 
-    def report(self, *args, **kwargs):
-        """Call :func:`xr_agreement.report` on this DataArray."""
-        return _report.report(self._obj, *args, **kwargs)
+    @_documented(_report.report)
+    def report(
+        self, baseline="F", sensitivity=("AC1", "PB"), *, ci=None, n_resamples=None, resample=None,
+        ci_method=None, seed=None, progress=None, labels_fixed=None, all_labels_considered=None,
+        joint_omissions=None, n_lowest=5, n_hardest=5, landis_koch=False, digits=3, title=None,
+        notes=(), item="item", annotator="annotator", label="label",
+    ):
+        return _report.report(
+            self._obj, baseline, sensitivity, ci=ci, n_resamples=n_resamples, resample=resample,
+            ci_method=ci_method, seed=seed, progress=progress, labels_fixed=labels_fixed,
+            all_labels_considered=all_labels_considered, joint_omissions=joint_omissions,
+            n_lowest=n_lowest, n_hardest=n_hardest, landis_koch=landis_koch, digits=digits,
+            title=title, notes=notes, item=item, annotator=annotator, label=label,
+        )
 
-    def judge_report(self, *args, **kwargs):
-        """Call :func:`xr_agreement.judge_report` on this DataArray."""
-        return _report.judge_report(self._obj, *args, **kwargs)
+    @_documented(_report.judge_report)
+    def judge_report(
+        self, judge, reference="majority", *, abstain="exclude", abstain_value=math.nan,
+        tie="exclude", ci=None, n_resamples=None, resample=None, ci_method=None, seed=None,
+        progress=None, digits=3, title=None, notes=(), item="item", annotator="annotator",
+        label="label",
+    ):
+        return _report.judge_report(
+            self._obj, judge, reference, abstain=abstain, abstain_value=abstain_value, tie=tie,
+            ci=ci, n_resamples=n_resamples, resample=resample, ci_method=ci_method, seed=seed,
+            progress=progress, digits=digits, title=title, notes=notes, item=item,
+            annotator=annotator, label=label,
+        )
 
-    def augmented_kappa(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.augmented_kappa` on this DataArray."""
-        return _compare.augmented_kappa(self._obj, *args, **kwargs)
+    @_documented(_compare.augmented_kappa)
+    def augmented_kappa(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
+        return _compare.augmented_kappa(self._obj, item=item, annotator=annotator, label=label)
 
-    def boot_f1(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.boot_f1` on this DataArray."""
-        return _compare.boot_f1(self._obj, *args, **kwargs)
+    @_documented(_compare.boot_f1)
+    def boot_f1(
+        self, n_chance_runs=1000, seed=None, *, item="item", annotator="annotator", label="label",
+    ) -> xr.Dataset:
+        return _compare.boot_f1(
+            self._obj, n_chance_runs, seed, item=item, annotator=annotator, label=label,
+        )
 
-    def masi(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.masi` on this DataArray."""
-        return _compare.masi(self._obj, *args, **kwargs)
+    @_documented(_compare.masi)
+    def masi(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
+        return _compare.masi(self._obj, item=item, annotator=annotator, label=label)
 
-    def am(self, *args, **kwargs) -> xr.Dataset:
-        """Call :func:`xr_agreement.am` on this DataArray."""
-        return _compare.am(self._obj, *args, **kwargs)
+    @_documented(_compare.am)
+    def am(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
+        return _compare.am(self._obj, item=item, annotator=annotator, label=label)

@@ -71,5 +71,6 @@ def bias_example() -> xr.DataArray:
             "long_name": "bias type selected",
             "description": "Worked example of Menzner & Leidner, Multi-Label Agreement, "
             "section 3.7, Table 1: 4 sentences, 3 annotators, 31 bias types",
+            "reference": "Menzner & Leidner (2026), Multi-Label Agreement, section 3.7, Table 1",
         },
     )

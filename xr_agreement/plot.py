@@ -71,7 +71,7 @@ def _name(value, names):
 def _used(ds, label, drop_unused):
     if not drop_unused:
         return ds, 0
-    keep = ds.prevalence > 0
+    keep = ds.label_prevalence > 0
     return ds.sel({label: keep}), int((~keep).sum())
 
 

@@ -16,7 +16,7 @@ Four generators draw binary multi-label decisions with known structure:
     per item and label exactly ``a = max(1, min(n - 1, floor(p n + 0.5)))`` randomly chosen
     annotators say 1, which makes pairs disagree as much as the prevalence allows.
 
-Everything is vectorized: ``replicates=R`` adds a ``replicate`` dim, so one call yields R
+Everything is vectorized: ``n_replicates=R`` adds a ``replicate`` dim, so one call yields R
 corpora that one :func:`xr_agreement.mla` call reduces at once.
 """
 
@@ -40,6 +40,8 @@ GENERATORS = {
 }
 
 BASELINE_NAMES = ["F", "AC1", "PB"]
+
+PAPER = "Menzner & Leidner (2026), Multi-Label Agreement"
 
 # The paper's Table 4 design (section 4).
 TABLE4_PREVALENCE = {"high": 0.8, "moderate": 0.5, "low": 0.2}
@@ -91,7 +93,7 @@ def simulate(
     *,
     error: float = 0.1,
     seed=None,
-    replicates: int | None = None,
+    n_replicates: int | None = None,
 ) -> xr.DataArray:
     """Draw binary multi-label decisions from one of the paper's controlled generators.
 
@@ -108,7 +110,7 @@ def simulate(
         Flip probability eps of the "flip" generator; ignored by the others.
     seed : int, numpy.random.Generator or None
         Seed for :func:`numpy.random.default_rng`.
-    replicates : int, optional
+    n_replicates : int, optional
         If given, draw that many independent corpora along a leading ``replicate`` dim.
 
     Returns
@@ -133,7 +135,7 @@ def simulate(
     1.0
     >>> simulate("minimum", 4, 3, 2, 0.8, seed=1).sum("annotator").values.tolist()
     [[2, 2], [2, 2], [2, 2], [2, 2]]
-    >>> simulate("flip", 20, 5, 10, 0.2, replicates=4, seed=2).dims
+    >>> simulate("flip", 20, 5, 10, 0.2, n_replicates=4, seed=2).dims
     ('replicate', 'item', 'annotator', 'label')
     """
     if generator not in GENERATORS:
@@ -143,13 +145,13 @@ def simulate(
     n_labels = _check_positive_int("n_labels", n_labels)
     if n_annotators < 2:
         raise ValueError(f"n_annotators must be at least 2, got {n_annotators}")
-    if replicates is not None:
-        replicates = _check_positive_int("replicates", replicates)
+    if n_replicates is not None:
+        n_replicates = _check_positive_int("n_replicates", n_replicates)
     if not 0 <= error <= 1:
         raise ValueError(f"error must lie in [0, 1], got {error!r}")
     p = _prevalence_per_label(prevalence, n_labels)
     rng = np.random.default_rng(seed)
-    R = 1 if replicates is None else replicates
+    R = 1 if n_replicates is None else n_replicates
     shape = (R, n_items, n_annotators, n_labels)
 
     if generator == "perfect":
@@ -175,7 +177,7 @@ def simulate(
         "annotator": np.arange(n_annotators),
         "label": np.arange(n_labels),
     }
-    if replicates is None:
+    if n_replicates is None:
         values, dims = values[0], dims[1:]
         del coords["replicate"]
     attrs = {
@@ -183,6 +185,7 @@ def simulate(
         "description": f"{generator} generator: {GENERATORS[generator]} (MLA paper, section 4)",
         "generator": generator,
         "prevalence": p.tolist() if np.ndim(prevalence) else float(prevalence),
+        "reference": f"{PAPER}, section 4",
     }
     if generator == "flip":
         attrs["error"] = float(error)
@@ -314,7 +317,7 @@ def analytic_flip(prevalence, error: float = 0.1) -> xr.Dataset:
     result.attrs = {
         "generator": "flip",
         "error": float(error),
-        "reference": "Menzner & Leidner, Multi-Label Agreement, section 4 and Figure 1",
+        "reference": f"{PAPER}, section 4 and Figure 1",
     }
     return result
 
@@ -336,7 +339,7 @@ def analytic_independent(prevalence) -> xr.Dataset:
     result = _analytic(observed, p)
     result.attrs = {
         "generator": "independent",
-        "reference": "Menzner & Leidner, Multi-Label Agreement, section 4 and Figure 1",
+        "reference": f"{PAPER}, section 4 and Figure 1",
     }
     return result
 
@@ -378,6 +381,7 @@ def prevalence_sensitivity(prevalence=None, *, error: float = 0.1) -> xr.Dataset
         "error": float(error),
         "description": "analytic prevalence sensitivity (MLA paper, Figure 1): left "
         "panel independent Bernoulli(p) draws, right panel flip with probability error",
+        "reference": f"{PAPER}, section 4 and Figure 1",
     }
     return result
 
@@ -385,7 +389,7 @@ def prevalence_sensitivity(prevalence=None, *, error: float = 0.1) -> xr.Dataset
 # --- Table 4 --------------------------------------------------------------------------
 
 
-def _corpus_measures(decisions: xr.DataArray, measures, n_resamples, rng) -> dict:
+def _corpus_measures(decisions: xr.DataArray, measures, n_chance_runs, rng) -> dict:
     """Each requested measure of every corpus along ``replicate`` (an array per name)."""
     out = {}
     if {"F", "AC1", "PB"} & set(measures):
@@ -398,116 +402,60 @@ def _corpus_measures(decisions: xr.DataArray, measures, n_resamples, rng) -> dic
         out["augmented_kappa"] = compare.augmented_kappa(decisions).coefficient.values
     if "boot_f1" in measures:
         out["boot_f1"] = compare.boot_f1(
-            decisions, n_resamples=n_resamples, seed=rng
+            decisions, n_chance_runs=n_chance_runs, seed=rng
         ).coefficient.values
     if "A_m" in measures:
         out["A_m"] = compare.am(decisions).coefficient.values
     return {name: out[name] for name in measures}
 
 
-def table4(
-    generators=("perfect", "flip", "independent", "minimum"),
-    prevalences=None,
-    *,
-    n_annotators=TABLE4_ANNOTATORS,
-    n_items=TABLE4_ITEMS,
-    n_labels=TABLE4_LABELS,
-    repeats: int = 20,
-    error: float = 0.1,
-    measures=tuple(TABLE4_MEASURES),
-    n_resamples: int | None = None,
-    seed=None,
-) -> xr.Dataset:
-    """Run the simulation grid of the paper's Table 4.
+TABLE4_VARIABLES = {
+    "mean": (
+        "mean coefficient",
+        "mean",
+        "average over designs and replicates (the paper's Table 4 entry)",
+    ),
+    "mean_se": (
+        "Monte Carlo standard error",
+        "SE",
+        "standard error of the mean from the spread of the replicates within each design cell "
+        "(sqrt(sum_d n_d var_d) / n); a rerun of the grid differs from this table by about "
+        "sqrt(2) SE; NaN with fewer than 2 replicates",
+    ),
+    "n_values": (
+        "number of defined values",
+        "n",
+        "values pooled per entry (NaN results, e.g. F on a corpus where every label is "
+        "constant, are left out)",
+    ),
+    "by_design": (
+        "mean per design cell",
+        "mean_nNk",
+        "average over the replicates of one (n, N, k) cell",
+    ),
+}
 
-    For every generator, prevalence level and design (n annotators, N items, k labels),
-    ``repeats`` corpora are drawn and each measure computed; the table averages over the
-    designs and repeats (540 values per cell with the paper's defaults).
 
-    Parameters
-    ----------
-    generators : sequence of str
-        Generators to run (see :func:`simulate`).
-    prevalences : dict, optional
-        Level name -> prevalence; default the paper's high 0.8, moderate 0.5, low 0.2.
-    n_annotators, n_items, n_labels : sequences of int
-        The design grid; default the paper's {3, 5, 10} x {20, 50, 100} x {5, 10, 25}.
-    repeats : int, default 20
-        Corpora per design cell.
-    error : float, default 0.1
-        Flip probability of the "flip" generator.
-    measures : sequence of str
-        Any of "F", "AC1", "PB", "MASI", "augmented_kappa", "boot_f1", "A_m".
-    n_resamples : int or None, default None
-        Bootstrap runs of boot-F1. The paper used 100; ``None`` uses the exact expectation
-        of the bootstrap chance term instead, which removes the bootstrap noise and keeps
-        the whole grid within seconds (see :func:`xr_agreement.boot_f1`).
-    seed : int or None
-        Seed of the whole run.
-
-    Returns
-    -------
-    xarray.Dataset
-        ``mean`` and ``standard_error`` (the Monte Carlo error of each entry, from the
-        spread of the repeats within each design cell) with
-        dims ``generator``, ``prevalence``, ``measure``; ``by_design`` (means per design
-        cell) adds ``n_annotators``, ``n_items`` and ``n_labels``; ``n_values`` counts the
-        defined values pooled per entry. Attrs record the run time in seconds.
-
-    Examples
-    --------
-    >>> from xr_agreement.simulate import table4
-    >>> small = table4(["perfect"], {"high": 0.8}, n_annotators=[3], n_items=[20],
-    ...                n_labels=[5], repeats=2, measures=["F", "PB"], seed=0)
-    >>> small["mean"].sel(generator="perfect", prevalence="high").values.tolist()
-    [1.0, 1.0]
-    """
-    if prevalences is None:
-        prevalences = TABLE4_PREVALENCE
-    measures = list(measures)
-    unknown = [m for m in measures if m not in TABLE4_MEASURES]
-    if unknown:
-        raise ValueError(f"unknown measure(s) {unknown}; use any of {TABLE4_MEASURES}")
-    for g in generators:
-        if g not in GENERATORS:
-            raise ValueError(f"unknown generator {g!r}; use one of {list(GENERATORS)}")
-    rng = np.random.default_rng(seed)
-    start = time.perf_counter()
-    designs = list(itertools.product(n_annotators, n_items, n_labels))
-    cells = list(itertools.product(generators, prevalences.values()))
-    shape = (len(generators), len(prevalences), len(designs), len(measures), repeats)
-    values = np.full(shape, np.nan)
-    for di, (n, N, k) in enumerate(designs):
-        # every generator and prevalence of one design in one array along ``replicate``,
-        # so each measure runs once per design
-        corpora = xr.concat(
-            [simulate(g, N, n, k, p, error=error, seed=rng, replicates=repeats) for g, p in cells],
-            dim="replicate",
-        )
-        corpora["replicate"] = np.arange(corpora.sizes["replicate"])
-        per_measure = _corpus_measures(corpora, measures, n_resamples, rng)
-        for mi, name in enumerate(measures):
-            values[:, :, di, mi] = per_measure[name].reshape(
-                len(generators), len(prevalences), repeats
-            )
-    elapsed = time.perf_counter() - start
-
-    # values: (generator, prevalence, design, measure, repeat)
+def _table4_dataset(values, generators, prevalences, measures, n_annotators, n_items,
+                    n_labels) -> xr.Dataset:
+    """The Table 4 Dataset from the values (generator, prevalence, design, measure,
+    replicate) of one run."""
+    n_replicates = values.shape[-1]
     per_design_count = np.isfinite(values).sum(-1)
     count = per_design_count.sum(2)
     with np.errstate(invalid="ignore", divide="ignore"):
         # the paper's entry: the mean of all pooled values
         mean = np.nansum(values, axis=(2, 4)) / count
         # Monte Carlo error of that mean, stratified by design cell (the designs are fixed,
-        # only the repeats are random): sqrt(sum_d n_d var_d) / n
+        # only the replicates are random): sqrt(sum_d n_d var_d) / n
         within = (
             np.nanvar(values, axis=-1, ddof=1)
-            if repeats > 1
+            if n_replicates > 1
             else np.full(per_design_count.shape, np.nan)
         )
-        standard_error = np.sqrt(np.nansum(per_design_count * within, axis=2)) / count
-        if repeats < 2:
-            standard_error[...] = np.nan
+        mean_se = np.sqrt(np.nansum(per_design_count * within, axis=2)) / count
+        if n_replicates < 2:
+            mean_se[...] = np.nan
     by_design = np.nanmean(values, axis=-1).reshape(
         len(generators),
         len(prevalences),
@@ -529,7 +477,7 @@ def table4(
     result = xr.Dataset(
         {
             "mean": (table_dims, mean),
-            "standard_error": (table_dims, standard_error),
+            "mean_se": (table_dims, mean_se),
             "n_values": (table_dims, count),
             "by_design": (
                 ("generator", "prevalence", "n_annotators", "n_items", "n_labels", "measure"),
@@ -538,35 +486,108 @@ def table4(
         },
         coords=coords,
     )
-    result["mean"].attrs = {
-        "long_name": "mean coefficient",
-        "symbol": "mean",
-        "description": "average over designs and repeats (the paper's Table 4 entry)",
-    }
-    result["standard_error"].attrs = {
-        "long_name": "Monte Carlo standard error",
-        "symbol": "SE",
-        "description": "standard error of the mean from the spread of the repeats within "
-        "each design cell (sqrt(sum_d n_d var_d) / n); a rerun of the grid differs from "
-        "this table by about sqrt(2) SE; NaN with fewer than 2 repeats",
-    }
-    result["n_values"].attrs = {
-        "long_name": "number of defined values",
-        "symbol": "n",
-        "description": "values pooled per entry (NaN results, e.g. F on a corpus where "
-        "every label is constant, are left out)",
-    }
-    result["by_design"].attrs = {
-        "long_name": "mean per design cell",
-        "symbol": "mean_nNk",
-        "description": "average over the repeats of one (n, N, k) cell",
-    }
+    for name, (long_name, symbol, description) in TABLE4_VARIABLES.items():
+        result[name].attrs = {"long_name": long_name, "symbol": symbol, "description": description}
+    return result
+
+
+def table4(
+    generators=("perfect", "flip", "independent", "minimum"),
+    prevalences=None,
+    *,
+    n_annotators=TABLE4_ANNOTATORS,
+    n_items=TABLE4_ITEMS,
+    n_labels=TABLE4_LABELS,
+    n_replicates: int = 20,
+    error: float = 0.1,
+    measures=tuple(TABLE4_MEASURES),
+    n_chance_runs: int | None = None,
+    seed=None,
+) -> xr.Dataset:
+    """Run the simulation grid of the paper's Table 4.
+
+    For every generator, prevalence level and design (n annotators, N items, k labels),
+    ``n_replicates`` corpora are drawn and each measure computed; the table averages over
+    the designs and replicates (540 values per cell with the paper's defaults).
+
+    Parameters
+    ----------
+    generators : sequence of str
+        Generators to run (see :func:`simulate`).
+    prevalences : dict, optional
+        Level name -> prevalence; default the paper's high 0.8, moderate 0.5, low 0.2.
+    n_annotators, n_items, n_labels : sequences of int
+        The design grid; default the paper's {3, 5, 10} x {20, 50, 100} x {5, 10, 25}.
+    n_replicates : int, default 20
+        Corpora per design cell.
+    error : float, default 0.1
+        Flip probability of the "flip" generator.
+    measures : sequence of str
+        Any of "F", "AC1", "PB", "MASI", "augmented_kappa", "boot_f1", "A_m".
+    n_chance_runs : int or None, default None
+        Random chance runs of boot-F1. The paper used 100; ``None`` uses the exact
+        expectation of the chance term instead, which removes the bootstrap noise and keeps
+        the whole grid within seconds (see :func:`xr_agreement.boot_f1`).
+    seed : int or None
+        Seed of the whole run.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``mean`` and ``mean_se`` (the Monte Carlo error of each entry, from the
+        spread of the replicates within each design cell) with
+        dims ``generator``, ``prevalence``, ``measure``; ``by_design`` (means per design
+        cell) adds ``n_annotators``, ``n_items`` and ``n_labels``; ``n_values`` counts the
+        defined values pooled per entry. Attrs record the run time in seconds.
+
+    Examples
+    --------
+    >>> from xr_agreement.simulate import table4
+    >>> small = table4(["perfect"], {"high": 0.8}, n_annotators=[3], n_items=[20],
+    ...                n_labels=[5], n_replicates=2, measures=["F", "PB"], seed=0)
+    >>> small["mean"].sel(generator="perfect", prevalence="high").values.tolist()
+    [1.0, 1.0]
+    """
+    if prevalences is None:
+        prevalences = TABLE4_PREVALENCE
+    measures = list(measures)
+    unknown = [m for m in measures if m not in TABLE4_MEASURES]
+    if unknown:
+        raise ValueError(f"unknown measure(s) {unknown}; use any of {TABLE4_MEASURES}")
+    for g in generators:
+        if g not in GENERATORS:
+            raise ValueError(f"unknown generator {g!r}; use one of {list(GENERATORS)}")
+    n_replicates = _check_positive_int("n_replicates", n_replicates)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    designs = list(itertools.product(n_annotators, n_items, n_labels))
+    cells = list(itertools.product(generators, prevalences.values()))
+    shape = (len(generators), len(prevalences), len(designs), len(measures), n_replicates)
+    values = np.full(shape, np.nan)
+    for di, (n, N, k) in enumerate(designs):
+        # every generator and prevalence of one design in one array along ``replicate``,
+        # so each measure runs once per design
+        corpora = xr.concat(
+            [simulate(g, N, n, k, p, error=error, seed=rng, n_replicates=n_replicates)
+             for g, p in cells],
+            dim="replicate",
+        )
+        corpora["replicate"] = np.arange(corpora.sizes["replicate"])
+        per_measure = _corpus_measures(corpora, measures, n_chance_runs, rng)
+        for mi, name in enumerate(measures):
+            values[:, :, di, mi] = per_measure[name].reshape(
+                len(generators), len(prevalences), n_replicates
+            )
+    elapsed = time.perf_counter() - start
+
+    result = _table4_dataset(values, generators, prevalences, measures, n_annotators, n_items,
+                             n_labels)
     result.attrs = {
-        "repeats": int(repeats),
+        "n_replicates": int(n_replicates),
         "error": float(error),
-        "n_resamples": "exact" if n_resamples is None else int(n_resamples),
+        "n_chance_runs": "exact" if n_chance_runs is None else int(n_chance_runs),
         "seconds": round(elapsed, 3),
-        "reference": "Menzner & Leidner, Multi-Label Agreement, section 4, Table 4",
+        "reference": f"{PAPER}, section 4, Table 4",
     }
     return result
 
@@ -592,6 +613,7 @@ def paper_table4() -> xr.Dataset:
         "symbol": "mean",
         "description": "Table 4 of the MLA paper, three decimals (flip = 'High Agr.')",
     }
+    result.attrs = {"reference": f"{PAPER}, section 4, Table 4"}
     return result
 
 

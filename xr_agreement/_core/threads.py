@@ -1,6 +1,34 @@
-"""Threads shared by every family: the process's persistent pool of Python threads, the
-guard of numba's parallel target, and the process-wide single-threaded BLAS of the
-bootstrap.
+"""Threads shared by every family: one thread-safety story for the whole package.
+
+Three kinds of parallelism meet in this package; each has one rule, and this module holds
+the only code that applies them.
+
+1. **The pool of Python threads** (:func:`_pool_map`, :func:`_in_threads`): one
+   persistent ``ThreadPoolExecutor`` per process (``os.cpu_count()`` threads named
+   ``xr-agreement*``), started on first use. It runs numba kernels compiled with
+   ``nogil=True`` (never with ``parallel=True``) on disjoint ranges, each writing only its
+   own rows or its own accumulators, summed afterwards in a fixed order, so results do not
+   depend on the number of threads. This is the default way to use several cores (MLA's
+   counts and tables, the bootstrap's draws and streamed products): plain threads are safe
+   from any calling thread, dask's workers included, and do not spin-wait on a busy
+   machine as numba's threading layer does. A call from one of the pool's own threads
+   (a nested task) runs serially in that thread instead of waiting on the pool, which
+   could deadlock.
+2. **numba's parallel target** (``parallel=True`` and ``prange``): used by alpha only, in
+   two kernels of :mod:`xr_agreement.alpha.kernels`: ``rating_counts`` (the one pass over
+   the ratings, entered from :mod:`xr_agreement.alpha.blocks`) and ``pair_expected`` (the
+   expected disagreement's sum over value pairs, from :mod:`xr_agreement.alpha.counts`). numba's
+   threading layer must not be entered from two threads at once, so every entry goes
+   through :func:`_threads_for`, which holds :data:`_PARALLEL_LOCK` for the call and runs
+   small work (below :data:`PARALLEL_MIN_WORK`) on one numba thread. Two alphas in two
+   threads therefore take turns in the parallel part; nothing else takes the lock.
+3. **BLAS threads** (:func:`_single_threaded_blas`): while the bootstrap streams its
+   products in the pool's threads (:mod:`xr_agreement.resampling.fast`), BLAS runs
+   single-threaded, or its own threads would spin-wait against the pool's. The limit is
+   process-wide (OpenBLAS has one pool): the first bootstrap to enter sets it, the last to
+   leave restores it, and only if it still holds the 1 set here; all changes are made from
+   one dedicated thread through threadpoolctl. :data:`SINGLE_THREADED_BLAS` = False leaves
+   BLAS alone.
 """
 
 from __future__ import annotations

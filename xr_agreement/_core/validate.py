@@ -71,9 +71,9 @@ def describe_position(block: np.ndarray, coords) -> str:
 # --- options shared by the families (confidence= and population_size=)
 
 
-def _check_confidence(confidence):
+def _check_confidence(confidence, name="confidence"):
     if not (isinstance(confidence, (int, float, np.floating)) and 0 < confidence < 1):
-        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+        raise ValueError(f"{name} must be a number in (0, 1), got {confidence!r}")
 
 
 def _check_population(population_size, n_items):

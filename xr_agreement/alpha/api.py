@@ -36,7 +36,8 @@ How each distance is computed without looping over all pairs of values:
 
 Uncertainty: single-label results carry Gwet's (2014) analytic standard error, from three
 numbers per item (m_i, the within-item distance sum and sum_a sum_k n_k delta(c_a, k); one
-kernel pass, see :func:`_gwet_alpha_variance`); ``ci=`` adds bootstrap intervals through
+kernel pass, see :func:`.variance._gwet_constants`); ``ci_method="percentile"`` or ``"bca"``
+gives bootstrap intervals through
 :mod:`xr_agreement.resampling`, from per-item coincidence contributions where the number of
 distinct values allows.
 """
@@ -48,22 +49,22 @@ from collections.abc import Callable
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _is_dask, _plain
+from .._core.arrays import _is_dask
 from .._core.validate import (_check_confidence, _check_population, check_annotators,
-                              check_binary_dtype, check_dataarray, check_dims, describe_position)
+                              check_binary_dtype, check_dataarray, check_dims)
 from ..mla import hamming_counts
-from ..resampling.driver import bootstrap, check_options, deferred_bootstrap
+from ..resampling.driver import bootstrap, check_options
 from ..resampling.statistics import RecomputedStatistic
-from . import kernels as _kernels
-from .counts import (_as_integers, _categorical_result, _coded, _coded_label_sets, _Counts,
-                     _describe_rating, _describe_vector, _extra_frame, _finish, _pair_sums,
-                     _Ratings, _set_expected_sums, _spread_sums, COINCIDENCE_LIMIT,
-                     INTEGER_SPAN_LIMIT)
+from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _plan,
+                     _ranked_block_sums, _se_block_sums, _set_block_counts, _set_sizes,
+                     _single_block_counts)
+from .counts import _extra_frame, _undefined_reasons
 from .dask import _dask_alpha
-from .distances import (_metric_name, _set_distance_table, MULTI_LABEL_METRICS, SET_METRIC_IDS,
-                        SINGLE_LABEL_METRICS)
+from .distances import _metric_name, MULTI_LABEL_METRICS, SINGLE_LABEL_METRICS
 from .intervals import _coincidence_statistic, HAMMING_INTERVAL_VARIABLES, INTERVAL_VARIABLES
-from .variance import _with_standard_errors
+
+
+CI_METHODS = ("analytic", "percentile", "bca")
 
 
 VARIABLES = {
@@ -86,8 +87,8 @@ VARIABLES = {
         "replacement): (1 / (n.. (n.. - 1))) sum_{c, k} n_c n_k delta_ck, with n_c (n_c - 1) "
         "pairs on the diagonal"),
     ),
-    "se": (
-        "standard error",
+    "alpha_se": (
+        "standard error of alpha",
         "se",
         ("Gwet's (2014) analytic standard error of alpha conditional on the annotators, from "
         "his linearized per-item terms over the pairable items (distances held fixed: for "
@@ -95,15 +96,16 @@ VARIABLES = {
         "population_size) when a population size is given; NaN with alpha or with fewer "
         "than 2 pairable items"),
     ),
-    "ci_lower": (
-        "lower confidence limit",
+    "alpha_lower": (
+        "lower confidence limit of alpha",
         "CI_lo",
-        "alpha - t(n - 1) quantile * se, n the pairable items (Gwet's t-based interval)",
+        ("alpha - t(n - 1) quantile * alpha_se, n the pairable items (Gwet's t-based "
+         "interval at ci_level)"),
     ),
-    "ci_upper": (
-        "upper confidence limit",
+    "alpha_upper": (
+        "upper confidence limit of alpha",
         "CI_hi",
-        "alpha + t(n - 1) quantile * se, capped at 1",
+        "alpha + t(n - 1) quantile * alpha_se, capped at 1",
     ),
     "n_pairable_values": (
         "pairable values",
@@ -115,13 +117,19 @@ VARIABLES = {
         "N_pairable",
         "items with at least 2 ratings",
     ),
+    "undefined_reason": (
+        "why alpha is undefined",
+        "",
+        ('"" where alpha is defined, else why it is NaN: "no pairable values" or "expected '
+         'disagreement is 0: all pairable values are equal"'),
+    ),
     "coincidence": (
         "coincidence matrix",
         "o_ck",
         ("sum over pairable items of (n_ic n_ik - [c = k] n_ic) / (m_i - 1): ordered pairs of "
         "ratings on the same item, each item weighted 1 / (m_i - 1); rows sum to n_c"),
     ),
-    "category_pairable_values": (
+    "category_n_pairable_values": (
         "pairable values per category",
         "n_c",
         "ratings of the category on items with at least 2 ratings (the coincidence margins)",
@@ -150,10 +158,16 @@ VARIABLES = {
         "6 for alpha); on complete data M / (M - 1) times the MLA F-baseline weight 1 - A_e,j; "
         "0 for a label without variation"),
     ),
-    "label_pairable_values": (
+    "label_n_pairable_values": (
         "label pairable decisions",
         "n_j",
         "decisions on the label in (item, label) cells with at least 2 decisions",
+    ),
+    "label_undefined_reason": (
+        "why label alpha is undefined",
+        "",
+        ('"" where label_alpha is defined, else why it is NaN: "no pairable values" or '
+         '"expected disagreement is 0: all pairable values are equal"'),
     ),
 }
 
@@ -176,12 +190,11 @@ def alpha(
     annotator: str = "annotator",
     label: str | None = "label",
     categories=None,
-    confidence: float = 0.95,
+    ci: float | None = 0.95,
+    ci_method: str = "analytic",
     population_size=None,
-    ci: float | None = None,
     n_resamples: int = 1000,
     resample: str = "item",
-    method: str = "percentile",
     seed=None,
     return_replicates: bool = False,
     progress: bool | None = None,
@@ -209,25 +222,29 @@ def alpha(
         Single-label only: the declared values, in rank order for "ordinal" (required there
         for strings). Declared values that nobody used are kept in the coincidence matrix
         and change nothing else.
-    confidence : float in (0, 1) or None, default 0.95
-        Level of the analytic confidence limits ``ci_lower``/``ci_upper`` (single-label).
-        None skips ``se`` and the limits (one pass over the ratings instead of two).
-    population_size : int, optional
-        Number of items in the population, for the finite-population factor of ``se``.
-    ci : float, optional
-        Confidence level of bootstrap intervals: ``alpha``, ``observed_disagreement`` and
-        ``expected_disagreement`` (for "hamming" also the label-level ``label_alpha``,
+    ci : float in (0, 1) or None, default 0.95
+        Level of the interval; None: no interval and no standard error (one pass over the
+        ratings instead of two). The attrs record ``ci_level`` and ``ci_method``.
+    ci_method : {"analytic", "percentile", "bca"}, default "analytic"
+        "analytic" (single-label metrics): Gwet's standard error ``alpha_se`` and t-based
+        limits ``alpha_lower``, ``alpha_upper``. Label sets have no analytic interval: their
+        result says so in ``attrs["ci_note"]``. "percentile" or "bca": bootstrap intervals
+        instead (no
+        ``alpha_se``): ``alpha``, ``observed_disagreement`` and ``expected_disagreement``
+        (for "hamming" also the label-level ``label_alpha``,
         ``label_observed_disagreement``, ``label_expected_disagreement``,
-        ``label_weight``) gain ``V_lower`` and ``V_upper``; the attrs record
-        ``ci_level``, ``ci_method``, ``ci_n_resamples``, ``ci_resampling_unit``. See
-        :mod:`xr_agreement.resampling` for the semantics.
+        ``label_weight``) gain ``V_lower`` and ``V_upper``; the attrs also record
+        ``ci_n_resamples`` and ``ci_resampling_unit``. See :mod:`xr_agreement.resampling`
+        for the semantics.
+    population_size : int, optional
+        Number of items in the population, for the finite-population factor of
+        ``alpha_se``.
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     resample : {"item", "annotator", "both"}, default "item"
         The resampled unit; an annotator drawn twice counts as two raters (their pair
         is compared like any other). Expected disagreement, the ordinal ranks and the
         pairable values are recomputed in every replicate.
-    method : {"percentile", "bca"}, default "percentile"
     seed : int or numpy.random.Generator, optional
         The same seed gives the same intervals on numpy and dask input.
     return_replicates : bool, default False
@@ -239,16 +256,17 @@ def alpha(
     -------
     xarray.Dataset
         ``alpha``, ``observed_disagreement``, ``expected_disagreement``,
-        ``n_pairable_values``, ``n_pairable_items``. For nominal-type metrics ("nominal",
-        "ordinal", callables) with at most 256 distinct values also ``coincidence`` (dims
-        ``category``, ``paired_category``) and ``category_pairable_values`` (on dask
+        ``n_pairable_values``, ``n_pairable_items`` and ``undefined_reason`` (text, ""
+        where alpha is defined). For nominal-type metrics ("nominal", "ordinal",
+        callables) with at most 256 distinct values also ``coincidence`` (dims
+        ``category``, ``paired_category``) and ``category_n_pairable_values`` (on dask
         input only with ``categories=``); for label sets the categories are ``frozenset``
-        values. For "hamming" also ``label_alpha``,
-        ``label_observed_disagreement``, ``label_expected_disagreement``,
-        ``label_weight`` and ``label_pairable_values`` over ``label``. For single-label
-        metrics also ``se``, ``ci_lower`` and ``ci_upper`` (Gwet's analytic standard
-        error and t-based limits, see Notes). Each variable has ``long_name``,
-        ``description`` and ``symbol`` attrs.
+        values. For "hamming" also ``label_alpha``, ``label_observed_disagreement``,
+        ``label_expected_disagreement``, ``label_weight``, ``label_n_pairable_values``
+        and ``label_undefined_reason`` over ``label``. For single-label metrics with
+        ``ci_method="analytic"`` also ``alpha_se``, ``alpha_lower`` and ``alpha_upper``
+        (Gwet's analytic standard error and t-based limits, see Notes). Each variable has
+        ``long_name`` and ``description`` attrs, the paper's values a ``symbol``.
 
     Raises
     ------
@@ -300,22 +318,23 @@ def alpha(
     sets, "hamming" and many distinct values recompute :func:`alpha` on each resampled
     array (slow for large data).
 
-    Dask: the result is lazy and every metric is computed block by block (item chunks
-    kept; annotator and label merged into single chunks; extra dims keep their chunks).
-    "hamming" sums per-chunk label counts. The other metrics count each block's own
-    distinct values (or label sets) with their pairable counts, items by number of
-    ratings, agreeing pairs and observed distance sums; a tree of merges (distinct values
-    united, counts added) gives the totals, from which alpha is finished. "ordinal" (ranks
-    of the total frequencies) and ``se`` (Gwet's per-item terms given the totals) read the
-    blocks once more each, with the small totals as input. ``coincidence`` and
-    ``category_pairable_values`` are returned only with ``categories=`` (their size is
-    otherwise known only from the data). The merged totals hold one count per distinct
-    value or label set: small for categories, as many as the ratings for continuous data.
-    Integer counts are exact; float distance sums are added in another order than on
-    numpy (differences at rounding level, about 1e-13 on a million items). Values are
-    checked block by block: an invalid one raises at compute time, naming its position.
-    ``ci=`` holds the per-item table of the bootstrap in memory (see
-    :mod:`xr_agreement.resampling`).
+    Numpy and dask run the same functions (:mod:`xr_agreement.alpha.blocks`): a block of
+    items is counted (its distinct values or label sets with their pairable counts, items
+    by number of ratings, agreeing pairs, observed distance sums), blocks are merged
+    (distinct values united, counts added) and alpha is finished from the totals. On
+    numpy the whole array is one block; on dask every item chunk is one (annotator and
+    label merged into single chunks, extra dims keep their chunks), a tree of merges gives
+    the totals and the result is lazy. "hamming" sums per-chunk label counts. "ordinal"
+    (ranks of the total frequencies) and ``alpha_se`` (Gwet's per-item terms given the
+    totals) read the blocks once more each, with the small totals as input. On dask
+    ``coincidence`` and ``category_n_pairable_values`` are returned only with
+    ``categories=`` (their size is otherwise known only from the data). The merged totals
+    hold one count per distinct value or label set: small for categories, as many as the
+    ratings for continuous data. Integer counts are exact; float distance sums are added
+    in another order than on numpy (differences at rounding level, about 1e-13 on a
+    million items). Values are checked block by block: on dask an invalid one raises at
+    compute time, naming its position. Bootstrap intervals hold the per-item table of the
+    bootstrap in memory (see :mod:`xr_agreement.resampling`).
 
     Examples
     --------
@@ -335,13 +354,13 @@ def alpha(
 
     Gwet's standard error and 95% limits (irrCAC prints 0.18508, (0.15951, 0.99685)):
 
-    >>> [round(float(result[v]), 5) for v in ("se", "ci_lower", "ci_upper")]
+    >>> [round(float(result[v]), 5) for v in ("alpha_se", "alpha_lower", "alpha_upper")]
     [0.18508, 0.15951, 0.99685]
 
     The same on dask input, chunked along ``item``: lazy, computed block by block:
 
     >>> lazy = ratings.chunk({"item": 4}).agreement.alpha("nominal")
-    >>> round(float(lazy.alpha), 6), round(float(lazy.se), 5)
+    >>> round(float(lazy.alpha), 6), round(float(lazy.alpha_se), 5)
     (0.578182, 0.18508)
 
     Label sets of the MLA paper's worked example:
@@ -361,39 +380,64 @@ def alpha(
         check_dims(da, item=item, annotator=annotator)
     check_annotators(da, annotator)
     name = _metric_name(metric, multi_label, label)
-    if confidence is not None:
-        _check_confidence(confidence)
+    analytic = _check_intervals(ci, ci_method, multi_label, name)
     _check_population(population_size, da.sizes[item])
-    if ci is not None:
-
-        ci, n_resamples, resample, method = check_options(
-            ci, n_resamples, resample, method, seed, progress
+    bootstrapped = ci is not None and ci_method.lower() != "analytic"
+    if bootstrapped:
+        ci, n_resamples, resample, ci_method = check_options(
+            ci, n_resamples, resample, ci_method, seed, progress
         )
     if multi_label:
         if categories is not None:
             raise ValueError("categories= applies to single-label ratings; this array has the "
                              f"label dim {label!r}")
         check_binary_dtype(da)
-        if name == "hamming":
-            result = _hamming_alpha(da, item, annotator, label)
-        elif _is_dask(da.data):
-            result = _dask_alpha(da, metric, name, True, item=item, annotator=annotator,
-                                 label=label, categories=None, confidence=None,
-                                 population_size=None)
-        else:
-            result = _set_alpha(da, metric, name, item, annotator, label)
+    options = dict(item=item, annotator=annotator, label=label if multi_label else None,
+                   categories=categories, ci=ci if analytic else None,
+                   population_size=population_size)
+    if name == "hamming":
+        result = _hamming_alpha(da, item, annotator, label)
     elif _is_dask(da.data):
-        result = _dask_alpha(da, metric, name, False, item=item, annotator=annotator,
-                             label=None, categories=categories, confidence=confidence,
-                             population_size=population_size)
+        result = _dask_alpha(da, metric, name, multi_label, **options)
     else:
-        result = _single_label_alpha(da, metric, name, item, annotator, categories, confidence,
-                                     population_size)
+        result = _numpy_alpha(da, metric, name, multi_label, **options)
+    _describe(result, da, metric, name, multi_label, item, annotator, label)
+    if analytic:
+        result.attrs.update(ci_level=float(ci), ci_method="analytic")
+    elif ci is not None and ci_method.lower() == "analytic":  # label sets: none exists
+        result.attrs["ci_note"] = (f"metric {name!r} on label sets has no analytic interval; "
+                                   "ci_method='percentile' or 'bca' gives bootstrap intervals")
+    if not bootstrapped:
+        return result
+    return _bootstrap_intervals(
+        da, result, metric, name, multi_label,
+        item=item, annotator=annotator, label=label, categories=categories, ci=ci,
+        n_resamples=n_resamples, resample=resample, ci_method=ci_method, seed=seed,
+        return_replicates=return_replicates, progress=progress,
+    )
+
+
+def _check_intervals(ci, ci_method, multi_label, name) -> bool:
+    """Whether ``ci=``, ``ci_method=`` ask for Gwet's analytic interval (single-label
+    only); bad values raise naming the keyword."""
+    if ci is not None:
+        _check_confidence(ci, "ci")
+    if not isinstance(ci_method, str) or ci_method.lower() not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {list(CI_METHODS)}, got {ci_method!r}")
+    if ci is None or ci_method.lower() != "analytic":
+        return False
+    # label sets have no analytic interval: the result says so in attrs["ci_note"]
+    return not multi_label
+
+
+def _describe(result, da, metric, name, multi_label, item, annotator, label):
+    """The variables' and the Dataset's attrs."""
     for var, (long_name, symbol, description) in VARIABLES.items():
         if var in result:
             if name == "hamming":
                 description = HAMMING_DESCRIPTIONS.get(var, description)
-            result[var].attrs = {"long_name": long_name, "symbol": symbol,
+            result[var].attrs = {"long_name": long_name, **({"symbol": symbol} if symbol
+                                                            else {}),
                                  "description": description}
     definitions = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
     result.attrs = {
@@ -406,93 +450,59 @@ def alpha(
         "missing_data": "missing ratings left out; items with fewer than 2 ratings are not "
         "pairable (Krippendorff's pairable values)",
         "reference": "Krippendorff, Content Analysis (2004/2019), ch. 12; Passonneau (2006) "
-        "for MASI; Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., for se",
+        "for MASI; Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., for alpha_se",
     }
-    if "se" in result:
-        result.attrs["confidence"] = confidence
-    if ci is None:
-        return result
-    return _bootstrap_intervals(
-        da, result, metric, name, multi_label,
-        item=item, annotator=annotator, label=label, categories=categories, ci=ci,
-        n_resamples=n_resamples, resample=resample, method=method, seed=seed,
-        return_replicates=return_replicates, progress=progress,
-    )
 
 
-def _single_label_alpha(da, metric, name, item, annotator, categories, confidence=0.95,
-                        population_size=None):
-    extra, coords = _extra_frame(da, (item, annotator))
-    ordered = da.transpose(*extra, item, annotator)
+def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categories, ci,
+                 population_size) -> xr.Dataset:
+    """:func:`alpha` of an in-memory array: the block functions of :mod:`.blocks` on the
+    whole array as one block (counted on numba's threads)."""
+    roles = (item, annotator, label) if multi_label else (item, annotator)
+    plan, delta = _plan(da, metric, name, multi_label, label, categories, ci,
+                        population_size, parallel=True)
+    extra, coords = _extra_frame(da, roles)
+    ordered = da.transpose(*extra, *roles)
     shape = tuple(ordered.sizes[d] for d in extra)
-    kind = ordered.dtype.kind
-    numeric = name in ("interval", "ratio")
-    if kind == "O" and name in ("ordinal", "interval", "ratio") and categories is None:
-        try:  # numbers (and None) in an object array, as pandas often delivers them
-            ordered = ordered.astype(np.float64)
-            kind = "f"
-        except (TypeError, ValueError):
-            pass
-    if numeric and kind not in "biuf" and categories is None:
-        raise TypeError(f"metric {name!r} needs numeric ratings; got dtype {ordered.dtype}")
-    if name == "ordinal" and kind not in "biuf" and categories is None:
-        raise ValueError("metric 'ordinal' on non-numeric ratings needs their rank order: "
-                         "pass categories=[lowest, ..., highest]")
-    # integral numbers in a short range skip the coding pass; the rest is coded
-    ratings = None
-    if categories is None and name != "callable":
-        ratings = _as_integers(ordered, INTEGER_SPAN_LIMIT if numeric else COINCIDENCE_LIMIT)
-    with_coincidence = not numeric
-    counts = None
-    if ratings is not None:
-        counts = _Counts(ratings, with_coincidence)
-        if counts.irregular:
-            ratings = counts = None
-    integral = ratings is not None
-    if not integral:
-        ratings = _coded(ordered, categories)
-        with_coincidence = with_coincidence and len(ratings.categories) <= COINCIDENCE_LIMIT
-        counts = _Counts(ratings, with_coincidence)
-    if numeric:
-        try:
-            numbers = np.asarray(ratings.categories, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"metric {name!r} needs numeric categories, got "
-                            f"{list(ratings.categories)[:5]}") from None
-        if name == "ratio" and (numbers[counts.seen.sum(axis=0) > 0] < 0).any():
-            values = np.asarray(ordered.values, dtype=np.float64)
-            raise ValueError(_describe_rating(ordered, values < 0, "is negative; the ratio "
-                                              "metric needs values >= 0"))
-        if name == "interval":
-            weights = np.broadcast_to(numbers, counts.value_counts.shape)
-            observed_sum, expected_sum = _spread_sums(ratings, weights, counts)
-        else:
-            observed_sum, expected_sum = _pair_sums(ratings, counts, _kernels.DELTA_RATIO,
-                                                    numbers=numbers)
-        result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
-                         extra, shape, coords)
-        scores = numbers if name == "interval" else None
-        if confidence is None:
-            return result
-        return _with_standard_errors(result, ratings, counts, name, metric, numbers, scores,
-                                     confidence, population_size)
-    category_coord = np.asarray(ratings.categories)
-    if integral:  # the input's dtype, like encode_ratings
-        category_coord = category_coord.astype(ordered.dtype if kind in "iuf" else np.int64)
-    result = _categorical_result(ratings, counts, category_coord, metric, name, extra, shape,
-                                 coords)
-    if integral and "coincidence" in result:
-        # the integer path counts a whole range of values: keep those that occur
-        seen = counts.seen.sum(axis=0) > 0
-        result = result.isel(category=seen, paired_category=seen)
-    if confidence is None:
+    values = np.asarray(ordered.values)
+    block = {"coords": [(d, ordered.coords[d].values if d in ordered.coords
+                         else np.arange(ordered.sizes[d])) for d in ordered.dims],
+             "plan": plan}
+    count = _set_block_counts if multi_label else _single_block_counts
+    stats = count(values, delta, **block)
+    ratings = stats.pop("ratings", None)  # the coded array, for the second passes
+    totals = _merge_counts([stats])
+    ranked = None
+    if name == "ordinal" and not multi_label:
+        ranked = _ranked_block_sums(values, totals, ratings=ratings, **block)
+    finished = _finish_totals(totals, ranked, delta, plan=plan, shape=shape)
+    if plan.ci is not None and not multi_label:
+        squares = _se_block_sums(values, finished, ratings=ratings, **block)
+        finished.update(_finish_se(finished, squares, plan=plan, shape=shape))
+    finished.pop("se_inputs", None)
+    core = {"coincidence": ("category", "paired_category"),
+            "category_n_pairable_values": ("category",)}
+    result = xr.Dataset({var: ((*extra, *core.get(var, ())), value)
+                         for var, value in finished.items()}, coords=coords)
+    if "coincidence" not in result:
         return result
-    return _with_standard_errors(result, ratings, counts, name, metric, None, None, confidence,
-                                 population_size)
+    category = totals["values"] if plan.categories is None else plan.categories
+    if multi_label:
+        category = _label_sets(_set_sizes(category, plan.n_labels)[0], plan.label_values)
+    elif plan.categories is None and name != "callable" and ordered.dtype.kind in "biuf":
+        # the input's dtype, like encode_ratings
+        kind = ordered.dtype.kind
+        category = np.asarray(category).astype(ordered.dtype if kind in "iuf" else np.int64)
+    result = result.assign_coords(category=category, paired_category=category)
+    if plan.categories is None and not multi_label:
+        # integral ratings are counted over a whole range of values: keep those that occur
+        seen = totals["seen"].sum(axis=0) > 0
+        result = result.isel(category=seen, paired_category=seen)
+    return result
 
 
 def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotator, label,
-                         categories, ci, n_resamples, resample, method, seed,
+                         categories, ci, n_resamples, resample, ci_method, seed,
                          return_replicates, progress):
     """``result`` with bootstrap intervals of alpha and its parts (see :func:`alpha`)."""
 
@@ -513,20 +523,11 @@ def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotat
             statistic = RecomputedStatistic(recompute, data, item=item, annotator=annotator)
         return statistic
 
-    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
-                   return_replicates=return_replicates, progress=progress)
-    if _is_dask(da.data):
-        if resample == "item" and not multi_label and not isinstance(seed,
-                                                                     np.random.Generator):
-            statistic = make_statistic({"da": da})
-            if getattr(statistic, "is_lazy", False):
-                # the coincidence table stays lazy: the bootstrap runs block by block
-                return bootstrap(statistic, result, variables=variables, item=item, **options)
-        # lazy: one task gets the array in memory when computed and resamples it there
-        return deferred_bootstrap(make_statistic, {"da": da}, result, variables=variables,
-                                  item=item, **options)
+    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, ci_method=ci_method,
+                   seed=seed, return_replicates=return_replicates, progress=progress)
+    # on dask input the driver runs block by block (a lazy coincidence table) or in one task
     return bootstrap(make_statistic({"da": da}), result, variables=variables, item=item,
-                     **options)
+                     rebuild=(make_statistic, {"da": da}), **options)
 
 
 # --- multi-label decisions ----------------------------------------------------------------
@@ -567,50 +568,15 @@ def _hamming_alpha(da, item, annotator, label):
             "label_observed_disagreement": ratio(observed_sum, values),
             "label_expected_disagreement": label_expected,
             "label_weight": (ratio(values, mean_values) * label_expected).fillna(0),
-            "label_pairable_values": values,
+            "label_n_pairable_values": values,
+            "label_undefined_reason": _reasons(values, expected_sum),
         }
     )
+    result["undefined_reason"] = _reasons(total_values, total_expected)
     return result
 
 
-def _set_alpha(da, metric, name, item, annotator, label):
-    extra, coords = _extra_frame(da, (item, annotator, label))
-    ordered = da.transpose(*extra, item, annotator, label)
-    shape = tuple(ordered.sizes[d] for d in extra)
-    values = np.asarray(ordered.values)
-    if values.dtype == np.bool_:
-        values = values.view(np.uint8)
-    N, n, k = values.shape[-3:]
-    words = (k + 63) // 64
-
-    def bad_value():
-        block_coords = [(d, ordered[d].values if d in ordered.coords
-                         else np.arange(ordered.sizes[d])) for d in ordered.dims]
-        return describe_position(values, block_coords)
-
-    codes, distinct = _coded_label_sets(
-        values.reshape((-1, N, n, k)), name, bad_value,
-        lambda position: _describe_vector(ordered, position, extra, item, annotator, shape))
-    bits = np.unpackbits(distinct.astype("<u8").view(np.uint8), axis=1, bitorder="little")[:, :k]
-    sizes = bits.sum(axis=1).astype(np.int64)
-    if name in SET_METRIC_IDS:
-        ratings = _Ratings(codes, 0, np.arange(len(distinct)))
-        counts = _Counts(ratings, False)
-        if words == 1:  # distances looked up by (|s|, |t|, |s & t|)
-            table = _set_distance_table(name, k)
-            observed_sum, expected_sum = _pair_sums(
-                ratings, counts, _kernels.DELTA_SET_TABLE, packed=distinct, sizes=sizes,
-                delta=table, expected=False)
-            expected_sum = _set_expected_sums(counts, distinct, sizes, table, k)
-        else:
-            observed_sum, expected_sum = _pair_sums(ratings, counts, SET_METRIC_IDS[name],
-                                                    packed=distinct, sizes=sizes)
-        return _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
-                       extra, shape, coords)
-    label_values = [_plain(v) for v in
-                    (ordered[label].values if label in ordered.coords else np.arange(k))]
-    label_sets = np.empty(len(distinct), dtype=object)
-    label_sets[:] = [frozenset(label_values[j] for j in np.flatnonzero(row)) for row in bits]
-    ratings = _Ratings(codes, 0, label_sets)
-    counts = _Counts(ratings, len(label_sets) <= COINCIDENCE_LIMIT)
-    return _categorical_result(ratings, counts, label_sets, metric, name, extra, shape, coords)
+def _reasons(pairable: xr.DataArray, expected_sum: xr.DataArray) -> xr.DataArray:
+    """:func:`.counts._undefined_reasons` of (possibly dask-backed) DataArrays."""
+    return xr.apply_ufunc(_undefined_reasons, pairable, expected_sum, dask="parallelized",
+                          output_dtypes=[object])

@@ -1,4 +1,5 @@
-"""Alpha's one-pass counts and the sums of observed and expected disagreement."""
+"""Alpha's coding of ratings and the sums of observed and expected disagreement from
+counts (see :mod:`.blocks` for the counting itself)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from .._core.arrays import _plain
 from .._core.categorical import encode_ratings
 from .._core.threads import _threads_for
 from . import kernels as _kernels
-from .distances import _callable_delta
 
 
 # Above this many distinct values the (V, V) coincidence matrix is not returned: its memory
@@ -63,24 +63,16 @@ def _alpha_terms(observed_sum, expected_sum, pairable):
     return value, observed, expected
 
 
-def _finish(observed_sum, expected_sum, pairable, pairable_items, extra, shape, coords):
-    """alpha and its parts from the numerators O = sum o_ck delta_ck and
-    E = sum n_c n_k delta_ck (arrays over groups)."""
-    value, observed, expected = _alpha_terms(observed_sum, expected_sum, pairable)
-
-    def grid(values):
-        return xr.DataArray(np.asarray(values).reshape(shape), dims=extra)
-
-    return xr.Dataset(
-        {
-            "alpha": grid(value),
-            "observed_disagreement": grid(observed),
-            "expected_disagreement": grid(expected),
-            "n_pairable_values": grid(pairable),
-            "n_pairable_items": grid(pairable_items),
-        },
-        coords=coords,
-    )
+def _undefined_reasons(pairable, expected_sum) -> np.ndarray:
+    """Why alpha is NaN, per group (object array of str, "" where alpha is defined)."""
+    n = np.asarray(pairable)
+    expected_sum = np.asarray(expected_sum, np.float64)
+    reasons = np.full(n.shape, "", dtype=object)
+    with np.errstate(invalid="ignore"):
+        reasons[(n >= 2) & ~(expected_sum > 0)] = (
+            "expected disagreement is 0: all pairable values are equal")
+    reasons[n < 2] = "no pairable values"
+    return reasons
 
 
 class _Ratings:
@@ -93,24 +85,7 @@ class _Ratings:
         self.categories = categories
 
 
-class _Counts:
-    """The one-pass counts of :func:`_kernels.rating_counts`."""
-
-    def __init__(self, ratings: _Ratings, with_coincidence: bool):
-        groups, n_items = ratings.values.shape[:2]
-        n_values = len(ratings.categories)
-        accumulator_size = groups * n_values * (1 + n_values * with_coincidence)
-        with _threads_for(ratings.values.size):
-            (self.value_counts, self.seen, self.items_by_m, self.agreeing_by_m,
-             self.coincidence, self.irregular) = _kernels.rating_counts(
-                ratings.values, ratings.low, n_values, _n_tasks(n_items, accumulator_size),
-                with_coincidence)
-        m = np.arange(self.items_by_m.shape[1])
-        self.pairable = (self.items_by_m * m).sum(axis=1)
-        self.pairable_items = self.items_by_m[:, 2:].sum(axis=1)
-
-
-def _nominal_sums(counts: _Counts):
+def _nominal_sums(counts):
     """O and E of the nominal metric from integer counts."""
     m = np.arange(counts.items_by_m.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -120,14 +95,6 @@ def _nominal_sums(counts: _Counts):
     n = counts.pairable
     expected_sum = n * n - (counts.value_counts * counts.value_counts).sum(axis=1)
     return observed_sum, expected_sum.astype(np.float64)
-
-
-def _spread_sums(ratings: _Ratings, weights, counts: _Counts):
-    """O and E of the interval metric on per-code ``weights`` (G, V)."""
-    weights = np.ascontiguousarray(weights, dtype=np.float64)
-    observed_sum = _kernels.squared_spread(ratings.values, ratings.low, weights,
-                                           _n_tasks(ratings.values.shape[1]))
-    return observed_sum, _spread_expected(weights, counts)
 
 
 def _spread_expected(weights, counts):
@@ -150,18 +117,6 @@ _EMPTY_PACKED = np.zeros((1, 1), np.uint64)
 _EMPTY_SIZES = np.zeros(1, np.int64)
 
 
-def _pair_sums(ratings: _Ratings, counts: _Counts, metric_id, delta=_EMPTY_DELTA,
-               numbers=_EMPTY_NUMBERS, packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES,
-               expected=True):
-    """O and E of a non-additive distance: pairs within items, pairs of distinct values."""
-    observed_sum = _kernels.pair_observed(ratings.values, ratings.low, metric_id, delta,
-                                          numbers, packed, sizes,
-                                          _n_tasks(ratings.values.shape[1]))
-    if not expected:
-        return observed_sum, None
-    return observed_sum, _pair_expected_sum(counts, metric_id, delta, numbers, packed, sizes)
-
-
 def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUMBERS,
                        packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES):
     """E of a non-additive distance from the pairable value counts (G, V)."""
@@ -174,35 +129,6 @@ def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUM
         value_counts = counts.value_counts
         expected_sum = expected_sum + (value_counts * (value_counts - 1) * np.diag(delta)).sum(1)
     return expected_sum
-
-
-def _categorical_result(ratings: _Ratings, counts: _Counts, category_coord, metric, name,
-                        extra, shape, coords):
-    """nominal / ordinal / callable; adds the coincidence matrix when it was counted."""
-    if name == "nominal":
-        observed_sum, expected_sum = _nominal_sums(counts)
-    elif name == "ordinal":
-        # mid-ranks of the pairable value frequencies (see the module docstring)
-        value_counts = counts.value_counts
-        ranks = np.cumsum(value_counts, axis=1) - value_counts / 2.0
-        observed_sum, expected_sum = _spread_sums(ratings, ranks, counts)
-    else:
-        values = [_plain(v) for v in ratings.categories]
-        delta = _callable_delta(metric, values)
-        observed_sum, expected_sum = _pair_sums(ratings, counts, _kernels.DELTA_MATRIX,
-                                                delta=delta)
-    result = _finish(observed_sum, expected_sum, counts.pairable, counts.pairable_items,
-                     extra, shape, coords)
-    if counts.coincidence.shape[-1]:
-        n_values = len(ratings.categories)
-        result["coincidence"] = xr.DataArray(
-            counts.coincidence.reshape(shape + (n_values, n_values)),
-            dims=(*extra, "category", "paired_category"),
-            coords={"category": category_coord, "paired_category": category_coord},
-        )
-        result["category_pairable_values"] = xr.DataArray(
-            counts.value_counts.reshape(shape + (n_values,)), dims=(*extra, "category"))
-    return result
 
 
 # --- single-label ratings -------------------------------------------------------------
@@ -231,11 +157,12 @@ def _coded(ordered: xr.DataArray, categories) -> _Ratings:
     return _Ratings(codes, 0, cats)
 
 
-def _as_integers(ordered: xr.DataArray, span_limit: int) -> _Ratings | None:
+def _as_integers(values: np.ndarray, span_limit: int) -> _Ratings | None:
     """Numeric ratings that may be integral within ``span_limit`` consecutive values: the
     kernels read them directly (code = value - lowest), with no coding pass. Whether they
-    really are integral is checked by the counting pass (``_Counts.irregular``)."""
-    values = np.asarray(ordered.values)
+    really are integral is checked by the counting pass (``irregular`` of
+    :func:`_kernels.rating_counts`)."""
+    values = np.asarray(values)
     if values.dtype.kind not in "biuf":
         return None
     values = np.ascontiguousarray(values, dtype=np.float64).reshape((-1,) + values.shape[-2:])
@@ -289,7 +216,7 @@ def _coded_label_sets(values, name, bad_value, partial_vector, scope=""):
     return codes, np.ascontiguousarray(distinct, dtype=np.uint64)
 
 
-def _set_expected_sums(counts: _Counts, packed, sizes, table, n_labels):
+def _set_expected_sums(counts, packed, sizes, table, n_labels):
     """E = sum over ordered pairs of pairable label sets of their distance, per group, for
     distinct sets ``packed`` (V, 1) uint64: from the histogram of (|s|, |t|, |s & t|) when the
     sets are sparse enough for its subset enumeration to beat comparing every pair of distinct

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .._core.arrays import _plain
 from . import kernels as _kernels
-from .counts import _Counts, _EMPTY_DELTA, _EMPTY_NUMBERS, _Ratings
+from .counts import _EMPTY_DELTA, _EMPTY_NUMBERS, _Ratings
 from .distances import _callable_delta
 
 
 # --- analytic standard errors (Gwet 2014) ----------------------------------------------
 
 
-def _distance_rows(ratings: _Ratings, counts: _Counts, name, metric, numbers, scores,
+def _distance_rows(ratings: _Ratings, counts, name, metric, numbers, scores,
                    delta=None):
     """The kernel's distance id and arrays, and ``rows[g, c] = sum_k n_k delta(c, k)``
     over the pairable values of group ``g`` (``delta``: a callable's distances, if known)."""
@@ -53,10 +51,12 @@ def _distance_rows(ratings: _Ratings, counts: _Counts, name, metric, numbers, sc
     return _kernels.DELTA_MATRIX, delta, no_numbers, no_scores, value_counts @ delta.T
 
 
-def _gwet_alpha_variance(terms: np.ndarray, rows, value_counts, rated_items, population_size):
-    """Gwet's (2014, ch. 6) variance of alpha for one group, and its degrees of freedom.
+def _gwet_constants(n_items, n_values, observed_sum, expected):
+    """The corpus-level quantities of Gwet's (2014, ch. 6) variance of alpha for one group
+    (n.., m̄, D_o, T', T, alpha'), or None where the variance is undefined.
 
-    ``terms`` (N, 3) holds per item m_i, P_i = sum_{a != b} delta and e_i = sum_a rows[c_a].
+    The per-item terms (:func:`_kernels.item_pair_terms`, N x 3) hold m_i,
+    P_i = sum_{a != b} delta and e_i = sum_a rows[c_a].
     Gwet writes alpha with agreement weights w = 1 - s delta; his linearized per-item terms
     are free of the scale s, so they are written here with distances only:
     k_i = 1 + ((m_i - m̄)(1 - 1/n..) D_o - P_i / (m_i - 1)) / (m̄ T'),
@@ -64,23 +64,6 @@ def _gwet_alpha_variance(terms: np.ndarray, rows, value_counts, rated_items, pop
     kx_i = k_i - 2 (1 - alpha') e'_i, with T = sum_c n_c rows_c, T' = T / n..**2 and
     D_o = sum_i P_i / (m_i - 1) / n..; var = (1 - f) sum_i (kx_i - alpha')**2 / (n (n - 1))
     over the n pairable items, f = rated items / population size."""
-    m, pair_sums = terms[:, 0], terms[:, 1]
-    pairable = m >= 2
-    n = int(pairable.sum())
-    if n < 2:
-        return math.nan, n - 1
-    expected = float((value_counts * rows).sum())
-    constants = _gwet_constants(n, m[pairable].sum(),
-                                (pair_sums[pairable] / (m[pairable] - 1)).sum(), expected)
-    if constants is None:
-        return math.nan, n - 1
-    squares = _gwet_squares(terms, constants)
-    return _gwet_variance(squares, n, rated_items, population_size), n - 1
-
-
-def _gwet_constants(n_items, n_values, observed_sum, expected):
-    """The corpus-level quantities of :func:`_gwet_alpha_variance` for one group
-    (n.., m̄, D_o, T', T, alpha'), or None where the variance is undefined."""
     if n_items < 2 or not expected > 0:
         return None
     mean_m = n_values / n_items
@@ -109,7 +92,8 @@ def _gwet_variance(squares, n_items, rated_items, population_size):
 
 
 def _standard_error_limits(value, variance, dof, confidence):
-    """se, ci_lower, ci_upper (arrays like ``value``) from Gwet's variance and dof."""
+    """alpha_se, alpha_lower, alpha_upper (arrays like ``value``) from Gwet's variance and
+    dof."""
     from scipy import stats  # here, so that ``import xr_agreement`` stays light
 
     with np.errstate(invalid="ignore"):
@@ -119,25 +103,3 @@ def _standard_error_limits(value, variance, dof, confidence):
     usable = np.asarray(dof) >= 1
     t[usable] = stats.t.ppf(0.5 + confidence / 2, np.asarray(dof)[usable])
     return se, value - t * se, np.minimum(value + t * se, 1.0)
-
-
-def _with_standard_errors(result, ratings, counts, name, metric, numbers, scores, confidence,
-                          population_size):
-    """``result`` with ``se``, ``ci_lower``, ``ci_upper`` (Gwet's t-based limits)."""
-    metric_id, delta, numbers, scores, rows = _distance_rows(ratings, counts, name, metric,
-                                                             numbers, scores)
-    terms = _kernels.item_pair_terms(ratings.values, ratings.low, metric_id, delta, numbers,
-                                     scores, np.ascontiguousarray(rows))
-    rated = (terms[..., 0] >= 1).sum(axis=1)
-    G = terms.shape[0]
-    variance = np.full(G, np.nan)
-    dof = np.zeros(G, np.int64)
-    for g in range(G):
-        variance[g], dof[g] = _gwet_alpha_variance(terms[g], rows[g], counts.value_counts[g],
-                                                   rated[g], population_size)
-    shape = result["alpha"].shape
-    value = result["alpha"].values
-    se, lower, upper = _standard_error_limits(value, variance.reshape(shape), dof.reshape(shape),
-                                              confidence)
-    dims = result["alpha"].dims
-    return result.assign(se=(dims, se), ci_lower=(dims, lower), ci_upper=(dims, upper))

@@ -73,31 +73,44 @@ def _pairs(n):
     return first, second
 
 
+PAIR_DIMS = ("annotator_1", "annotator_2")
+
+
+def _pair_matrix(values, n):
+    """Values (..., pair) of the unordered pairs a < b (in :func:`_pairs` order) as a
+    symmetric (..., n, n) matrix over ``annotator_1`` x ``annotator_2``, NaN on the
+    diagonal."""
+    first, second = _pairs(n)
+    matrix = np.full((*values.shape[:-1], n, n), np.nan)
+    matrix[..., first, second] = values
+    matrix[..., second, first] = values
+    return matrix
+
+
 def _finish(data, da, item, annotator, label, measure, variables):
     """Wrap {name: (dims, numpy values)} into a Dataset: the input's coordinates along the
-    dims that remain, annotator names on the ``pair`` dim, attrs on every variable."""
-    result = xr.Dataset(
-        {name: xr.DataArray(values, dims=dims) for name, (dims, values) in data.items()}
-    )
+    dims that remain, annotator names on ``annotator_1`` x ``annotator_2``, attrs on every
+    variable. A value given over ``pair`` (the unordered pairs) becomes the symmetric pair
+    matrix."""
+    n_annotators = da.sizes[annotator]
+    arrays = {}
+    for name, (dims, values) in data.items():
+        if dims and dims[-1] == "pair":
+            dims, values = (*dims[:-1], *PAIR_DIMS), _pair_matrix(values, n_annotators)
+        arrays[name] = xr.DataArray(values, dims=dims)
+    result = xr.Dataset(arrays)
     for name, coord in da.coords.items():
         if set(coord.dims) <= set(result.dims):
             result = result.assign_coords({name: coord})
-    if "pair" in result.dims:
-        if annotator in da.coords:
-            annotators = da[annotator].values
-        else:
-            annotators = np.arange(da.sizes[annotator])
-        first, second = _pairs(da.sizes[annotator])
-        result = result.assign_coords(
-            first_annotator=("pair", annotators[first]),
-            second_annotator=("pair", annotators[second]),
-        )
+    if PAIR_DIMS[0] in result.dims:
+        annotators = np.asarray(da[annotator].values)
+        result = result.assign_coords(annotator_1=annotators, annotator_2=annotators)
     for name, (long_name, symbol, description) in variables.items():
         result[name].attrs = {"long_name": long_name, "symbol": symbol, "description": description}
     result.attrs = {
         "measure": measure,
         "n_items": da.sizes[item],
-        "n_annotators": da.sizes[annotator],
+        "n_annotators": n_annotators,
         "n_labels": da.sizes[label],
         "reference": REFERENCES[measure],
     }
@@ -142,16 +155,20 @@ def augmented_kappa(
     Returns
     -------
     xarray.Dataset
-        ``coefficient`` (mean pairwise kappa), ``pair_coefficient``, ``pair_observed`` and
-        ``pair_expected`` over a ``pair`` dim (coords ``first_annotator``,
-        ``second_annotator``). NaN for a pair whose expected agreement is 1.
+        ``coefficient`` (mean pairwise kappa over the unordered annotator pairs),
+        ``pair_coefficient``, ``pair_observed`` and ``pair_expected`` over
+        ``annotator_1`` x ``annotator_2`` (symmetric, NaN on the diagonal; coords the
+        annotators). NaN for a pair whose expected agreement is 1.
 
     Examples
     --------
     >>> import xr_agreement
     >>> ex = xr_agreement.datasets.bias_example()
-    >>> round(float(ex.agreement.augmented_kappa().coefficient), 3)
+    >>> result = ex.agreement.augmented_kappa()
+    >>> round(float(result.coefficient), 3)
     0.253
+    >>> round(float(result.pair_coefficient.sel(annotator_1=1, annotator_2=2)), 3)
+    0.199
     """
     values, extra = _decisions(da, item, annotator, label, "augmented_kappa")
     sizes = values.sum(-1, keepdims=True)
@@ -239,8 +256,9 @@ def masi(
     Returns
     -------
     xarray.Dataset
-        ``coefficient`` (mean over items and pairs), ``item_masi`` (mean over pairs per
-        item), ``pair_masi`` (mean over items per pair).
+        ``coefficient`` (mean over items and unordered annotator pairs), ``item_masi``
+        (mean over pairs per item), ``pair_masi`` (mean over items per pair, over
+        ``annotator_1`` x ``annotator_2``: symmetric, NaN on the diagonal).
 
     Notes
     -----
@@ -303,9 +321,33 @@ def _exact_f1_chance(prevalence, first, second):
     return _kernels.expected_f1_independent(p_first, p_second).reshape(*lead, first.size)
 
 
+def _random_f1_chance(values, prevalence, first, second, n_chance_runs, seed):
+    """The chance term of boot-F1: the mean of :func:`_pair_f1` over ``n_chance_runs``
+    random annotations, each decision redrawn with the annotator's share on the label."""
+    rng = np.random.default_rng(seed)
+    shape = (*values.shape[:-3], first.size)
+    total = np.zeros(shape)
+    count = np.zeros(shape)
+    # bounded memory: a few million random draws per block
+    per_run = max(values.size, 1)
+    block = int(max(1, min(n_chance_runs, 4_000_000 // per_run)))
+    done = 0
+    while done < n_chance_runs:
+        b = min(block, n_chance_runs - done)
+        draws = (rng.random((b, *values.shape)) < prevalence[..., None, :, :]).astype(
+            np.float64
+        )
+        runs = _pair_f1(draws, first, second)
+        total += np.nansum(runs, axis=0)
+        count += np.isfinite(runs).sum(0)
+        done += b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
 def boot_f1(
     da: xr.DataArray,
-    n_resamples: int | None = 1000,
+    n_chance_runs: int | None = 1000,
     seed=None,
     *,
     item: str = "item",
@@ -325,61 +367,49 @@ def boot_f1(
     ----------
     da : xarray.DataArray
         Complete 0/1 decisions with dims ``item``, ``annotator``, ``label``.
-    n_resamples : int or None, default 1000
-        Bootstrap runs B. ``None`` uses the exact limit B -> infinity (the expectation of
-        the resampled statistic, computed by dynamic programming over labels).
+    n_chance_runs : int or None, default 1000
+        Random chance runs B behind the chance term (the paper's bootstrap runs). ``None``
+        uses the exact limit B -> infinity (the expectation of the resampled statistic,
+        computed by dynamic programming over labels).
     seed : int, numpy.random.Generator or None
-        Seed of the bootstrap.
+        Seed of the chance runs.
     item, annotator, label : str
         Names of the dims that play these roles.
 
     Returns
     -------
     xarray.Dataset
-        ``coefficient`` (mean adjusted F1), and per annotator ``pair``: ``pair_coefficient``,
-        ``pair_observed`` (F1_o), ``pair_chance`` (F1_c).
+        ``coefficient`` (mean adjusted F1 over the unordered annotator pairs), and over
+        ``annotator_1`` x ``annotator_2`` (symmetric, NaN on the diagonal):
+        ``pair_coefficient``, ``pair_observed`` (F1_o), ``pair_chance`` (F1_c). Attrs
+        ``n_chance_runs`` (``"exact"`` for ``None``).
 
     Examples
     --------
     >>> import xr_agreement
     >>> ex = xr_agreement.datasets.bias_example()
-    >>> result = ex.agreement.boot_f1(n_resamples=None)
+    >>> result = ex.agreement.boot_f1(n_chance_runs=None)
     >>> round(float(result.coefficient), 3)
     0.362
     >>> result.pair_observed.round(3).values.tolist()
-    [0.361, 0.5, 0.561]
+    [[nan, 0.361, 0.5], [0.361, nan, 0.561], [0.5, 0.561, nan]]
     """
     values, extra = _decisions(da, item, annotator, label, "boot_f1")
-    if n_resamples is not None and (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, (int, np.integer))
-        or n_resamples < 1
+    if n_chance_runs is not None and (
+        isinstance(n_chance_runs, bool)
+        or not isinstance(n_chance_runs, (int, np.integer))
+        or n_chance_runs < 1
     ):
-        raise ValueError(f"n_resamples must be a positive integer or None, got {n_resamples!r}")
+        raise ValueError(
+            f"n_chance_runs must be a positive integer or None, got {n_chance_runs!r}"
+        )
     first, second = _pairs(values.shape[-2])
     observed = _pair_f1(values, first, second)
     prevalence = values.mean(-3)  # (..., n, k)
-    if n_resamples is None:
+    if n_chance_runs is None:
         chance = _exact_f1_chance(prevalence, first, second)
     else:
-        rng = np.random.default_rng(seed)
-        total = np.zeros(observed.shape)
-        count = np.zeros(observed.shape)
-        # bounded memory: a few million random draws per block
-        per_run = max(values.size, 1)
-        block = int(max(1, min(n_resamples, 4_000_000 // per_run)))
-        done = 0
-        while done < n_resamples:
-            b = min(block, n_resamples - done)
-            draws = (rng.random((b, *values.shape)) < prevalence[..., None, :, :]).astype(
-                np.float64
-            )
-            runs = _pair_f1(draws, first, second)
-            total += np.nansum(runs, axis=0)
-            count += np.isfinite(runs).sum(0)
-            done += b
-        with np.errstate(invalid="ignore", divide="ignore"):
-            chance = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        chance = _random_f1_chance(values, prevalence, first, second, n_chance_runs, seed)
     pair_adjusted = _kappa(observed, chance)
     data = {
         "coefficient": (extra, pair_adjusted.mean(-1)),
@@ -402,13 +432,13 @@ def boot_f1(
         "pair_chance": (
             "pairwise chance F1",
             "F1_c,ab",
-            "mean of the observed statistic over bootstrap runs"
-            if n_resamples
+            "mean of the observed statistic over the random chance runs"
+            if n_chance_runs
             else "exact expectation of the observed statistic under resampling (B -> infinity)",
         ),
     }
     result = _finish(data, da, item, annotator, label, "boot_f1", variables)
-    result.attrs["n_resamples"] = "exact" if n_resamples is None else int(n_resamples)
+    result.attrs["n_chance_runs"] = "exact" if n_chance_runs is None else int(n_chance_runs)
     return result
 
 

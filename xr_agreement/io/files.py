@@ -485,8 +485,8 @@ def _long(table, ids, label_col, value_col, universe, locate, item, annotator, l
     if value_col is not None:
         frame["value"] = [_binary(v, p, value_col, locate)
                           for p, v in enumerate(table[value_col].tolist())]
-    return from_long(frame, value="value" if value_col is not None else None, labels=universe,
-                     item=item, annotator=annotator, label=label)
+    return from_long(frame, value_column="value" if value_col is not None else None,
+                     labels=universe, item=item, annotator=annotator, label=label)
 
 
 def _single(table, ids, rating_col, categories, locate, item, annotator):

@@ -55,11 +55,24 @@ def _universe(used: Sequence, labels, where_of) -> list:
     return universe
 
 
+def _table_columns(table: pd.DataFrame, **given) -> list[str]:
+    """The columns named by ``given`` (keyword -> column name, None for an unused one), in
+    order; a ValueError names the keyword and column that is missing and the columns
+    present."""
+    for keyword, column in given.items():
+        if column is not None and column not in table.columns:
+            raise ValueError(f"{keyword}={column!r}: no such column; the table has columns "
+                             f"{list(table.columns)}")
+    return [column for column in given.values() if column is not None]
+
+
 def from_sets(
     records,
     *,
     labels: Sequence | None = None,
-    columns: Sequence[str] = ("item", "annotator", "labels"),
+    item_column: str = "item",
+    annotator_column: str = "annotator",
+    labels_column: str = "labels",
     sep: str = ";",
     item: str = "item",
     annotator: str = "annotator",
@@ -76,7 +89,7 @@ def from_sets(
     labels : sequence, optional
         The declared label universe, kept in this order even where a label is never used.
         Without it, the sorted set of labels used.
-    columns : (str, str, str)
+    item_column, annotator_column, labels_column : str
         Column names of item, annotator and label set in a DataFrame.
     sep : str
         Separator of labels given as strings.
@@ -92,7 +105,8 @@ def from_sets(
     Raises
     ------
     ValueError
-        Duplicate (item, annotator) records; a label outside the declared universe.
+        Duplicate (item, annotator) records; a label outside the declared universe; a
+        column of a DataFrame that is not there.
 
     Examples
     --------
@@ -109,10 +123,9 @@ def from_sets(
     0.6667
     """
     if isinstance(records, pd.DataFrame):
-        missing = [c for c in columns if c not in records.columns]
-        if missing:
-            raise ValueError(f"columns {missing} not found; the table has {list(records.columns)}")
-        rows = list(records[list(columns)].itertuples(index=False, name=None))
+        columns = _table_columns(records, item_column=item_column,
+                                 annotator_column=annotator_column, labels_column=labels_column)
+        rows = list(records[columns].itertuples(index=False, name=None))
     elif isinstance(records, Iterable):
         rows = [tuple(r) for r in records]
     else:
@@ -155,9 +168,11 @@ def from_sets(
 def from_long(
     table: pd.DataFrame,
     *,
-    value: str | None = None,
+    value_column: str | None = None,
     labels: Sequence | None = None,
-    columns: Sequence[str] = ("item", "annotator", "label"),
+    item_column: str = "item",
+    annotator_column: str = "annotator",
+    label_column: str = "label",
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
@@ -167,14 +182,15 @@ def from_long(
     Parameters
     ----------
     table : pandas.DataFrame
-        With ``value=None``, each row is one positive decision and every annotator seen in
-        the table is taken to have annotated every item seen (a complete design). With a
-        ``value`` column of 0/1, each row is one decision and an absent row is missing (NaN).
-    value : str, optional
+        With ``value_column=None``, each row is one positive decision and every annotator
+        seen in the table is taken to have annotated every item seen (a complete design).
+        With a ``value_column`` of 0/1, each row is one decision and an absent row is
+        missing (NaN).
+    value_column : str, optional
         Name of the 0/1 column.
     labels : sequence, optional
         The declared label universe (see :func:`from_sets`).
-    columns : (str, str, str)
+    item_column, annotator_column, label_column : str
         Column names of item, annotator and label in ``table``.
     item, annotator, label : str
         Names of the output dims.
@@ -199,14 +215,13 @@ def from_long(
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas.DataFrame, got {type(table).__name__}")
-    needed = list(columns) + ([value] if value is not None else [])
-    missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise ValueError(f"columns {missing} not found; the table has {list(table.columns)}")
+    columns = _table_columns(table, item_column=item_column, annotator_column=annotator_column,
+                             label_column=label_column)
+    _table_columns(table, value_column=value_column)
     if table.empty:
         raise ValueError("the table has no rows")
     item_col, annotator_col, label_col = columns
-    duplicated = table.duplicated(subset=list(columns))
+    duplicated = table.duplicated(subset=columns)
     if duplicated.any():
         row = table[duplicated].iloc[0]
         raise ValueError(f"duplicate row {duplicated.values.argmax()}: item={row[item_col]!r}, "
@@ -220,16 +235,16 @@ def from_long(
     i = pd.Index(items).get_indexer(table[item_col])
     a = pd.Index(annotators).get_indexer(table[annotator_col])
     j = pd.Index(universe).get_indexer(table[label_col])
-    if value is None:
+    if value_column is None:
         values = np.zeros((len(items), len(annotators), len(universe)))
         values[i, a, j] = 1
     else:
-        column = pd.to_numeric(table[value], errors="coerce").to_numpy(dtype=float)
+        column = pd.to_numeric(table[value_column], errors="coerce").to_numpy(dtype=float)
         bad = ~np.isin(column, (0.0, 1.0))
         if bad.any():
             position = int(bad.argmax())
-            raise ValueError(f"column {value!r} must be 0 or 1; row {position} has "
-                             f"{table[value].tolist()[position]!r}")
+            raise ValueError(f"column {value_column!r} must be 0 or 1; row {position} has "
+                             f"{table[value_column].tolist()[position]!r}")
         values = np.full((len(items), len(annotators), len(universe)), np.nan)
         values[i, a, j] = column
     return _grid(values, items, annotators, universe, item, annotator, label,

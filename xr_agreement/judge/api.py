@@ -31,7 +31,7 @@ import xarray as xr
 from .._core.arrays import _is_dask, _plain
 from .._core.validate import check_binary_dtype, check_dataarray, check_dims
 from ..mla import mla
-from ..resampling.driver import bootstrap, check_options, deferred_bootstrap
+from ..resampling.driver import bootstrap, check_options
 from ..resampling.intervals import interval_variables
 from .intervals import VersusStatistic
 from .measures import (_check_marker, _coverage, AVERAGES, cell_counts, COUNTS, HUMAN_BASELINES,
@@ -68,6 +68,19 @@ ZERO_DIVISION = (
 
 TABLE_SIZE = "n is the number of cells in the table of the abstention mode"
 
+# attrs["reference"]: the definitions versus follows
+REFERENCE = (
+    "Cohen (1960), A coefficient of agreement for nominal scales (kappa); Matthews (1975), "
+    "Comparison of the predicted and observed secondary structure of T4 phage lysozyme "
+    "(phi / MCC); Gorodkin (2004), Comparing two K-category assignments by a K-category "
+    "correlation coefficient (phi under abstain='category'); precision, recall, F1 and the "
+    "averages as defined by scikit-learn (Pedregosa et al. 2011), zero_division=np.nan; "
+    "human ceiling: Menzner & Leidner, Multi-Label Agreement (2026)"
+)
+
+# the humans' own agreement: not resampled with a single human
+HUMAN_VARIABLES = ("human_agreement", "label_human_agreement")
+
 
 def versus(
     da: xr.DataArray,
@@ -83,7 +96,7 @@ def versus(
     ci: float | None = None,
     n_resamples: int = 1000,
     resample: str = "item",
-    method: str = "percentile",
+    ci_method: str = "percentile",
     seed=None,
     return_replicates: bool = False,
     progress: bool | None = None,
@@ -112,7 +125,8 @@ def versus(
         abstention; with another value (e.g. -1 or 2) that value is, and a judge NaN is a
         missing decision (not compared, not in coverage).
     tie : {"exclude", "positive", "negative"}, default "exclude"
-        Reference value where the humans present split evenly; the count is in ``ties``.
+        Reference value where the humans present split evenly; the count is in
+        ``label_ties``.
     item, annotator, label : str
         Names of the dims that play these roles.
     ci : float, optional
@@ -125,7 +139,7 @@ def versus(
         Number of bootstrap resamples.
     resample : {"item"}, default "item"
         The resampled unit; only items (the judge is one fixed annotator).
-    method : {"percentile", "bca"}, default "percentile"
+    ci_method : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated intervals.
     seed : int or numpy.random.Generator, optional
         Seed of the resampling; the same seed gives the same intervals.
@@ -137,18 +151,20 @@ def versus(
     Returns
     -------
     xarray.Dataset
-        Over ``label``: the counts ``true_positives``, ``false_positives``,
-        ``false_negatives``, ``true_negatives`` (of the judge's decisions),
-        ``abstentions_on_positive``, ``abstentions_on_negative``, ``ties``,
-        ``no_reference``, ``judge_missing``, ``label_coverage`` and the measures
-        ``label_accuracy``, ``label_precision``, ``label_recall``, ``label_f1``,
-        ``label_specificity``, ``label_kappa``, ``label_phi``,
-        ``label_judge_positive_rate``, ``label_reference_positive_rate``,
+        Over ``label``: the counts ``label_true_positives``, ``label_false_positives``,
+        ``label_false_negatives``, ``label_true_negatives`` (of the judge's decisions),
+        ``label_abstentions_on_positive``, ``label_abstentions_on_negative``,
+        ``label_ties``, ``label_no_reference``, ``label_judge_missing``,
+        ``label_coverage`` and the measures ``label_accuracy``, ``label_precision``,
+        ``label_recall``, ``label_f1``, ``label_specificity``, ``label_kappa``,
+        ``label_phi``, ``label_judge_positive_rate``, ``label_reference_positive_rate``,
         ``label_kappa_phi_gap``, ``label_positive_rate_drift``. The same measures without the
         ``label_`` prefix along an ``average`` dim ("micro", "macro", "weighted_macro",
         "exemplar"), ``coverage`` pooled, and the humans' own agreement among themselves
         (:func:`xr_agreement.mla` with baselines F and AC1): ``human_agreement`` and
-        ``human_label_agreement``.
+        ``label_human_agreement``. ``attrs["reference"]`` cites the definitions followed;
+        ``attrs["reference_rule"]`` says what the reference is (e.g. "majority of ['ann',
+        'bob']") and ``attrs["reference_annotators"]`` lists them.
 
     Raises
     ------
@@ -186,10 +202,12 @@ def versus(
     ...     coords={"annotator": ["ann", "bob", "llm"], "label": ["clear", "correct"]},
     ... )
     >>> result = decisions.agreement.versus("llm", reference="ann")
-    >>> result.true_positives.values, result.false_positives.values
+    >>> result.label_true_positives.values, result.label_false_positives.values
     (array([1, 2]), array([1, 0]))
     >>> result.label_coverage.values
     array([0.75, 1.  ])
+    >>> result.attrs["reference_rule"]
+    "annotator 'ann'"
     >>> result.accuracy.sel(average="micro").item()  # 6 right of 7 answers
     0.857142...
     >>> xr_agreement.versus(decisions, "llm", reference="ann", abstain="disagree").accuracy.sel(
@@ -199,6 +217,54 @@ def versus(
     >>> with_ci.accuracy_lower.dims, with_ci.attrs["ci_resampling_unit"]
     (('average',), 'item')
     """
+    modes, tie_rule, marker_is_nan = _checked_options(da, abstain, tie, abstain_value,
+                                                      item=item, annotator=annotator,
+                                                      label=label)
+    if ci is not None:
+        ci, n_resamples, resample, ci_method = _checked_ci_options(
+            ci, n_resamples, resample, ci_method, seed, progress)
+    judge_position, human_positions, panel_positions, each = _roles(da, annotator, judge,
+                                                                     reference)
+    judge_values = _checked(da.isel({annotator: judge_position}, drop=True), "judge",
+                            abstain_value, marker_is_nan)
+    humans = _checked(da.isel({annotator: human_positions}), "human", abstain_value, True)
+    # the panel comes from the validated humans so that dask blocks are checked on compute
+    panel = humans.isel({annotator: [human_positions.index(p) for p in panel_positions]})
+    reference_values, ties, no_reference = _reference_values(panel, annotator,
+                                                             panel_positions, each, tie_rule)
+    if marker_is_nan:
+        judge_missing = xr.zeros_like(judge_values, dtype=bool)
+    else:
+        judge_missing = judge_values.isnull()
+
+    counts = cell_counts(judge_values, reference_values, abstain_value)
+    data = _count_variables(counts, ties, no_reference, judge_missing, item=item, label=label)
+    label_measures, averaged = measures_from_counts(counts, modes, item=item, label=label)
+    for name in MEASURES:
+        data["label_" + name] = label_measures.sel(measure=name, drop=True)
+        data[name] = averaged.sel(measure=name, drop=True)
+    data.update(_human_agreement(humans, item, annotator, label))
+
+    result = xr.Dataset(data)
+    _describe(result, modes)
+    reference_names = _annotator_names(da, annotator, panel_positions)
+    result.attrs = _result_attrs(
+        judge, reference_names, each, modes, tie_rule,
+        "NaN" if marker_is_nan else _plain(abstain_value),
+        n_items=da.sizes[item], n_labels=da.sizes[label], n_humans=len(human_positions),
+    )
+    if ci is None:
+        return result
+    return _with_intervals(
+        result, counts, humans, modes, item=item, annotator=annotator, label=label,
+        ci=ci, n_resamples=n_resamples, resample=resample, ci_method=ci_method, seed=seed,
+        return_replicates=return_replicates, progress=progress,
+    )
+
+
+def _checked_options(da, abstain, tie, abstain_value, *, item, annotator, label):
+    """The abstention modes, the tie rule and whether the marker is NaN, after checking the
+    input array and the keywords."""
     check_dataarray(da)
     check_dims(da, item=item, annotator=annotator, label=label)
     check_binary_dtype(da)
@@ -208,17 +274,25 @@ def versus(
                 f"dim {dim!r} is used by the result; rename it first (da.rename({dim}=...))"
             )
     modes = _parse_choice("abstain", abstain, ABSTAIN_MODES, allow_all=True)
-    if ci is not None:
-        ci, n_resamples, resample, method = check_options(
-            ci, n_resamples, resample, method, seed, progress
-        )
-        if resample != "item":
-            raise ValueError(
-                f"versus resamples items only (the judge is one fixed annotator); got "
-                f"resample={resample!r}"
-            )
     tie_rule = _parse_choice("tie", tie, TIE_RULES)[0]
-    marker_is_nan = _check_marker(abstain_value)
+    return modes, tie_rule, _check_marker(abstain_value)
+
+
+def _checked_ci_options(ci, n_resamples, resample, ci_method, seed, progress):
+    ci, n_resamples, resample, ci_method = check_options(
+        ci, n_resamples, resample, ci_method, seed, progress
+    )
+    if resample != "item":
+        raise ValueError(
+            f"versus resamples items only (the judge is one fixed annotator); got "
+            f"resample={resample!r}"
+        )
+    return ci, n_resamples, resample, ci_method
+
+
+def _roles(da, annotator, judge, reference):
+    """Positions along ``annotator`` of the judge, the humans and the reference panel, and
+    whether the reference is "each"."""
     judge_position = _annotator_position(da, annotator, judge)
     human_positions = [p for p in range(da.sizes[annotator]) if p != judge_position]
     if not human_positions:
@@ -228,69 +302,61 @@ def versus(
         panel_positions = human_positions
     else:
         panel_positions = _reference_positions(da, annotator, reference, judge_position)
+    return judge_position, human_positions, panel_positions, each
 
-    judge_values = da.isel({annotator: judge_position}, drop=True)
-    humans = da.isel({annotator: human_positions})
-    judge_values = _checked(judge_values, "judge", abstain_value, marker_is_nan)
-    humans = _checked(humans, "human", abstain_value, True)
-    # the panel comes from the validated humans so that dask blocks are checked on compute
-    panel = humans.isel({annotator: [human_positions.index(p) for p in panel_positions]})
 
-    if each:
-        reference_values = panel.rename({annotator: "reference"})
-        if "reference" not in reference_values.coords:
-            reference_values = reference_values.assign_coords(reference=panel_positions)
-        ties = xr.zeros_like(reference_values, dtype=bool)
-        no_reference = reference_values.isnull()
-    else:
-        reference_values, ties, no_reference = _majority(panel, annotator, tie_rule)
-    if marker_is_nan:
-        judge_missing = xr.zeros_like(judge_values, dtype=bool)
-    else:
-        judge_missing = judge_values.isnull()
+def _reference_values(panel, annotator, panel_positions, each, tie_rule):
+    """(reference 1/0/NaN per cell, tie mask, mask of cells without reference); with "each"
+    along a ``reference`` dim, one annotator after the other."""
+    if not each:
+        return _majority(panel, annotator, tie_rule)
+    reference_values = panel.rename({annotator: "reference"})
+    if "reference" not in reference_values.coords:
+        reference_values = reference_values.assign_coords(reference=panel_positions)
+    return (reference_values, xr.zeros_like(reference_values, dtype=bool),
+            reference_values.isnull())
 
-    counts = cell_counts(judge_values, reference_values, abstain_value)
+
+def _count_variables(counts, ties, no_reference, judge_missing, *, item, label) -> dict:
+    """The per-label counts and the coverage, from :func:`cell_counts` and the masks."""
     by_label = counts.sum(item)
-    pooled = by_label.sum(label)
-
-    data = {
-        "true_positives": by_label.sel(count="tp", drop=True),
-        "false_positives": by_label.sel(count="fp", drop=True),
-        "false_negatives": by_label.sel(count="fn", drop=True),
-        "true_negatives": by_label.sel(count="tn", drop=True),
-        "abstentions_on_positive": by_label.sel(count="ap", drop=True),
-        "abstentions_on_negative": by_label.sel(count="an", drop=True),
-        "ties": ties.sum(item),
-        "no_reference": no_reference.sum(item),
-        "judge_missing": judge_missing.sum(item),
+    cells = {"tp": "true_positives", "fp": "false_positives", "fn": "false_negatives",
+             "tn": "true_negatives", "ap": "abstentions_on_positive",
+             "an": "abstentions_on_negative"}
+    data = {f"label_{name}": by_label.sel(count=cell, drop=True)
+            for cell, name in cells.items()}
+    data.update({
+        "label_ties": ties.sum(item),
+        "label_no_reference": no_reference.sum(item),
+        "label_judge_missing": judge_missing.sum(item),
         "label_coverage": _coverage(by_label),
-        "coverage": _coverage(pooled),
-    }
-    label_measures, averaged = measures_from_counts(counts, modes, item=item, label=label)
-    for name in MEASURES:
-        data["label_" + name] = label_measures.sel(measure=name, drop=True)
-        data[name] = averaged.sel(measure=name, drop=True)
-    data.update(_human_agreement(humans, item, annotator, label))
+        "coverage": _coverage(by_label.sum(label)),
+    })
+    return data
 
-    result = xr.Dataset(data)
-    _describe(result, modes, tie_rule)
-    result.attrs = {
+
+def _result_attrs(judge, reference_names, each, modes, tie_rule, marker, *, n_items, n_labels,
+                  n_humans) -> dict:
+    if each:
+        rule = "each annotator in turn"
+    elif len(reference_names) > 1:
+        rule = f"majority of {reference_names}"
+    else:
+        rule = f"annotator {reference_names[0]!r}"
+    single = len(modes) == 1
+    return {
         "judge": _plain(judge),
-        "reference": "each annotator in turn"
-        if each
-        else f"majority of {_annotator_names(da, annotator, panel_positions)}"
-        if len(panel_positions) > 1
-        else f"annotator {_annotator_names(da, annotator, panel_positions)[0]!r}",
-        "reference_annotators": _annotator_names(da, annotator, panel_positions),
-        "n_items": da.sizes[item],
-        "n_labels": da.sizes[label],
-        "n_humans": len(human_positions),
+        "reference": REFERENCE,
+        "reference_rule": rule,
+        "reference_annotators": reference_names,
+        "n_items": n_items,
+        "n_labels": n_labels,
+        "n_humans": n_humans,
         "judgment_scale": "binary (0/1) per label",
-        "abstain": modes[0] if len(modes) == 1 else modes,
-        "abstain_definition": ABSTAIN_MODES[modes[0]]
-        if len(modes) == 1
+        "abstain": modes[0] if single else modes,
+        "abstain_definition": ABSTAIN_MODES[modes[0]] if single
         else [ABSTAIN_MODES[m] for m in modes],
-        "abstain_value": "NaN" if marker_is_nan else _plain(abstain_value),
+        "abstain_value": marker,
         "tie": tie_rule,
         "tie_definition": TIE_RULES[tie_rule],
         "missing_data": "human NaN decisions are left out of the majority (the majority of "
@@ -298,33 +364,24 @@ def versus(
         "zero_division": ZERO_DIVISION,
         "average_definition": [f"{k}: {v}" for k, v in AVERAGES.items()],
     }
-    if ci is None:
-        return result
+
+
+def _with_intervals(result, counts, humans, modes, *, item, annotator, label, **options):
+    """``result`` with the item-bootstrap bounds of its floating-point variables."""
     variables = [
         name
         for name in interval_variables(result, item)
         # one human: no human agreement to resample
-        if humans.sizes[annotator] >= 2 or not name.startswith("human_")
+        if humans.sizes[annotator] >= 2 or name not in HUMAN_VARIABLES
     ]
-    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
-                   return_replicates=return_replicates, progress=progress)
 
     def make_statistic(arrays):
         return VersusStatistic(arrays["counts"], modes, arrays["humans"], item=item,
                                annotator=annotator, label=label)
 
     arrays = {"counts": counts, "humans": humans}
-    lazy = _is_dask(counts.data) or _is_dask(humans.data)
-    if lazy and not isinstance(seed, np.random.Generator):
-        # lazy tables: the bootstrap runs block by block
-        return bootstrap(make_statistic(arrays), result, variables=variables,
-                                    item=item, **options)
-    if lazy:
-        # NumPy's stream is drawn in order: one task gets the per-item counts in memory
-        return deferred_bootstrap(make_statistic, arrays, result,
-                                             variables=variables, item=item, **options)
     return bootstrap(make_statistic(arrays), result, variables=variables, item=item,
-                                **options)
+                     rebuild=(make_statistic, arrays), **options)
 
 
 def _parse_choice(name: str, value, choices: dict, allow_all: bool = False) -> list[str]:
@@ -449,7 +506,7 @@ def _human_agreement(humans: xr.DataArray, item, annotator, label) -> dict[str, 
         result = mla(humans, baseline=HUMAN_BASELINES, item=item, annotator=annotator, label=label)
         return {
             "human_agreement": result.agreement,
-            "human_label_agreement": result.label_agreement,
+            "label_human_agreement": result.label_agreement,
         }
     # one human: no agreement among humans to report
     template = humans.isel({annotator: 0, item: 0}, drop=True).astype(np.float64)
@@ -458,11 +515,11 @@ def _human_agreement(humans: xr.DataArray, item, annotator, label) -> dict[str, 
     )
     return {
         "human_agreement": label_values.isel({label: 0}, drop=True),
-        "human_label_agreement": label_values,
+        "label_human_agreement": label_values,
     }
 
 
-def _describe(result: xr.Dataset, modes: list[str], tie_rule: str) -> None:
+def _describe(result: xr.Dataset, modes: list[str]) -> None:
     for name, (long_name, symbol, description) in COUNTS.items():
         result[name].attrs = {"long_name": long_name, "symbol": symbol, "description": description}
     result["label_coverage"].attrs = {
@@ -497,7 +554,7 @@ def _describe(result: xr.Dataset, modes: list[str], tie_rule: str) -> None:
         "description": "xr_agreement.mla among the non-judge annotators on all items and "
         "labels, baselines F and AC1: the ceiling a judge is read against; NaN with one human",
     }
-    result["human_label_agreement"].attrs = {
+    result["label_human_agreement"].attrs = {
         "long_name": "human-human label agreement",
         "symbol": "A_j",
         "description": "label agreement of xr_agreement.mla among the non-judge annotators "

@@ -123,5 +123,5 @@ class VersusStatistic(TableStatistic):
         if self.human is not None:
             human = self.human.finish([b[2] for b in batches])
             data["human_agreement"] = human.agreement
-            data["human_label_agreement"] = human.label_agreement
+            data["label_human_agreement"] = human.label_agreement
         return xr.Dataset(data).assign_coords({RESAMPLE_DIM: np.arange(R)})

@@ -22,39 +22,39 @@ AVERAGES = {
 HUMAN_BASELINES = ["F", "AC1"]
 
 
-# long_name, symbol, description of every output variable
+# long_name, symbol, description of the per-label counts
 COUNTS = {
-    "true_positives": (
+    "label_true_positives": (
         "true positives",
         "TP",
         "cells where the judge said 1 and the reference is 1",
     ),
-    "false_positives": (
+    "label_false_positives": (
         "false positives",
         "FP",
         "cells where the judge said 1 and the reference is 0",
     ),
-    "false_negatives": (
+    "label_false_negatives": (
         "false negatives",
         "FN",
         "cells where the judge said 0 and the reference is 1",
     ),
-    "true_negatives": (
+    "label_true_negatives": (
         "true negatives",
         "TN",
         "cells where the judge said 0 and the reference is 0",
     ),
-    "abstentions_on_positive": (
+    "label_abstentions_on_positive": (
         "abstentions where the reference is 1",
         "A_1",
         "cells where the judge abstained and the reference is 1 (an FN under abstain='disagree')",
     ),
-    "abstentions_on_negative": (
+    "label_abstentions_on_negative": (
         "abstentions where the reference is 0",
         "A_0",
         "cells where the judge abstained and the reference is 0 (an FP under abstain='disagree')",
     ),
-    "ties": (
+    "label_ties": (
         "reference ties",
         "N_tie",
         (
@@ -62,12 +62,12 @@ COUNTS = {
             "the reference is a single annotator"
         ),
     ),
-    "no_reference": (
+    "label_no_reference": (
         "cells without reference",
         "N_noref",
         "cells where no reference human made a decision (all NaN); never compared",
     ),
-    "judge_missing": (
+    "label_judge_missing": (
         "judge missing decisions",
         "N_miss",
         (

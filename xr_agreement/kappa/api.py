@@ -8,8 +8,9 @@ Two kinds of input are accepted:
   numbers, NaN/None missing. The overall coefficient uses every category (with ``weights=``);
   ``category_*`` variables give the category-vs-rest (binary) coefficient of each category.
 - multi-label binary decisions, dims ``item`` x ``annotator`` x ``label`` (0/1, NaN missing).
-  Each label is a binary rating problem; its coefficient is reported over the ``label`` dim in
-  place of ``category``, and the overall coefficient pools the labels:
+  Each label is a binary rating problem; its coefficient is reported over the ``label`` dim
+  (``label_*`` variables in place of ``category_*``), and the overall coefficient pools the
+  labels:
   ``(mean_j P_o,j - mean_j P_e,j) / (1 - mean_j P_e,j)`` over labels with a pairable item (on
   complete data Fleiss, AC1 and Brennan-Prediger pooled this way equal
   :func:`xr_agreement.mla` with baselines F, AC1 and PB).
@@ -22,15 +23,17 @@ items run chunk by chunk with dask's tree reductions, and a multi-label value ot
 (or a rating outside declared ``categories``) is reported when computed. One exception: for
 single-label ratings without declared ``categories`` the set of categories must be known to
 shape the result, so the distinct ratings are computed first (one pass over the ratings;
-declare ``categories=`` to avoid it). Bootstrap intervals (``ci=``) are lazy too: item
+declare ``categories=`` to avoid it). Bootstrap intervals are lazy too: item
 resampling from an int seed runs block by block (each item block adds its part of every
 replicate's sums, a tree adds the blocks; BCa's item jackknife is a second pass), while
 annotator resampling (``"annotator"``, ``"both"``) and a ``numpy.random.Generator`` seed
 gather the one-hot ratings into one task when computed (memory as on numpy).
 
-Two kinds of interval: ``ci_lower``/``ci_upper`` are the analytic (Gwet's t-based, or normal
-for Cohen's) limits at level ``confidence``; with ``ci=`` each coefficient variable ``V`` also
-gains bootstrap bounds ``V_lower``/``V_upper`` (:mod:`xr_agreement.resampling`). Item
+Intervals at level ``ci=`` (None: none), one method per call (``ci_method=``, recorded in the
+Dataset's attrs): ``"analytic"`` (the default) gives the standard error ``coefficient_se`` and
+the bounds ``coefficient_lower``/``coefficient_upper`` (Gwet's t-based limits, normal ones for
+Cohen's); ``"percentile"`` or ``"bca"`` give each coefficient variable ``V`` bootstrap bounds
+``V_lower``/``V_upper`` (:mod:`xr_agreement.resampling`) and no analytic values. Item
 resampling needs no resampled array: every sum over items that a coefficient uses is a
 column of a per-item table (Gwet's per-item terms; for Cohen's kappa the pairs' contingency
 tables), so a batch of replicates is one matrix product of the resampling counts with that
@@ -54,7 +57,7 @@ import xarray as xr
 from .._core.categorical import MISSING_CODE
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
-from .encode import _encode, _prepare
+from .encode import _encode, _prepare, REASONS
 from .gwet import _gwet_columns, _gwet_point, _gwet_values
 from .intervals import (_bootstrap_options, _check_bootstrap, _interval_variables, _kappa_intervals,
                         KappaStatistic)
@@ -70,6 +73,48 @@ METHOD_NAMES = {
 
 
 # long_name, symbol, description
+_LEVEL_VARIABLES = {  # the coefficient of one category (prefix category_) or label (label_)
+    "coefficient": (
+        "{level} coefficient",
+        "kappa_{k}",
+        "the coefficient of {problem}",
+    ),
+    "observed": ("{level} observed agreement", "P_o,{k}", "P_o of {problem}"),
+    "expected": ("{level} chance agreement", "P_e,{k}", "P_e of {problem}"),
+    "coefficient_se": (
+        "{level} standard error",
+        "se_{k}",
+        "Gwet's analytic standard error of {prefix}_coefficient (ci_method='analytic')",
+    ),
+}
+
+_LEVELS = {
+    "category": {
+        "level": "category-vs-rest",
+        "k": "k",
+        "prefix": "category",
+        "problem": "the binary problem 'category k or not' on single-label ratings (identity "
+        "weights: a binary split has no order)",
+    },
+    "label": {
+        "level": "label",
+        "k": "j",
+        "prefix": "label",
+        "problem": "label j's 0/1 problem on multi-label input (with the given weights)",
+    },
+}
+
+
+def _level_variables(templates, levels=_LEVELS, outer=""):
+    """``templates`` (name: (long_name, symbol, description) with ``{level}``-style fields)
+    for each level, named ``<outer><level>_<name>``."""
+    return {
+        f"{outer}{level}_{name}": tuple(part.format(**fields) for part in entry)
+        for level, fields in levels.items()
+        for name, entry in templates.items()
+    }
+
+
 VARIABLES = {
     "coefficient": (
         "agreement coefficient",
@@ -88,109 +133,121 @@ VARIABLES = {
         "agreement expected by chance under the coefficient's model; on multi-label input the "
         "mean over labels",
     ),
-    "se": (
-        "standard error",
+    "coefficient_se": (
+        "standard error of the coefficient",
         "se",
         "Gwet's (2014) analytic standard error conditional on the annotators, from linearized "
         "per-item terms; times sqrt(1 - n / population_size) when a population size is given",
     ),
-    "ci_lower": (
-        "lower confidence limit",
+    "coefficient_lower": (
+        "lower bound of the coefficient",
         "CI_lo",
-        "coefficient - t(n - 1) quantile * se (Gwet's t-based interval)",
+        "coefficient - t(n - 1) quantile * coefficient_se (Gwet's t-based interval at "
+        "attrs['ci_level'])",
     ),
-    "ci_upper": (
-        "upper confidence limit",
+    "coefficient_upper": (
+        "upper bound of the coefficient",
         "CI_hi",
-        "coefficient + t(n - 1) quantile * se, capped at 1",
+        "coefficient + t(n - 1) quantile * coefficient_se, capped at 1",
     ),
-    "category_coefficient": (
-        "category-vs-rest coefficient",
-        "kappa_k",
-        "the coefficient of the binary problem 'category k or not' (identity weights: a "
-        "binary split has no order); on multi-label input the coefficient of each label "
-        "(its 0/1 problem, with the given weights)",
-    ),
-    "category_observed": ("category-vs-rest observed agreement", "P_o,k", "P_o of that problem"),
-    "category_expected": ("category-vs-rest chance agreement", "P_e,k", "P_e of that problem"),
-    "category_se": (
-        "category-vs-rest standard error",
-        "se_k",
-        "Gwet's standard error of the category-vs-rest coefficient",
-    ),
+    **_level_variables(_LEVEL_VARIABLES),
     "n_rated_items": ("rated items", "n", "items with at least one rating"),
     "n_pairable_items": ("pairable items", "n''", "items with at least two ratings"),
     "undefined_reason": (
-        "why a value is undefined",
+        "why the coefficient is undefined",
         "",
-        "empty where coefficient and se are defined, else why they are NaN",
+        "empty where coefficient (and coefficient_se, when asked for) is defined, else why it "
+        "is NaN",
+    ),
+}
+
+_PAIR_LEVEL_VARIABLES = {  # per pair and category (pair_category_) or label (pair_label_)
+    "coefficient": (
+        "{level} Cohen's kappa",
+        "kappa_{k}",
+        "Cohen's kappa of {problem}",
+    ),
+    "coefficient_se": (
+        "{level} ASE",
+        "ASE_{k}",
+        "asymptotic standard error of pair_{prefix}_coefficient (ci_method='analytic')",
+    ),
+    "prevalence_index": (
+        "{level} prevalence index",
+        "PI_{k}",
+        "(a - d) / n of the pair's 2x2 table of {problem}: share where both chose 1 minus "
+        "share where neither did (Byrt et al. 1993)",
+    ),
+    "bias_index": (
+        "{level} bias index",
+        "BI_{k}",
+        "(b - c) / n of the pair's 2x2 table: annotator_1's share of 1 minus annotator_2's "
+        "(Byrt et al. 1993); for two categories kappa = (PABAK - PI**2 + BI**2) / "
+        "(1 - PI**2 + BI**2)",
     ),
 }
 
 COHEN_VARIABLES = {
-    "coefficient": (
-        "Cohen's kappa",
+    "pair_coefficient": (
+        "Cohen's kappa of the pair",
         "kappa",
         "(P_o - P_e) / (1 - P_e) for each annotator pair on the items both rated; the diagonal "
         "is an annotator against itself (1 unless P_e = 1)",
     ),
-    "observed": ("observed agreement", "P_o", "weighted share of agreeing items of the pair"),
-    "expected": (
-        "chance agreement",
+    "pair_observed": ("observed agreement of the pair", "P_o",
+                      "weighted share of agreeing items of the pair"),
+    "pair_expected": (
+        "chance agreement of the pair",
         "P_e",
         "sum_kl w_kl p_k+ p_+l from the two annotators' own marginals",
     ),
-    "se": (
-        "asymptotic standard error",
+    "pair_coefficient_se": (
+        "asymptotic standard error of the pair's kappa",
         "ASE",
         "Fleiss, Cohen & Everitt (1969) standard error (statsmodels std_kappa, SAS ASE); on "
-        "multi-label input the delta-method equivalent for the pooled coefficient",
+        "multi-label input the delta-method equivalent for the pooled coefficient; times "
+        "sqrt(1 - n / population_size) when a population size is given",
     ),
-    "ci_lower": ("lower confidence limit", "CI_lo", "coefficient - z * se (normal limits)"),
-    "ci_upper": ("upper confidence limit", "CI_hi", "coefficient + z * se, capped at 1"),
-    "n_common_items": ("items rated by both", "n_ab", "the pairwise-complete items of the pair"),
-    "pabak": (
-        "prevalence- and bias-adjusted kappa",
+    "pair_coefficient_lower": ("lower bound of the pair's kappa", "CI_lo",
+                               "pair_coefficient - z * pair_coefficient_se (normal limits at "
+                               "attrs['ci_level'])"),
+    "pair_coefficient_upper": ("upper bound of the pair's kappa", "CI_hi",
+                               "pair_coefficient + z * pair_coefficient_se, capped at 1"),
+    "pair_n_pairable_items": ("items rated by both", "n_ab",
+                              "the pairwise-complete items of the pair"),
+    "pair_pabak": (
+        "prevalence- and bias-adjusted kappa of the pair",
         "PABAK",
         "(P_o - T_w / q**2) / (1 - T_w / q**2): Brennan-Prediger for the pair, 2 P_o - 1 for "
         "two categories (Byrt, Bishop & Carlin 1993)",
     ),
-    "bias_adjusted_kappa": (
-        "bias-adjusted kappa",
+    "pair_bias_adjusted_kappa": (
+        "bias-adjusted kappa of the pair",
         "BAK",
         "kappa with the pair's pooled marginals, i.e. Scott's pi (Byrt et al. 1993)",
     ),
-    "category_coefficient": (
-        "category-vs-rest Cohen's kappa",
-        "kappa_k",
-        "Cohen's kappa of the 2x2 table 'category k or not'; on multi-label input the kappa "
-        "of each label",
+    **_level_variables(_PAIR_LEVEL_VARIABLES, outer="pair_"),
+    "pair_undefined_reason": (
+        "why the pair's kappa is undefined",
+        "",
+        "empty where pair_coefficient (and pair_coefficient_se, when asked for) is defined, "
+        "else why it is NaN",
     ),
-    "category_se": ("category-vs-rest ASE", "ASE_k", "ASE of category_coefficient"),
-    "prevalence_index": (
-        "prevalence index",
-        "PI_k",
-        "(a - d) / n of the category-vs-rest 2x2 table: share where both chose the category "
-        "minus share where neither did (Byrt et al. 1993)",
-    ),
-    "bias_index": (
-        "bias index",
-        "BI_k",
-        "(b - c) / n: annotator_1's share of the category minus annotator_2's (Byrt et al. "
-        "1993); for two categories kappa = (PABAK - PI**2 + BI**2) / (1 - PI**2 + BI**2)",
-    ),
-    "mean_coefficient": (
+    "coefficient": (
         "mean pairwise Cohen's kappa",
         "kappa_Light",
-        "Light's kappa: mean of coefficient over the distinct annotator pairs where it is defined",
+        "Light's kappa: mean of pair_coefficient over the distinct annotator pairs where it is "
+        "defined",
     ),
-    "n_pairs": ("annotator pairs averaged", "n_pairs", "pairs in mean_coefficient"),
+    "n_pairs": ("annotator pairs averaged", "", "distinct annotator pairs in coefficient"),
     "undefined_reason": (
-        "why a value is undefined",
+        "why the mean kappa is undefined",
         "",
-        "empty where coefficient and se are defined, else why they are NaN",
+        "empty where coefficient is defined, else why it is NaN",
     ),
 }
+
+CI_METHODS = ("analytic", "percentile", "bca")
 
 
 # --------------------------------------------------------------------------- public API
@@ -201,15 +258,14 @@ def fleiss(
     weights=None,
     *,
     categories=None,
-    confidence=0.95,
+    ci=0.95,
+    ci_method="analytic",
     population_size=None,
     item="item",
     annotator="annotator",
     label="label",
-    ci=None,
     n_resamples=1000,
     resample="item",
-    method="percentile",
     seed=None,
     return_replicates=False,
     progress=None,
@@ -230,19 +286,21 @@ def fleiss(
     categories : sequence, optional
         All possible categories in order (single-label only); unused ones then still count
         (they matter for weights, Brennan-Prediger and AC1).
-    confidence : float in (0, 1)
-        Level of ``ci_lower``/``ci_upper``.
+    ci : float in (0, 1) or None, default 0.95
+        Interval level; None for no interval and no standard error.
+    ci_method : {"analytic", "percentile", "bca"}, default "analytic"
+        ``"analytic"``: Gwet's standard errors ``coefficient_se`` (and ``<level>_coefficient_se``)
+        and his t-based bounds ``coefficient_lower``/``coefficient_upper``. ``"percentile"``
+        or ``"bca"``: bootstrap bounds ``<name>_lower``/``<name>_upper`` (same dims) of each of
+        ``coefficient``, ``observed``, ``expected`` and their ``category_``/``label_``
+        versions, and no analytic values. The Dataset attrs record ``ci_level`` and
+        ``ci_method`` (and for the bootstrap ``ci_n_resamples``, ``ci_resampling_unit``; see
+        :mod:`xr_agreement.resampling` for its semantics).
     population_size : int, optional
-        Number of items in the population, for the finite-population correction of ``se``.
+        Number of items in the population, for the finite-population correction of the
+        standard errors (the variance times ``1 - n / population_size``).
     item, annotator, label : str
         Names of the dims playing these roles; ``label`` marks multi-label input when present.
-    ci : float, optional
-        Confidence level (e.g. 0.95) of *bootstrap* intervals, independent of the analytic
-        ``ci_lower``/``ci_upper`` (whose level is ``confidence``). Each of ``coefficient``,
-        ``observed``, ``expected``, ``category_coefficient``, ``category_observed`` and
-        ``category_expected`` then gains ``<name>_lower`` and ``<name>_upper`` (same dims);
-        the Dataset attrs record ``ci_level``, ``ci_method``, ``ci_n_resamples`` and
-        ``ci_resampling_unit``. See :mod:`xr_agreement.resampling` for the semantics.
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     resample : {"item", "annotator", "both"}, default "item"
@@ -250,8 +308,6 @@ def fleiss(
         set (or label set) stays that of the data. An annotator drawn twice counts as two
         distinct raters with identical ratings (their pair agrees; under Conger each copy
         has its own marginals).
-    method : {"percentile", "bca"}, default "percentile"
-        Percentile or bias-corrected and accelerated interval.
     seed : int or numpy.random.Generator, optional
         Seed of the resampling; the same seed gives the same intervals.
     return_replicates : bool, default False
@@ -262,18 +318,20 @@ def fleiss(
     Returns
     -------
     xarray.Dataset
-        ``coefficient``, ``observed``, ``expected``, ``se``, ``ci_lower``, ``ci_upper``,
-        ``n_rated_items``, ``n_pairable_items``, ``undefined_reason``; over ``category`` (or
-        ``label``): ``category_coefficient``, ``category_observed``, ``category_expected``,
-        ``category_se``; with ``ci`` the bootstrap bounds listed above. With dask input
-        everything is lazy (see the module docstring).
+        ``coefficient``, ``observed``, ``expected``, ``n_rated_items``, ``n_pairable_items``,
+        ``undefined_reason``; over ``category``: ``category_coefficient``,
+        ``category_observed``, ``category_expected`` (on multi-label input over ``label``:
+        ``label_coefficient``, ``label_observed``, ``label_expected``); the interval
+        variables of ``ci_method`` listed above. With dask input everything is lazy (see the
+        module docstring).
 
     Raises
     ------
     ValueError
         A dim is missing, fewer than 2 annotators, a rating outside declared ``categories``
         or a multi-label value other than 0/1/NaN (each named with its coordinates), bad
-        weights, ``confidence`` outside (0, 1), ``population_size`` below the sample size.
+        weights, ``ci`` outside (0, 1), an unknown ``ci_method``, ``population_size`` below
+        the sample size.
 
     Notes
     -----
@@ -295,18 +353,21 @@ def fleiss(
     0.563636
     >>> result.category_coefficient.round(3).to_series().to_dict()
     {'G': 0.76, 'N': 0.55, 'P': 0.467}
+    >>> result.attrs["ci_method"], bool(result.coefficient_lower < result.coefficient)
+    ('analytic', True)
 
-    Bootstrap intervals over items next to Gwet's analytic (t-based) interval:
+    Bootstrap intervals over items instead of Gwet's analytic (t-based) interval:
 
-    >>> boot = xr_agreement.fleiss(ratings, ci=0.9, n_resamples=200, seed=0)
+    >>> boot = xr_agreement.fleiss(ratings, ci=0.9, ci_method="percentile", n_resamples=200,
+    ...                            seed=0)
     >>> bool(boot.coefficient_lower < boot.coefficient < boot.coefficient_upper)
     True
-    >>> boot.attrs["ci_method"], float(boot.ci_lower) < float(boot.coefficient)
-    ('percentile', True)
+    >>> boot.attrs["ci_method"], "coefficient_se" in boot
+    ('percentile', False)
     """
     return _coefficient(
-        da, "fleiss", weights, categories, confidence, population_size, item, annotator, label,
-        _bootstrap_options(locals()),
+        da, "fleiss", weights, categories, population_size, item, annotator, label,
+        _intervals(locals()),
     )
 
 
@@ -315,15 +376,14 @@ def conger(
     weights=None,
     *,
     categories=None,
-    confidence=0.95,
+    ci=0.95,
+    ci_method="analytic",
     population_size=None,
     item="item",
     annotator="annotator",
     label="label",
-    ci=None,
     n_resamples=1000,
     resample="item",
-    method="percentile",
     seed=None,
     return_replicates=False,
     progress=None,
@@ -346,8 +406,8 @@ def conger(
     0.567568
     """
     return _coefficient(
-        da, "conger", weights, categories, confidence, population_size, item, annotator, label,
-        _bootstrap_options(locals()),
+        da, "conger", weights, categories, population_size, item, annotator, label,
+        _intervals(locals()),
     )
 
 
@@ -356,15 +416,14 @@ def gwet(
     weights=None,
     *,
     categories=None,
-    confidence=0.95,
+    ci=0.95,
+    ci_method="analytic",
     population_size=None,
     item="item",
     annotator="annotator",
     label="label",
-    ci=None,
     n_resamples=1000,
     resample="item",
-    method="percentile",
     seed=None,
     return_replicates=False,
     progress=None,
@@ -384,8 +443,8 @@ def gwet(
     0.616
     """
     return _coefficient(
-        da, "gwet", weights, categories, confidence, population_size, item, annotator, label,
-        _bootstrap_options(locals()),
+        da, "gwet", weights, categories, population_size, item, annotator, label,
+        _intervals(locals()),
     )
 
 
@@ -394,15 +453,14 @@ def brennan_prediger(
     weights=None,
     *,
     categories=None,
-    confidence=0.95,
+    ci=0.95,
+    ci_method="analytic",
     population_size=None,
     item="item",
     annotator="annotator",
     label="label",
-    ci=None,
     n_resamples=1000,
     resample="item",
-    method="percentile",
     seed=None,
     return_replicates=False,
     progress=None,
@@ -424,12 +482,11 @@ def brennan_prediger(
         "brennan_prediger",
         weights,
         categories,
-        confidence,
         population_size,
         item,
         annotator,
         label,
-        _bootstrap_options(locals()),
+        _intervals(locals()),
     )
 
 
@@ -438,15 +495,14 @@ def percent(
     weights=None,
     *,
     categories=None,
-    confidence=0.95,
+    ci=0.95,
+    ci_method="analytic",
     population_size=None,
     item="item",
     annotator="annotator",
     label="label",
-    ci=None,
     n_resamples=1000,
     resample="item",
-    method="percentile",
     seed=None,
     return_replicates=False,
     progress=None,
@@ -464,8 +520,8 @@ def percent(
     0.733333
     """
     return _coefficient(
-        da, "percent", weights, categories, confidence, population_size, item, annotator, label,
-        _bootstrap_options(locals()),
+        da, "percent", weights, categories, population_size, item, annotator, label,
+        _intervals(locals()),
     )
 
 
@@ -516,14 +572,14 @@ def cohen(
     weights=None,
     *,
     categories=None,
-    confidence=0.95,
+    ci=0.95,
+    ci_method="analytic",
+    population_size=None,
     item="item",
     annotator="annotator",
     label="label",
-    ci=None,
     n_resamples=1000,
     resample="item",
-    method="percentile",
     seed=None,
     return_replicates=False,
     progress=None,
@@ -543,27 +599,34 @@ def cohen(
         Agreement weights, as in :func:`fleiss`.
     categories : sequence, optional
         All possible categories in order (single-label only).
-    confidence : float in (0, 1)
-        Level of ``ci_lower``/``ci_upper``.
+    ci : float in (0, 1) or None, default 0.95
+        Interval level; None for no interval and no standard error.
+    ci_method : {"analytic", "percentile", "bca"}, default "analytic"
+        ``"analytic"``: the ASEs ``pair_coefficient_se``, ``pair_category_coefficient_se``
+        and the normal bounds ``pair_coefficient_lower``/``pair_coefficient_upper``. A
+        bootstrap method: bounds ``<name>_lower``/``<name>_upper`` as in :func:`fleiss` (the
+        categories those of the data in every replicate) and no analytic values; with
+        ``resample="item"`` every pair- and category-level value gets an interval.
+        Resampling annotators scrambles the pairs, so then only ``coefficient`` (Light's
+        kappa, a copied annotator's self-pair counting as a pair that agrees) gets one.
+    population_size : int, optional
+        Number of items in the population: each variance times ``1 - n / population_size``
+        with ``n`` the items it is computed from (Gwet's finite-population correction).
     item, annotator, label : str
         Names of the dims playing these roles.
-    ci, n_resamples, resample, method, seed, return_replicates, progress
-        Bootstrap intervals as in :func:`fleiss` (``<name>_lower``/``<name>_upper``,
-        separate from the analytic ``ci_lower``/``ci_upper``), the categories those of the
-        data in every replicate. With
-        ``resample="item"`` every pair- and category-level value but ``se``, ``ci_*`` and
-        ``category_se`` gets an interval. Resampling annotators scrambles the pairs, so
-        then only ``mean_coefficient`` (Light's kappa, a copied annotator's self-pair
-        counting as a pair that agrees) gets one.
+    n_resamples, resample, seed, return_replicates, progress
+        The bootstrap, as in :func:`fleiss`.
 
     Returns
     -------
     xarray.Dataset
-        Over ``annotator_1`` x ``annotator_2``: ``coefficient``, ``observed``, ``expected``,
-        ``se``, ``ci_lower``, ``ci_upper``, ``n_common_items``, ``pabak``,
-        ``bias_adjusted_kappa``, ``undefined_reason``; over pairs and ``category`` (or
-        ``label``): ``category_coefficient``, ``category_se``, ``prevalence_index``,
-        ``bias_index``; ``mean_coefficient`` (Light's kappa) and ``n_pairs``.
+        Over ``annotator_1`` x ``annotator_2``: ``pair_coefficient``, ``pair_observed``,
+        ``pair_expected``, ``pair_n_pairable_items``, ``pair_pabak``,
+        ``pair_bias_adjusted_kappa``, ``pair_undefined_reason``; over pairs and ``category``:
+        ``pair_category_coefficient``, ``pair_category_prevalence_index``,
+        ``pair_category_bias_index`` (``pair_label_*`` over ``label`` on multi-label input);
+        ``coefficient`` (Light's kappa), ``n_pairs`` and ``undefined_reason``; the interval
+        variables of ``ci_method`` listed above.
 
     Examples
     --------
@@ -573,48 +636,82 @@ def cohen(
     ...                        "GPG"]],
     ...     dims=("item", "annotator"), coords={"annotator": ["A", "B", "C"]})
     >>> result = xr_agreement.cohen(ratings)
-    >>> round(float(result.coefficient.sel(annotator_1="A", annotator_2="B")), 6)
+    >>> round(float(result.pair_coefficient.sel(annotator_1="A", annotator_2="B")), 6)
     0.491525
-    >>> result.bias_index.sel(annotator_1="A", annotator_2="B").values
+    >>> result.pair_category_bias_index.sel(annotator_1="A", annotator_2="B").values
     array([ 0.1,  0. , -0.1])
+    >>> round(float(result.coefficient), 6), int(result.n_pairs)
+    (0.563371, 3)
     """
-    _check_confidence(confidence)
-    options = _check_bootstrap(_bootstrap_options(locals()))
+    intervals = _intervals(locals())
+    _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
     data = _prepare(da, weights, categories, item, annotator, label)
-    out, category_dim = _cohen_values(data, confidence)
-    result = xr.Dataset(out)
-    result = _name_categories(result, data, category_dim)
-    _attach_attrs(result, COHEN_VARIABLES)
-    result.attrs = _dataset_attrs(data, "Cohen's kappa (pairwise)", confidence)
+    out, category_dim = _cohen_values(data, intervals[0] or 0.95, population_size)
+    result = _finish(out, data, category_dim, intervals, COHEN_VARIABLES,
+                     "Cohen's kappa (pairwise)")
     result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"
+    options = intervals[2]
     if options is None:
         return result
     if options["resample"] == "item":
         variables = _interval_variables(result)
     else:
-        variables = ["mean_coefficient"]
+        variables = ["coefficient"]
     statistic = KappaStatistic(data, _cohen_columns, _cohen_point, variables)
     return _kappa_intervals(statistic, result, options)
 
 
-def _coefficient(da, method, weights, categories, confidence, population_size, item,
-                 annotator, label, bootstrap_options):
-    _check_confidence(confidence)
+def _coefficient(da, method, weights, categories, population_size, item, annotator, label,
+                 intervals):
     _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
-    options = _check_bootstrap(bootstrap_options)
     data = _prepare(da, weights, categories, item, annotator, label)
-    out, category_dim = _gwet_values(data, method, confidence, population_size)
-    result = xr.Dataset(out)
-    result = _name_categories(result, data, category_dim)
-    _attach_attrs(result, VARIABLES)
-    result.attrs = _dataset_attrs(data, METHOD_NAMES[method], confidence)
+    out, category_dim = _gwet_values(data, method, intervals[0] or 0.95, population_size)
+    result = _finish(out, data, category_dim, intervals, VARIABLES, METHOD_NAMES[method])
     if method == "gwet":
         result.attrs["coefficient_name"] = "AC1" if data["weights_name"] == "identity" else "AC2"
+    options = intervals[2]
     if options is None:
         return result
     statistic = KappaStatistic(data, partial(_gwet_columns, method=method),
                                partial(_gwet_point, method=method), _interval_variables(result))
     return _kappa_intervals(statistic, result, options)
+
+
+def _intervals(arguments: dict) -> tuple:
+    """``(ci, ci_method, bootstrap options)`` from a public function's ``locals()``: the
+    validated level (None without interval), the method, and the bootstrap's validated
+    keywords (None unless a bootstrap method is asked for)."""
+    ci, ci_method = arguments["ci"], arguments["ci_method"]
+    if not isinstance(ci_method, str) or ci_method.lower() not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {list(CI_METHODS)}, got {ci_method!r}")
+    ci_method = ci_method.lower()
+    if ci is None:
+        return None, ci_method, None
+    if ci_method == "analytic":
+        _check_confidence(ci, "ci")
+        return ci, ci_method, None
+    return ci, ci_method, _check_bootstrap(_bootstrap_options(dict(arguments,
+                                                                   ci_method=ci_method)))
+
+
+def _finish(out, data, category_dim, intervals, variables, method_name):
+    """The Dataset of ``out``: the analytic standard errors and bounds only with
+    ``ci_method="analytic"``, coordinates, variable and Dataset attrs."""
+    ci, ci_method = intervals[0], intervals[1]
+    analytic = ci is not None and ci_method == "analytic"
+    if not analytic:
+        out = {name: value for name, value in out.items()
+               if not name.endswith(("_se", "_lower", "_upper"))}
+        for name in ("undefined_reason", "pair_undefined_reason"):
+            if name in out:  # the standard error's reason concerns a value not returned
+                out[name] = xr.where(out[name] == REASONS["se"], "", out[name])
+    result = xr.Dataset(out)
+    result = _name_categories(result, data, category_dim)
+    _attach_attrs(result, variables)
+    result.attrs = _dataset_attrs(data, method_name)
+    if analytic:
+        result.attrs.update(ci_level=float(ci), ci_method="analytic")
+    return result
 
 
 # --------------------------------------------------------------------------- output
@@ -647,14 +744,11 @@ def _name_categories(result, data, category_dim):
 def _attach_attrs(result, variables):
     for name, (long_name, symbol, description) in variables.items():
         if name in result:
-            result[name].attrs = {
-                "long_name": long_name,
-                "symbol": symbol,
-                "description": description,
-            }
+            result[name].attrs = {"long_name": long_name, "symbol": symbol,
+                                  "description": description}
 
 
-def _dataset_attrs(data, method_name, confidence):
+def _dataset_attrs(data, method_name):
     da = data["da"]
     return {
         "coefficient_name": method_name,
@@ -666,7 +760,6 @@ def _dataset_attrs(data, method_name, confidence):
             for c in np.asarray(data["categories"]).tolist()
         ],
         "weights": data["weights_name"],
-        "confidence": confidence,
         "n_items": da.sizes[data["item"]],
         "n_annotators": da.sizes[data["annotator"]],
         "missing_data": "Gwet's generalized formulas: items without ratings dropped, observed "

@@ -37,15 +37,16 @@ def _cohen_columns(data) -> dict:
 
 def _cohen_point(data, sums) -> dict:
     """:func:`cohen`'s values from column sums (bootstrap replicates; no confidence level)."""
-    return _cohen_values(data, 0.95, sums)[0]
+    return _cohen_values(data, 0.95, None, sums)[0]
 
 
-def _cohen_values(data, confidence, sums=None):
+def _cohen_values(data, confidence, population_size=None, sums=None):
     """Every value of :func:`cohen` from :func:`_prepare`'s output, and the category dim.
 
     Given ``sums`` (weighted sums over items of :func:`_cohen_columns`, dims resample, ...)
     the values on item-resampled data (a pair's contingency table is a sum over items),
-    except the pooled multi-label ``se``, then NaN (its per-item terms are not formed).
+    except the pooled multi-label standard error, then NaN (its per-item terms are not
+    formed). ``population_size`` scales the variances by ``1 - n / population_size``.
     """
     w, item, label = data["weights"], data["item"], data["label"]
     columns = None
@@ -57,9 +58,9 @@ def _cohen_values(data, confidence, sums=None):
     q = w.sizes[_CAT]
     bp_expected = float(w.sum()) / q**2
     if data["multi_label"]:
-        overall = _cohen_pooled(sums, w, item, label, columns)
+        overall = _cohen_pooled(sums, w, item, label, columns, population_size)
         used = overall["used"]
-        per_label = _cohen_table(table, w_rc)
+        per_label = _cohen_table(table, w_rc, population_size)
         pi = (per_label["row"] + per_label["col"].rename({_COL: _ROW})) / 2
         scott_expected = _mean_over(
             xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL]), used, label
@@ -68,7 +69,7 @@ def _cohen_values(data, confidence, sums=None):
         binary = table.isel({_ROW: [1, 0], _COL: [1, 0]}).drop_vars([_ROW, _COL], errors="ignore")
         category_dim = label
     else:
-        overall = _cohen_table(table, w_rc)
+        overall = _cohen_table(table, w_rc, population_size)
         pi = (overall["row"] + overall["col"].rename({_COL: _ROW})) / 2
         scott_expected = xr.dot(pi, w_rc, pi.rename({_ROW: _COL}), dim=[_ROW, _COL])
         binary = _binary_tables(table)
@@ -80,7 +81,8 @@ def _cohen_values(data, confidence, sums=None):
     if data["multi_label"]:
         per_cat = per_label  # each label's own 2x2 problem, with the given weights
     else:  # category-vs-rest: a binary split has no order, so identity weights
-        per_cat = _cohen_table(binary, xr.DataArray(np.eye(2), dims=(_ROW, _COL)))
+        per_cat = _cohen_table(binary, xr.DataArray(np.eye(2), dims=(_ROW, _COL)),
+                               population_size)
     n_cat = per_cat["n"].where(per_cat["n"] > 0)
     prevalence_index = (binary.isel({_ROW: 0, _COL: 0}) - binary.isel({_ROW: 1, _COL: 1})) / n_cat
     bias_index = (binary.isel({_ROW: 0, _COL: 1}) - binary.isel({_ROW: 1, _COL: 0})) / n_cat
@@ -96,23 +98,25 @@ def _cohen_values(data, confidence, sums=None):
     distinct = xr.DataArray(np.triu(np.ones((n_annotators, n_annotators), bool), 1), dims=pair_dims)
     defined = coefficient.notnull() & distinct
     n_pairs = defined.sum(pair_dims)
+    level = "pair_label" if data["multi_label"] else "pair_category"  # the names' prefixes
     out = {
-        "coefficient": coefficient,
-        "observed": observed,
-        "expected": expected,
-        "se": se,
-        "ci_lower": coefficient - z * se,
-        "ci_upper": np.minimum(coefficient + z * se, 1.0),
-        "n_common_items": n_common,
-        "pabak": pabak,
-        "bias_adjusted_kappa": bias_adjusted,
-        "category_coefficient": per_cat["coefficient"],
-        "category_se": per_cat["se"],
-        "prevalence_index": prevalence_index,
-        "bias_index": bias_index,
-        "mean_coefficient": coefficient.where(defined).sum(pair_dims) / n_pairs.where(n_pairs > 0),
+        "pair_coefficient": coefficient,
+        "pair_observed": observed,
+        "pair_expected": expected,
+        "pair_coefficient_se": se,
+        "pair_coefficient_lower": coefficient - z * se,
+        "pair_coefficient_upper": np.minimum(coefficient + z * se, 1.0),
+        "pair_n_pairable_items": n_common,
+        "pair_pabak": pabak,
+        "pair_bias_adjusted_kappa": bias_adjusted,
+        f"{level}_coefficient": per_cat["coefficient"],
+        f"{level}_coefficient_se": per_cat["se"],
+        f"{level}_prevalence_index": prevalence_index,
+        f"{level}_bias_index": bias_index,
+        "pair_undefined_reason": reason,
+        "coefficient": coefficient.where(defined).sum(pair_dims) / n_pairs.where(n_pairs > 0),
         "n_pairs": n_pairs,
-        "undefined_reason": reason,
+        "undefined_reason": xr.where(n_pairs == 0, REASONS["no_defined_pair"], ""),
     }
     return out, category_dim
 
@@ -120,9 +124,10 @@ def _cohen_values(data, confidence, sums=None):
 # --------------------------------------------------------------------------- Cohen
 
 
-def _cohen_table(table, w):
+def _cohen_table(table, w, population_size=None):
     """Cohen's kappa and the Fleiss-Cohen-Everitt ASE of contingency tables (dims ..., _row,
-    _col) with agreement weights ``w`` (dims _row, _col)."""
+    _col) with agreement weights ``w`` (dims _row, _col); the variance times ``1 - n /
+    population_size`` when given (Gwet's finite-population correction)."""
     n = table.sum([_ROW, _COL])
     p = table / n.where(n > 0)
     # sums with skipna=False: a pair without common items must stay NaN, not 0
@@ -135,7 +140,8 @@ def _cohen_table(table, w):
     w_row = xr.dot(w, col, dim=_COL)  # wbar_k. = sum_l w_kl p_+l
     w_col = xr.dot(w, row, dim=_ROW)  # wbar_.l = sum_k w_kl p_k+
     spread = (p * (w - (w_row + w_col) * (1 - kappa)) ** 2).sum([_ROW, _COL], skipna=False)
-    variance = (spread - (kappa - expected * (1 - kappa)) ** 2) / (gap**2 * n)
+    variance = _finite(
+        (spread - (kappa - expected * (1 - kappa)) ** 2) / (gap**2 * n), n, population_size)
     # clip: rounding can leave a tiny negative variance when it is 0
     return {
         "coefficient": kappa,
@@ -161,7 +167,7 @@ def _binary_tables(table):
     return xr.concat(rows, dim=_ROW).drop_vars([_ROW, _COL], errors="ignore")
 
 
-def _cohen_pooled(sums, w, item, label, columns=None):
+def _cohen_pooled(sums, w, item, label, columns=None, population_size=None):
     """Cohen's kappa pooled over labels, ``(mean P_o,j - mean P_e,j) / (1 - mean P_e,j)``
     over the labels the pair shares an item on, from the sums over items of
     :func:`_cohen_columns`, and, given the per-item ``columns``, its delta-method standard
@@ -198,9 +204,14 @@ def _cohen_pooled(sums, w, item, label, columns=None):
     obs_term = _mean_over(scale * (per_item_agreement - observed_j * both), used, label)
     exp_term = _mean_over(scale * (item_expected - 2 * expected_j * both), used, label)
     influence = (obs_term - (1 - kappa) * exp_term) / gap
-    variance = (influence**2).sum(item) / (n.where(n > 0) ** 2)
+    variance = _finite((influence**2).sum(item) / (n.where(n > 0) ** 2), n, population_size)
     values["se"] = np.sqrt(variance)
     return values
+
+
+def _finite(variance, n, population_size):
+    """``variance`` times Gwet's finite-population factor ``1 - n / population_size``."""
+    return variance if population_size is None else variance * (1 - n / population_size)
 
 
 def _safe_ratio(numerator, denominator):

@@ -41,6 +41,7 @@ REASONS = {
     "q": "fewer than 2 categories: Gwet's chance agreement T_w / (q (q - 1)) is undefined",
     "se": "standard error undefined: fewer than 2 rated items",
     "no_common": "no item rated by both annotators",
+    "no_defined_pair": "no pair of distinct annotators has a defined kappa to average",
 }
 
 

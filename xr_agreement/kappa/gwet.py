@@ -198,9 +198,9 @@ def _gwet_finish(terms, method, item, confidence, population_size, pooled, point
         "coefficient": coefficient,
         "observed": observed,
         "expected": expected,
-        "se": se,
-        "ci_lower": coefficient - t * se,
-        "ci_upper": np.minimum(coefficient + t * se, 1.0),
+        "coefficient_se": se,
+        "coefficient_lower": coefficient - t * se,
+        "coefficient_upper": np.minimum(coefficient + t * se, 1.0),
         "n_rated_items": n,
         "n_pairable_items": n2,
         "undefined_reason": reason,
@@ -276,9 +276,10 @@ def _gwet_values(data, method, confidence, population_size, sums=None):
         per_cat = _gwet_finish(per_cat_terms, pooled=False, **finish)
         category_dim = "category"
     out = dict(overall)
-    for key in ("coefficient", "observed", "expected", "se"):
+    level = "label" if data["multi_label"] else "category"  # the level prefix of the names
+    for key in ("coefficient", "observed", "expected", "coefficient_se"):
         if key in per_cat:
-            out[f"category_{key}"] = per_cat[key]
+            out[f"{level}_{key}"] = per_cat[key]
     return out, category_dim
 
 

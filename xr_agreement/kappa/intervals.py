@@ -9,7 +9,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
-from ..resampling.driver import bootstrap, check_options, deferred_bootstrap
+from ..resampling.driver import bootstrap, check_options
 from ..resampling.intervals import RESAMPLE_DIM
 from ..resampling.statistics import TableStatistic
 from .gwet import _column_sums
@@ -17,7 +17,7 @@ from .gwet import _column_sums
 
 # --------------------------------------------------------------------------- bootstrap
 
-_BOOTSTRAP_KEYS = ("ci", "n_resamples", "resample", "method", "seed", "return_replicates",
+_BOOTSTRAP_KEYS = ("ci", "n_resamples", "resample", "ci_method", "seed", "return_replicates",
                    "progress")
 
 
@@ -34,11 +34,11 @@ def _check_bootstrap(options: dict):
     """Validated keywords for :func:`xr_agreement.resampling.bootstrap`, None without ``ci``."""
     if options["ci"] is None:
         return None
-    ci, n_resamples, resample, method = check_options(
+    ci, n_resamples, resample, ci_method = check_options(
         options["ci"],
         options["n_resamples"],
         options["resample"],
-        options["method"],
+        options["ci_method"],
         options["seed"],
         options["progress"],
     )
@@ -46,7 +46,7 @@ def _check_bootstrap(options: dict):
         "ci": ci,
         "n_resamples": n_resamples,
         "resample": resample,
-        "method": method,
+        "ci_method": ci_method,
         "seed": options["seed"],
         "return_replicates": bool(options["return_replicates"]),
         "progress": options["progress"],
@@ -62,24 +62,19 @@ def _interval_variables(result: xr.Dataset) -> list[str]:
 
 
 def _kappa_intervals(statistic: KappaStatistic, result, options) -> xr.Dataset:
-    """``result`` with bootstrap intervals; lazy on dask input.
-
-    Item resampling from an int seed runs block by block (the statistic's tables stay
-    chunked along items); annotator resampling and a Generator seed need every item at once,
-    so one task gathers the indicator arrays when computed."""
+    """``result`` with bootstrap intervals (see :func:`xr_agreement.resampling.bootstrap`
+    for the eager, block-by-block and deferred runs on dask input). Gathered, the task
+    gets the indicator arrays in memory; the input array only lends dims and coords."""
     data = statistic.data
-    item = data["item"]
-    seeded = not isinstance(options["seed"], np.random.Generator)
-    if statistic.is_lazy and not (options["resample"] == "item" and seeded):
-        arrays = {key: data[key] for key in ("indicator", "rated")}
-        # the task gets the arrays in memory; the input array only lends dims and coords
-        light = dict(data, da=data["da"].isel({item: slice(0, 0)}))
-        return deferred_bootstrap(
-            lambda computed: KappaStatistic(dict(light, **computed), statistic.columns,
-                                            statistic.values, statistic.variables),
-            arrays, result, variables=statistic.variables, item=item, **options)
-    return bootstrap(statistic, result, variables=statistic.variables, item=item,
-                                **options)
+    light = dict(data, da=data["da"].isel({data["item"]: slice(0, 0)}))
+
+    def make_statistic(arrays):
+        return KappaStatistic(dict(light, **arrays), statistic.columns, statistic.values,
+                              statistic.variables)
+
+    arrays = {key: data[key] for key in ("indicator", "rated")}
+    return bootstrap(statistic, result, variables=statistic.variables, item=data["item"],
+                     rebuild=(make_statistic, arrays), **options)
 
 
 class KappaStatistic(TableStatistic):

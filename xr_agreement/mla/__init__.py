@@ -5,9 +5,9 @@ from .api import mla
 from .counts import count_arrays, hamming_counts, kept_coords
 from .finish import finish_counts
 from .intervals import MLAStatistic, mla_intervals
-from .variables import (ALIASES, BASELINE_DEPENDENT, BASELINES, LABEL_LEVEL, VARIABLES,
+from .variables import (ALIASES, BASELINE_DEPENDENT, BASELINES, VARIABLES,
                         assemble, parse_baselines)
 
-__all__ = ["mla", "VARIABLES", "BASELINES", "ALIASES", "LABEL_LEVEL", "BASELINE_DEPENDENT",
+__all__ = ["mla", "VARIABLES", "BASELINES", "ALIASES", "BASELINE_DEPENDENT",
            "parse_baselines", "assemble", "finish_counts", "count_arrays", "hamming_counts",
            "kept_coords", "MLAStatistic", "mla_intervals"]

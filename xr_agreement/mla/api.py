@@ -34,7 +34,7 @@ def mla(
     ci: float | None = None,
     n_resamples: int = 1000,
     resample: str = "item",
-    method: str = "percentile",
+    ci_method: str = "percentile",
     seed=None,
     return_replicates: bool = False,
     progress: bool | None = None,
@@ -65,7 +65,7 @@ def mla(
         The resampled unit: items (the usual design), annotators (an annotator drawn twice
         counts as two distinct raters), or both (two-way bootstrap). The baseline is
         recomputed in every replicate; the label universe stays fixed.
-    method : {"percentile", "bca"}, default "percentile"
+    ci_method : {"percentile", "bca"}, default "percentile"
         Percentile or bias-corrected and accelerated (jackknife acceleration over the
         resampled unit) intervals.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
@@ -85,8 +85,8 @@ def mla(
         ``observed_minimum``, ``raw_prevalence``, ``alpha_hamming``, ``n_pairable_items``,
         ``n_missing_decisions``. Over ``item``: ``item_observed``, ``item_agreement``. Over
         ``label``: ``label_observed``, ``label_expected``, ``label_agreement``,
-        ``label_weight``, ``label_observed_minimum``, ``prevalence``,
-        ``positive_agreement``, ``negative_agreement``, ``label_pairable_values``. Each
+        ``label_weight``, ``label_observed_minimum``, ``label_prevalence``,
+        ``label_positive_agreement``, ``label_negative_agreement``, ``label_n_pairable_values``. Each
         variable's attrs give ``long_name``, ``description`` and the paper's ``symbol``.
 
     Raises
@@ -126,8 +126,8 @@ def mla(
     counts = statistic = None
     if ci is not None:
 
-        ci, n_resamples, resample, method = check_options(
-            ci, n_resamples, resample, method, seed, progress
+        ci, n_resamples, resample, ci_method = check_options(
+            ci, n_resamples, resample, ci_method, seed, progress
         )
         statistic = MLAStatistic(da, names, single, item=item,
                                             annotator=annotator, label=label)
@@ -146,6 +146,7 @@ def mla(
         label=label,
         coords=kept_coords(da, (*extra, item, label)),
         n_annotators=da.sizes[annotator],
+        reasons=True,
     )
     if ci is None:
         return result
@@ -160,7 +161,7 @@ def mla(
         ci=ci,
         n_resamples=n_resamples,
         resample=resample,
-        method=method,
+        ci_method=ci_method,
         seed=seed,
         return_replicates=return_replicates,
         progress=progress,

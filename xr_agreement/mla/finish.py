@@ -151,13 +151,13 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         item_observed=item_observed,
         label_observed=label_observed,
         label_observed_minimum=1 - _divide(2 * max_disagreement, n_j),
-        prevalence=p_j,
-        positive_agreement=_divide(_over_m(squares - positives), _over_m((m - 1) * positives)),
-        negative_agreement=_divide(
+        label_prevalence=p_j,
+        label_positive_agreement=_divide(_over_m(squares - positives), _over_m((m - 1) * positives)),
+        label_negative_agreement=_divide(
             _over_m(m * m * cells - 2 * m * positives + squares - m * cells + positives),
             _over_m((m - 1) * (m * cells - positives)),
         ),
-        label_pairable_values=n_j,
+        label_n_pairable_values=n_j,
     )
     return values
 

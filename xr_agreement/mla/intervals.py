@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 import threading
 from functools import partial
@@ -14,11 +13,11 @@ import xarray as xr
 from .._core.arrays import _is_dask
 from .._core.threads import _in_threads, _pool_map
 from .._core.validate import describe_position
-from ..resampling import kernels as _resampling_kernels
-from ..resampling.draws import batch_rows, replicate_pairing
-from ..resampling.driver import bootstrap, deferred_bootstrap
+from ..resampling.draws import batch_rows
+from ..resampling.driver import bootstrap
+from ..resampling.fast import paired_sums, replicate_pairing
 from ..resampling.intervals import interval_variables, JackknifeMoments, RESAMPLE_DIM
-from ..resampling.statistics import _tree_sum, distinct_rows, WeightedStatistic
+from ..resampling.statistics import _tree_sum, TableStatistic
 from . import kernels as _kernels
 from .finish import finish_counts
 from .variables import assemble
@@ -27,8 +26,12 @@ from .variables import assemble
 # --------------------------------------------------------------------------- MLA
 
 
-class MLAStatistic(WeightedStatistic):
-    """:func:`xr_agreement.mla` on resamples, from per-item sufficient statistics.
+class MLAStatistic(TableStatistic):
+    """:func:`xr_agreement.mla` on resamples, from per-item sufficient statistics: the
+    bootstrap protocol's per-item table (:meth:`item_tables`) and its finish
+    (:meth:`finish_sums`), with exact float32 products (:meth:`block_sums`, the pairing of
+    :mod:`xr_agreement.resampling.fast`) and its own block-by-block route on dask input,
+    which recounts each block so that annotators can be resampled too.
 
     For annotator weights ``c`` (all 1 for item resampling) one pass gives, per (extra,
     item, label), the weighted positives ``x`` and deciders ``m``; they become an (N x F)
@@ -280,7 +283,7 @@ class MLAStatistic(WeightedStatistic):
         draws = self.n_items if draws is None else draws
         if table.dtype == np.float32 and draws * entry["largest"] >= 2**24:
             table = table.astype(np.float64)
-        product = _product(item_counts.astype(table.dtype, copy=False), table)
+        product = item_counts.astype(table.dtype, copy=False) @ table
         return np.rint(product).astype(np.int64)
 
     def prepare(self) -> None:
@@ -309,32 +312,11 @@ class MLAStatistic(WeightedStatistic):
         (``ceil(rows / 2)`` rows, see :meth:`BlockedResampler.counts` and
         :meth:`pairing`), given each replicate's number of draws among items ``i0:i1``.
         Returns the (rows, F) sums and the pairs whose split is not certain to be exact
-        (their two rows are then to be replaced: :func:`_stream_item_blocks` multiplies
+        (their two rows are then to be replaced: :func:`.fast.stream_item_blocks` multiplies
         them unpaired)."""
         entry = self._table(np.ones(self.n_annotators, np.int64))
-        shift, most, size = self.pairing()
-        table = entry["table"]
-        pairs = len(paired_counts)
-        sums = np.zeros((rows, table.shape[1]), np.int64)
-        decoded = np.zeros(rows, np.int64)
-        n_sub = (i1 - i0) // size
-        body = n_sub * size
-        unsure = np.zeros(pairs, np.bool_)
-        parts = []
-        if n_sub:
-            parts.append((paired_counts[:, :body].reshape(pairs, n_sub, size).transpose(1, 0, 2),
-                          table[i0 : i0 + body].reshape(n_sub, size, -1)))
-        if body < i1 - i0:
-            parts.append((paired_counts[None, :, body:], table[None, i0 + body : i1]))
-        for weights, rows_of_table in parts:
-            products = np.matmul(weights, rows_of_table)
-            unsure |= _resampling_kernels.unpack_replicate_pairs(products, shift, most,
-                                                                 entry["ones"], rows, sums,
-                                                                 decoded)
-        # every sub-block's draws decoded as each replicate's true total: no carries
-        wrong = decoded != np.asarray(draws)
-        unsure |= wrong[0::2] | np.append(wrong[1::2], False)[:pairs]
-        return sums, np.flatnonzero(unsure)
+        return paired_sums(entry["table"], entry["ones"], self.pairing(), paired_counts, i0,
+                           i1, rows, draws)
 
     def from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Label counts (see :meth:`replicates`) from the summed :meth:`block_sums`."""
@@ -372,13 +354,18 @@ class MLAStatistic(WeightedStatistic):
     def is_lazy(self) -> bool:
         return self.ordered is not None and _is_dask(self.ordered.data)
 
-    def finisher(self) -> MLAStatistic:
-        """A copy without the data, for the finishing task (small to send to a worker)."""
-        light = copy.copy(self)
-        light.ordered = None
-        light._coords = None  # every coordinate of the input (N item labels): not needed
-        light._tables = {}
-        return light
+    def item_tables(self) -> dict:
+        return {"table": self._table(np.ones(self.n_annotators, np.int64))["table"]}
+
+    def finish_sums(self, sums: dict) -> xr.Dataset:
+        entry = self._table(np.ones(self.n_annotators, np.int64))
+        return self.finish([self._label_counts(entry, np.rint(sums["table"]).astype(np.int64))])
+
+    def drop_tables(self) -> None:
+        """Forget the data (the finishing task needs none of it)."""
+        self.ordered = None
+        self._coords = None  # every coordinate of the input (N item labels): not needed
+        self._tables = {}
 
     def _blocks(self) -> list:
         """(delayed block, its coords, extra block index, extra ranges, item range) per
@@ -459,19 +446,6 @@ class MLAStatistic(WeightedStatistic):
         return {extra_index: _tree_sum(level, f"{name}-{'-'.join(map(str, extra_index))}")
                 for extra_index, level in parts.items()}
 
-    def leave_one_out(self, unit: str, batch: int = 4096):
-        if unit == "annotator":
-            yield from super().leave_one_out(unit, batch)
-            return
-        # item jackknife: the totals minus one item's row; items with identical rows give
-        # identical values, so each distinct row is finished once
-        entry = self._table(np.ones(self.n_annotators, np.int64))
-        first, multiplicity = distinct_rows([entry["table"]])
-        for start in range(0, len(first), batch):
-            chunk = entry["table"][first[start : start + batch]].astype(np.int64)
-            values = self.finish([self._label_counts(entry, entry["totals"] - chunk)])
-            yield values, multiplicity[start : start + batch]
-
     def finish(self, batches) -> xr.Dataset:
 
         label_counts = np.concatenate(batches, axis=0)
@@ -487,14 +461,6 @@ class MLAStatistic(WeightedStatistic):
                           n_annotators=self.n_annotators)
         return result.drop_vars([name for name, var in result.data_vars.items()
                                  if self.item in var.dims or name.startswith("n_")])
-
-
-def _product(weights: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """``weights @ table``; with few rows as ``(table.T @ weights.T).T``, which multithreaded
-    BLAS (OpenBLAS) splits better when the first operand is short and wide."""
-    if len(weights) < 128:
-        return (table.T @ weights.T).T
-    return weights @ table
 
 
 def _count_block(block, weights, coords=None, parallel=False, block_info=None):
@@ -582,13 +548,11 @@ def _block_item_jackknife(statistic, block, coords, extra_ranges, totals, estima
     moments = {name: JackknifeMoments(estimate[name].transpose(*dims).values)
                for name, (dims, _) in templates.items()}
     entry = sub._table(np.ones(sub.n_annotators, np.int64))
-    first, multiplicity = distinct_rows([entry["table"]])
-    for start in range(0, len(first), batch):
-        rows = entry["table"][first[start : start + batch]].astype(np.int64)
+    for start in range(0, sub.n_items, batch):
+        rows = entry["table"][start : start + batch].astype(np.int64)
         values = sub.finish([own - sub._label_counts(entry, rows)])
         for name, (dims, _) in templates.items():
-            moments[name].add(values[name].transpose(*dims, RESAMPLE_DIM).values,
-                              multiplicity[start : start + batch])
+            moments[name].add(values[name].transpose(*dims, RESAMPLE_DIM).values)
     out = {}
     for name, (dims, shape) in templates.items():
         placed = np.zeros((4, *shape))
@@ -625,36 +589,18 @@ def _place_extra_blocks(summed: dict, places: dict, extra_shape) -> np.ndarray:
     return out
 
 
-def mla_intervals(
-    da: xr.DataArray,
-    result: xr.Dataset,
-    baselines: list[str],
-    single: bool,
-    *,
-    item: str,
-    annotator: str,
-    label: str,
-    ci: float,
-    n_resamples: int,
-    resample: str,
-    method: str,
-    seed,
-    return_replicates: bool,
-    progress,
-    statistic: MLAStatistic | None = None,
-) -> xr.Dataset:
-    """The :func:`xr_agreement.mla` result with bootstrap intervals (see the module
-    docstring); ``statistic`` is the :class:`MLAStatistic` of ``da`` if made already."""
-    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, method=method, seed=seed,
-                   return_replicates=return_replicates, progress=progress)
-    if _is_dask(da.data) and isinstance(seed, np.random.Generator):
-        # NumPy's stream is drawn in order: one lazy task gets the array and resamples it
-        return deferred_bootstrap(
-            lambda inputs: MLAStatistic(inputs["da"], baselines, single, item=item,
-                                        annotator=annotator, label=label),
-            {"da": da}, result, variables=interval_variables(result, item), item=item,
-            **options)
+def mla_intervals(da: xr.DataArray, result: xr.Dataset, baselines: list[str], single: bool, *,
+                  item: str, annotator: str, label: str, statistic: MLAStatistic | None = None,
+                  **options) -> xr.Dataset:
+    """The :func:`xr_agreement.mla` result with bootstrap intervals (``options``: the
+    keywords of :func:`xr_agreement.resampling.bootstrap`); ``statistic`` is the
+    :class:`MLAStatistic` of ``da`` if made already."""
+
+    def make_statistic(inputs):
+        return MLAStatistic(inputs["da"], baselines, single, item=item, annotator=annotator,
+                            label=label)
+
     if statistic is None:
-        statistic = MLAStatistic(da, baselines, single, item=item, annotator=annotator,
-                                 label=label)
-    return bootstrap(statistic, result, item=item, **options)
+        statistic = make_statistic({"da": da})
+    return bootstrap(statistic, result, variables=interval_variables(result, item), item=item,
+                     rebuild=(make_statistic, {"da": da}), **options)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import xarray as xr
 
 
@@ -108,7 +109,7 @@ VARIABLES = {
         "label weight",
         "w_j",
         "1 - A_e,j, the label's weight in the corpus coefficient (paper eq. 6); with missing "
-        "decisions eq. 6 holds with weights label_pairable_values * label_weight; 0 for a "
+        "decisions eq. 6 holds with weights label_n_pairable_values * label_weight; 0 for a "
         "label without pairable decisions",
     ),
     "label_observed_minimum": (
@@ -116,31 +117,28 @@ VARIABLES = {
         "A_o,min,j",
         "lowest observed agreement of the label given its number of positives (paper eq. 7)",
     ),
-    "prevalence": (
+    "label_prevalence": (
         "label prevalence",
         "p_j",
         "share of positive decisions among the label's pairable decisions",
     ),
-    "positive_agreement": (
+    "label_positive_agreement": (
         "positive specific agreement",
         "p_pos,j",
         "sum_i x(x - 1) / sum_i x(m - 1): agreement on the label's positive decisions; NaN "
         "without positives",
     ),
-    "negative_agreement": (
+    "label_negative_agreement": (
         "negative specific agreement",
         "p_neg,j",
         "the same with m - x in place of x: agreement on the label's negative decisions",
     ),
-    "label_pairable_values": (
+    "label_n_pairable_values": (
         "label pairable decisions",
         "n_j",
         "decisions on the label in (item, label) cells with at least two decisions",
     ),
 }
-
-# label-level variables whose names do not start with "label_"
-LABEL_LEVEL = {"prevalence", "positive_agreement", "negative_agreement"}
 
 BASELINE_DEPENDENT = {
     "agreement",
@@ -150,6 +148,28 @@ BASELINE_DEPENDENT = {
     "label_agreement",
     "label_expected",
     "label_weight",
+    "undefined_reason",
+    "label_undefined_reason",
+}
+
+
+# why a value is NaN (docs/vocabulary.md: undefined_reason); the two ways MLA can be 0/0
+NO_PAIRABLE = "no pairable decisions (no cell with two or more decisions)"
+NO_SPREAD = "expected agreement is 1 (under F: nobody or everybody selected the label)"
+NO_SPREAD_ANY = "expected agreement is 1 on every label (under F: every label constant)"
+REASON_VARIABLES = {
+    "undefined_reason": (
+        "why agreement is undefined",
+        "",
+        "why `agreement` is NaN: " + NO_PAIRABLE + "; or " + NO_SPREAD_ANY + "; empty where "
+        "it is defined",
+    ),
+    "label_undefined_reason": (
+        "why the label agreement is undefined",
+        "",
+        "why `label_agreement` is NaN: " + NO_PAIRABLE + "; or " + NO_SPREAD + "; empty "
+        "where it is defined",
+    ),
 }
 
 
@@ -183,21 +203,29 @@ def parse_baselines(baseline) -> tuple[list[str], bool]:
     return canonical, single
 
 
-def assemble(values, baselines, single, *, extra, item, label, coords, n_annotators):
-    """Labeled Dataset from :func:`finish_counts` arrays, with attrs on every variable."""
+def assemble(values, baselines, single, *, extra, item, label, coords, n_annotators,
+             reasons=False):
+    """Labeled Dataset from :func:`finish_counts` arrays, with attrs on every variable (and
+    the ``undefined_reason`` texts where ``reasons``)."""
     variables = {}
-    for name, (long_name, symbol, description) in VARIABLES.items():
+    declared = dict(VARIABLES)
+    if reasons:
+        values = {**values, **undefined_reasons(values)}
+        declared.update(REASON_VARIABLES)
+    for name, (long_name, symbol, description) in declared.items():
         array = values[name]
         if name.startswith("item_"):
             dims = (*extra, item)
-        elif name.startswith("label_") or name in LABEL_LEVEL:
+        elif name.startswith("label_"):
             dims = (*extra, label)
         else:
             dims = tuple(extra)
-        attrs = {"long_name": long_name, "symbol": symbol, "description": description}
+        attrs = {"long_name": long_name, "description": description}
+        if symbol:
+            attrs["symbol"] = symbol
         if name in BASELINE_DEPENDENT:
             if single:
-                array = array[0]
+                array = array[0, ...]  # a 0-d array keeps the dtype (object for texts)
                 attrs["baseline"] = baselines[0]
             else:
                 dims = ("baseline", *dims)
@@ -205,7 +233,7 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
     if not single:
         coords = dict(coords, baseline=list(baselines))
     item_size = values["item_observed"].shape[-1]
-    label_size = values["prevalence"].shape[-1]
+    label_size = values["label_prevalence"].shape[-1]
     return xr.Dataset(
         variables,
         coords=coords,
@@ -218,7 +246,27 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
             if single
             else [BASELINES[b] for b in baselines],
             "missing_data": "NaN decisions excluded; pairable-values weighting (cells with at "
-            "least 2 decisions, corpus values weighted by label_pairable_values)",
+            "least 2 decisions, corpus values weighted by label_n_pairable_values)",
             "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
         },
     )
+
+
+
+def undefined_reasons(values) -> dict:
+    """Why ``agreement`` and ``label_agreement`` are NaN, from :func:`finish_counts` arrays
+    (``np.where`` dispatches to dask, so dask input stays lazy)."""
+    label_pairable = values["label_n_pairable_values"]
+    label_agreement = values["label_agreement"]  # (baseline, *extra, label)
+    return {
+        "undefined_reason": np.where(
+            values["n_pairable_items"] == 0,
+            NO_PAIRABLE,
+            np.where(np.isnan(values["agreement"]), NO_SPREAD_ANY, ""),
+        ).astype(object),
+        "label_undefined_reason": np.where(
+            label_pairable == 0,
+            NO_PAIRABLE,
+            np.where(np.isnan(label_agreement), NO_SPREAD, ""),
+        ).astype(object),
+    }

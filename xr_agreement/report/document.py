@@ -23,12 +23,12 @@ import xarray as xr
 from .._core.validate import check_dataarray, check_dims
 from ..mla import BASELINES, parse_baselines
 from ..mla import api as _mla_api  # mla() looked up when called (tests replace it)
-from .render import (_ci_label, _dataset_from_dict, _Format, _json_safe, _plain, _render_html,
-                     _RenderedReport)
+from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
+                     _interval_settings, _json_safe, _plain, _render_html, _RenderedReport)
 
 
 
-JSON_FORMAT = "xr-agreement-report/1"
+JSON_FORMAT = "xr-agreement-report/2"
 
 
 # the default sensitivity analysis; when the primary is one of them, the other baselines
@@ -57,7 +57,11 @@ def report(
     sensitivity: Sequence[str] | str | None = DEFAULT_SENSITIVITY,
     *,
     ci: float | None = None,
+    n_resamples: int | None = None,
+    resample: str | None = None,
+    ci_method: str | None = None,
     seed=None,
+    progress: bool | None = None,
     labels_fixed: bool | None = None,
     all_labels_considered: bool | None = None,
     joint_omissions: str | None = None,
@@ -70,7 +74,6 @@ def report(
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
-    **ci_options,
 ) -> Report:
     """The reliability report of the MLA paper's section 5 for multi-label decisions.
 
@@ -87,11 +90,20 @@ def report(
         Baselines reported as a sensitivity analysis. Left at its default with another
         primary baseline, the two baselines other than the primary.
     ci : float, optional
-        Confidence level (e.g. 0.95) of intervals from ``mla(..., ci=ci, seed=seed,
-        **ci_options)``; the intervals are shown wherever the result holds ``V_lower`` and
-        ``V_upper``. Raises NotImplementedError if this installation's ``mla`` has no ``ci``.
+        Confidence level (e.g. 0.95) of bootstrap intervals from ``mla(..., ci=ci, ...)``
+        with the options below; the intervals are shown wherever the result holds
+        ``V_lower`` and ``V_upper``. Raises NotImplementedError if this installation's
+        ``mla`` has no ``ci``.
+    n_resamples : int, optional
+        Bootstrap resamples (``mla``'s default, 1000, when unset); only with ``ci``.
+    resample : {"item", "annotator", "both"}, optional
+        The resampled unit ("item" when unset); only with ``ci``.
+    ci_method : {"percentile", "bca"}, optional
+        The bootstrap interval ("percentile" when unset); only with ``ci``.
     seed : int or numpy.random.Generator, optional
-        Passed to ``mla`` with ``ci``.
+        Seed of the resampling (used with ``ci``).
+    progress : bool, optional
+        Show a progress bar of the bootstrap (by default in interactive sessions).
     labels_fixed : bool, optional
         Whether the label inventory was fixed before annotation. Stated in the report; None
         says it was not stated.
@@ -111,9 +123,6 @@ def report(
         Further statements printed under the headline (e.g. how the data were prepared).
     item, annotator, label : str
         Names of the dims that play these roles.
-    **ci_options
-        Further keywords for the interval computation (``n_resamples``, ``resample``,
-        ``method``); only with ``ci``.
 
     Returns
     -------
@@ -126,7 +135,8 @@ def report(
     Raises
     ------
     ValueError
-        Extra dims, an unknown or repeated baseline, or any input error of ``mla``.
+        Extra dims, an unknown or repeated baseline, a bootstrap option without ``ci``, or
+        any input error of ``mla``.
 
     Examples
     --------
@@ -152,7 +162,8 @@ def report(
     for name, value in (("n_lowest", n_lowest), ("n_hardest", n_hardest), ("digits", digits)):
         if not isinstance(value, (int, np.integer)) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    mla_options = _ci_keywords(ci, seed, ci_options)
+    options = {"n_resamples": n_resamples, "resample": resample, "ci_method": ci_method}
+    mla_options = _ci_keywords(ci, seed, progress, options)
     dims = {"item": item, "annotator": annotator, "label": label}
 
     result = _mla_api.mla(da, baselines, **dims, **mla_options).compute()
@@ -170,9 +181,7 @@ def report(
     settings = {
         "baseline": baselines[0],
         "sensitivity": baselines[1:],
-        "ci": ci,
-        "seed": seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
-        "ci_options": {k: _plain(v) for k, v in ci_options.items()},
+        **_interval_settings(ci, seed, options),
         "labels_fixed": labels_fixed,
         "all_labels_considered": all_labels_considered,
         "joint_omissions": joint_omissions,
@@ -206,11 +215,10 @@ def _baseline_list(baseline, sensitivity) -> list[str]:
     return primary + others
 
 
-def _ci_keywords(ci, seed, ci_options) -> dict:
+def _ci_keywords(ci, seed, progress, options) -> dict:
+    keywords = _interval_keywords(ci, seed=seed, progress=progress, **options)
     if ci is None:
-        if ci_options:
-            raise ValueError(f"{sorted(ci_options)} only apply with ci=<level>")
-        return {}
+        return keywords
     if not (isinstance(ci, (float, int)) and 0 < ci < 1):
         raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci!r}")
     parameters = inspect.signature(_mla_api.mla).parameters
@@ -221,7 +229,7 @@ def _ci_keywords(ci, seed, ci_options) -> dict:
             "confidence intervals need xr_agreement.mla(..., ci=...), which this "
             "installation does not provide yet; leave ci unset"
         )
-    return {"ci": ci, **({} if seed is None else {"seed": seed}), **ci_options}
+    return keywords
 
 
 def _design(da, result, item, annotator, label, used_labels, unused_labels, n_hardest):
@@ -421,40 +429,55 @@ def _yes_no(value, yes, no, unknown):
     return unknown if value is None else (yes if value else no)
 
 
+class _Facts:
+    """What every section of the document reads: the report, its settings, design and
+    result, the formatter, and the corpus coefficients and floors per baseline."""
+
+    def __init__(self, rep: Report):
+        self.rep = rep
+        self.s, self.d, self.ds = rep.settings, rep.design, rep.result
+        self.fmt = _Format(self.s["digits"])
+        self.label_dim, self.item_dim = self.s["dims"]["label"], self.s["dims"]["item"]
+        self.primary, self.baselines = rep.baselines[0], rep.baselines
+        self.has_ci = "agreement_lower" in self.ds
+        self.lk = self.s["landis_koch"]
+        self.coefficient = {b: float(self.ds.agreement.sel(baseline=b)) for b in self.baselines}
+        self.floors = {b: float(self.ds.minimum.sel(baseline=b)) for b in self.baselines}
+
+
 def _build_document(rep: Report) -> list:
-    s, d, ds = rep.settings, rep.design, rep.result
-    fmt = _Format(s["digits"])
-    label_dim, item_dim = s["dims"]["label"], s["dims"]["item"]
-    primary, baselines = rep.baselines[0], rep.baselines
-    definitions = BASELINES
-    has_ci = "agreement_lower" in ds
-    lk = s["landis_koch"]
-    doc = []
+    facts = _Facts(rep)
+    return [_headline(facts), _universe_section(facts), _omissions_section(facts),
+            _baseline_section(facts), _diagnostics_section(facts), _missing_section(facts),
+            _uncertainty_section(facts)]
 
-    def section(title, *blocks):
-        doc.append((title, [b for b in blocks if b is not None]))
 
-    # ---- headline ---------------------------------------------------------------------
-    coefficient = {b: float(ds.agreement.sel(baseline=b)) for b in baselines}
-    floors = {b: float(ds.minimum.sel(baseline=b)) for b in baselines}
-    headline = (f"Primary coefficient A_ml^({primary}) = {fmt(coefficient[primary])} "
-                f"(feasible floor {fmt(floors[primary])})")
-    if has_ci:
+def _section(title, *blocks):
+    return (title, [b for b in blocks if b is not None])
+
+
+def _headline(f: _Facts):
+    s, d, ds, fmt, primary = f.s, f.d, f.ds, f.fmt, f.primary
+    headline = (f"Primary coefficient A_ml^({primary}) = {fmt(f.coefficient[primary])} "
+                f"(feasible floor {fmt(f.floors[primary])})")
+    if f.has_ci:
         headline += f", {_ci_label(s)} {_interval(ds, 'agreement', fmt, primary)}"
-    if len(baselines) > 1:
+    if len(f.baselines) > 1:
         headline += "; sensitivity: " + ", ".join(
-            f"{b} {fmt(coefficient[b])} (floor {fmt(floors[b])})" for b in baselines[1:])
+            f"{b} {fmt(f.coefficient[b])} (floor {fmt(f.floors[b])})" for b in f.baselines[1:])
     headline += (f". N = {d['n_items']} items, n = {d['n_annotators']} annotators, "
                  f"k = {d['n_labels']} labels, A_o = {fmt(float(ds.observed))}.")
-    undefined = [b for b in baselines if math.isnan(coefficient[b])]
+    undefined = [b for b in f.baselines if math.isnan(f.coefficient[b])]
     if undefined:
         headline += (f" Undefined (NaN) under {', '.join(undefined)}: no chance disagreement "
                      "to normalise by (1 - A_e = 0, e.g. every label constant under F).")
-    doc.append(("__title__", [("p", s["title"] or "Multi-label agreement report"),
-                              ("p", headline)]
-                + [("p", note) for note in s.get("notes", [])]))
+    return ("__title__", [("p", s["title"] or "Multi-label agreement report"),
+                          ("p", headline)]
+            + [("p", note) for note in s.get("notes", [])])
 
-    # ---- 1. label universe ------------------------------------------------------------
+
+def _universe_section(f: _Facts):
+    s, d, rep = f.s, f.d, f.rep
     unused = d["unused_labels"]
     statements = [
         "Label inventory fixed before annotation: " + _yes_no(
@@ -465,43 +488,51 @@ def _build_document(rep: Report) -> list:
             "not stated (pass all_labels_considered=True/False; command line: "
             "--all-labels-considered yes|no)."),
         (f"Declared universe: k = {d['n_labels']} labels, of which {d['n_labels_used']} were "
-        f"selected at least once."),
+         f"selected at least once."),
     ]
     blocks = [("list", statements)]
     if unused:
         blocks.append(("p", f"Never selected ({len(unused)}): "
                        + ", ".join(rep.label_name(v) for v in unused) + "."))
     if rep.used_result is not None:
-        used = rep.used_result
-        header = ["label universe", "A_o"] + [f"A_ml ({b})" for b in baselines] + ["A_o,min"]
-        rows = []
-        for caption, source in ((f"all {d['n_labels']} declared labels", ds),
-                                (f"{d['n_labels_used']} used labels", used)):
-            rows.append([caption, fmt(float(source.observed))]
-                        + [fmt(float(source.agreement.sel(baseline=b))) for b in baselines]
-                        + [fmt(float(source.observed_minimum))])
-        before = {b: float(ds.agreement.sel(baseline=b)) for b in baselines}
-        after = {b: float(used.agreement.sel(baseline=b)) for b in baselines}
-        changed = [b for b in baselines if not np.isclose(before[b], after[b], atol=1e-12,
-                                                          equal_nan=True)]
-        kept = [b for b in baselines if b not in changed]
-        moves = " and ".join(f"{b} (from {fmt(before[b])} to {fmt(after[b])})" for b in changed)
-        note = (f"Removing the {len(unused)} never-selected labels "
-                + (f"leaves {', '.join(kept)} unchanged" if kept else "")
-                + (" (constant labels have weight 1 - A_e,j = 0 under F)" if "F" in kept else "")
-                + (" and " if kept and changed else "")
-                + (f"changes {moves}" if changed else "")
-                + ". Neither universe is automatically correct: the full inventory fits when "
-                "annotators genuinely considered every label; removing labels after the fact "
-                "changes the estimand. Never-selected labels should not be removed only "
-                "because they lower or raise a preferred summary.")
-        blocks += [("table", header, rows, ("Effect of the declared label universe "
-                    "(cf. the paper's Table 2).")), ("p", note)]
+        blocks += _universe_comparison(f)
     elif not unused:
         blocks.append(("p", "Every declared label was selected at least once."))
-    section("1. Label universe", *blocks)
+    return _section("1. Label universe", *blocks)
 
-    # ---- 2. joint omissions ---------------------------------------------------------------
+
+def _universe_comparison(f: _Facts) -> list:
+    """Table 2 of the paper: the declared universe against the used labels."""
+    d, ds, fmt, baselines = f.d, f.ds, f.fmt, f.baselines
+    used = f.rep.used_result
+    header = ["label universe", "A_o"] + [f"A_ml ({b})" for b in baselines] + ["A_o,min"]
+    rows = []
+    for caption, source in ((f"all {d['n_labels']} declared labels", ds),
+                            (f"{d['n_labels_used']} used labels", used)):
+        rows.append([caption, fmt(float(source.observed))]
+                    + [fmt(float(source.agreement.sel(baseline=b))) for b in baselines]
+                    + [fmt(float(source.observed_minimum))])
+    before = {b: float(ds.agreement.sel(baseline=b)) for b in baselines}
+    after = {b: float(used.agreement.sel(baseline=b)) for b in baselines}
+    changed = [b for b in baselines if not np.isclose(before[b], after[b], atol=1e-12,
+                                                      equal_nan=True)]
+    kept = [b for b in baselines if b not in changed]
+    moves = " and ".join(f"{b} (from {fmt(before[b])} to {fmt(after[b])})" for b in changed)
+    note = (f"Removing the {len(d['unused_labels'])} never-selected labels "
+            + (f"leaves {', '.join(kept)} unchanged" if kept else "")
+            + (" (constant labels have weight 1 - A_e,j = 0 under F)" if "F" in kept else "")
+            + (" and " if kept and changed else "")
+            + (f"changes {moves}" if changed else "")
+            + ". Neither universe is automatically correct: the full inventory fits when "
+            "annotators genuinely considered every label; removing labels after the fact "
+            "changes the estimand. Never-selected labels should not be removed only "
+            "because they lower or raise a preferred summary.")
+    return [("table", header, rows, ("Effect of the declared label universe "
+             "(cf. the paper's Table 2).")), ("p", note)]
+
+
+def _omissions_section(f: _Facts):
+    s, d = f.s, f.d
     omitted, selected = d["joint_omission_pairs"], d["joint_selection_pairs"]
     agreeing = omitted + selected
     share = omitted / agreeing if agreeing else float("nan")
@@ -510,7 +541,7 @@ def _build_document(rep: Report) -> list:
                f"{agreeing} agreeing (annotator pair, label) comparisons, {omitted} "
                f"({100 * share:.1f}%) are joint omissions and "
                f"{selected} joint selections; raw prevalence p_r = "
-               f"{fmt(float(ds.raw_prevalence))}."))]
+               f"{f.fmt(float(f.ds.raw_prevalence))}."))]
     if s["joint_omissions"]:
         blocks.append(("p", f"Analyst's statement: {s['joint_omissions']}"))
     else:
@@ -519,26 +550,29 @@ def _build_document(rep: Report) -> list:
                              "Use the Hamming coefficient when a joint absence is "
                              "informative; if overlap among selected labels is the focus, "
                              "report a set distance (Jaccard, MASI) as well.")))
-    section("2. Meaning of joint omissions", *blocks)
+    return _section("2. Meaning of joint omissions", *blocks)
 
-    # ---- 3. baseline ------------------------------------------------------------------
+
+def _baseline_section(f: _Facts):
+    ds, fmt, primary, baselines = f.ds, f.fmt, f.primary, f.baselines
     header = ["baseline", "role", "A_e", "A_ml", "floor A_ml,min"]
-    if has_ci:
-        header.append(_ci_label(s))
-    if lk:
+    if f.has_ci:
+        header.append(_ci_label(f.s))
+    if f.lk:
         header.append("Landis-Koch (opt-in)")
     rows = []
     for b in baselines:
         row = [b, "primary" if b == primary else "sensitivity",
-               fmt(float(ds.expected.sel(baseline=b))), fmt(coefficient[b]), fmt(floors[b])]
-        if has_ci:
+               fmt(float(ds.expected.sel(baseline=b))), fmt(f.coefficient[b]),
+               fmt(f.floors[b])]
+        if f.has_ci:
             row.append(_interval(ds, "agreement", fmt, b) or "-")
-        if lk:
-            row.append(landis_koch(coefficient[b]))
+        if f.lk:
+            row.append(landis_koch(f.coefficient[b]))
         rows.append(row)
     blocks = [
-        ("p", f"Pre-specified primary model: {primary}, {definitions[primary]}."),
-        ("list", [f"{b}: {definitions[b]}" for b in baselines]),
+        ("p", f"Pre-specified primary model: {primary}, {BASELINES[primary]}."),
+        ("list", [f"{b}: {BASELINES[b]}" for b in baselines]),
         ("table", header, rows, ("Corpus coefficients with their feasible floor (the lowest "
          "value reachable with the observed number of positives per label).")),
         ("p", "The baselines are different models of chance, not interchangeable estimates of "
@@ -546,36 +580,17 @@ def _build_document(rep: Report) -> list:
                             " No sensitivity baseline was requested; the paper recommends "
                             "at least one.")),
     ]
-    if lk:
+    if f.lk:
         blocks.append(("p", ("Landis-Koch bands are shown on request only; universal cut-offs "
                        "ignore the floor and the baseline.")))
-    section("3. Baseline model", *blocks)
+    return _section("3. Baseline model", *blocks)
 
-    # ---- 4. diagnostics ----------------------------------------------------------------
-    per_item = d["annotators_per_item"]
-    if per_item["min"] == per_item["max"]:
-        per_item_text = f"{per_item['min']} (every item)"
-    else:
-        per_item_text = (f"{per_item['min']}-{per_item['max']} (median "
-                         f"{per_item['median']:g})")
-    design_rows = [
-        ["N (items)", str(d["n_items"])],
-        ["n (annotators)", str(d["n_annotators"])],
-        ["annotators per item", per_item_text],
-        ["k (labels)", str(d["n_labels"])],
-        ["A_o (observed agreement)", fmt(float(ds.observed))],
-        ["p_r (raw prevalence)", fmt(float(ds.raw_prevalence))],
-        ["A_o,min (floor of A_o given the prevalences)", fmt(float(ds.observed_minimum))],
-        ["alpha_H (Krippendorff, Hamming distance)", fmt(float(ds.alpha_hamming))],
-    ]
-    if has_ci:
-        for name, caption in (("observed", "A_o"), ("alpha_hamming", "alpha_H")):
-            interval = _interval(ds, name, fmt)
-            if interval:
-                design_rows.append([f"{caption} {_ci_label(s)}", interval])
+
+def _diagnostics_section(f: _Facts):
+    d, ds, fmt, primary, rep = f.d, f.ds, f.fmt, f.primary, f.rep
     label_header, label_rows = _label_table(rep, fmt)
     blocks = [
-        ("table", ["quantity", "value"], design_rows, None),
+        ("table", ["quantity", "value"], _design_rows(f), None),
         ("p", ((f"Label-wise statistics for the {d['n_labels_used']} labels selected at "
                 "least once (cf. the paper's Table 3)." if d["used_labels"] else
                 "No label was selected anywhere; label-wise statistics of every declared "
@@ -588,29 +603,63 @@ def _build_document(rep: Report) -> list:
     if lowest:
         values = ds.label_agreement.sel(baseline=primary)
         blocks.append(("p", f"Labels with the lowest agreement under {primary}: " + "; ".join(
-            f"{rep.label_name(v)}: {fmt(float(values.sel({label_dim: v})))}" for v in lowest)
+            f"{rep.label_name(v)}: {fmt(float(values.sel({f.label_dim: v})))}" for v in lowest)
             + "."))
-    hardest = d["hardest_items"]
-    if hardest:
-        observed = ds.item_observed
-        item_coefficient = ds.item_agreement.sel(baseline=primary)
-        rows = []
-        for entry in hardest:
-            where = {item_dim: entry["item"]}
-            rows.append([str(entry["item"]), fmt(float(observed.sel(where))),
-                         fmt(float(item_coefficient.sel(where))),
-                         ", ".join(map(str, entry["disputed_labels"])) or "-"])
-        blocks += [
-            ("p", ("Hardest items (lowest item agreement). Item values identify difficult "
-             "examples; reliability conclusions need an adequate number of items "
-             f"(here N = {d['n_items']}).")),
-            ("table", [item_dim, "A_o,i", f"A_ml,i ({primary})", "labels in dispute"], rows,
-             None),
-        ]
+    blocks += _hardest_items(f)
     blocks.append(("figures",))
-    section("4. Diagnostics", *blocks)
+    return _section("4. Diagnostics", *blocks)
 
-    # ---- missing data -------------------------------------------------------------------
+
+def _design_rows(f: _Facts) -> list:
+    d, ds, fmt = f.d, f.ds, f.fmt
+    per_item = d["annotators_per_item"]
+    if per_item["min"] == per_item["max"]:
+        per_item_text = f"{per_item['min']} (every item)"
+    else:
+        per_item_text = (f"{per_item['min']}-{per_item['max']} (median "
+                         f"{per_item['median']:g})")
+    rows = [
+        ["N (items)", str(d["n_items"])],
+        ["n (annotators)", str(d["n_annotators"])],
+        ["annotators per item", per_item_text],
+        ["k (labels)", str(d["n_labels"])],
+        ["A_o (observed agreement)", fmt(float(ds.observed))],
+        ["p_r (raw prevalence)", fmt(float(ds.raw_prevalence))],
+        ["A_o,min (floor of A_o given the prevalences)", fmt(float(ds.observed_minimum))],
+        ["alpha_H (Krippendorff, Hamming distance)", fmt(float(ds.alpha_hamming))],
+    ]
+    if f.has_ci:
+        for name, caption in (("observed", "A_o"), ("alpha_hamming", "alpha_H")):
+            interval = _interval(ds, name, fmt)
+            if interval:
+                rows.append([f"{caption} {_ci_label(f.s)}", interval])
+    return rows
+
+
+def _hardest_items(f: _Facts) -> list:
+    hardest = f.d["hardest_items"]
+    if not hardest:
+        return []
+    fmt, item_dim, primary = f.fmt, f.item_dim, f.primary
+    observed = f.ds.item_observed
+    item_coefficient = f.ds.item_agreement.sel(baseline=primary)
+    rows = []
+    for entry in hardest:
+        where = {item_dim: entry["item"]}
+        rows.append([str(entry["item"]), fmt(float(observed.sel(where))),
+                     fmt(float(item_coefficient.sel(where))),
+                     ", ".join(map(str, entry["disputed_labels"])) or "-"])
+    return [
+        ("p", ("Hardest items (lowest item agreement). Item values identify difficult "
+         "examples; reliability conclusions need an adequate number of items "
+         f"(here N = {f.d['n_items']}).")),
+        ("table", [item_dim, "A_o,i", f"A_ml,i ({primary})", "labels in dispute"], rows,
+         None),
+    ]
+
+
+def _missing_section(f: _Facts):
+    d = f.d
     if d["n_missing_decisions"] == 0:
         text = ("Complete design: every annotator made every decision on every item; no "
                 "missing data.")
@@ -618,23 +667,27 @@ def _build_document(rep: Report) -> list:
         text = (f"{d['n_missing_decisions']} of {d['n_decisions']} decisions "
                 f"({100 * d['n_missing_decisions'] / d['n_decisions']:.1f}%) were not made "
                 "(a missing annotation is not an omission). Handling: "
-                f"{ds.attrs.get('missing_data', 'pairable values only')}. "
+                f"{f.ds.attrs.get('missing_data', 'pairable values only')}. "
                 f"Items without any pair of decisions: {d['n_items_unpairable']}.")
-    section("5. Missing data", ("p", text))
+    return _section("5. Missing data", ("p", text))
 
-    # ---- uncertainty ---------------------------------------------------------------------
-    if has_ci:
-        described = {k: v for k, v in ds.attrs.items() if k not in _CORE_ATTRS}
+
+def _uncertainty_section(f: _Facts):
+    s = f.s
+    if f.has_ci:
+        described = {k: v for k, v in f.ds.attrs.items() if k not in _CORE_ATTRS}
+        given = [f"{name}={s[name]!r}" for name in ("n_resamples", "resample", "ci_method")
+                 if s.get(name) is not None]
         text = (f"Intervals: {_ci_label(s)} from mla(..., ci={s['ci']}"
-                + (f", seed={s['seed']}" if s["seed"] is not None else "") + ")"
+                + (f", seed={s['seed']}" if s["seed"] is not None else "")
+                + "".join(f", {option}" for option in given) + ")"
                 + ("; " + "; ".join(f"{k} = {v}" for k, v in described.items())
                    if described else "") + ".")
     else:
         text = ("No confidence intervals were computed (pass ci=0.95, command line --ci 0.95). "
                 "Substantive studies should report intervals from a bootstrap that respects "
                 "the item and annotator structure.")
-    section("6. Uncertainty", ("p", text))
-    return doc
+    return _section("6. Uncertainty", ("p", text))
 
 
 _CORE_ATTRS = {"n_items", "n_annotators", "n_labels", "baseline", "baseline_definition",
@@ -658,14 +711,14 @@ def _label_table(rep: Report, fmt) -> tuple[list, list]:
     # one selection per variable, then plain numpy: k can be in the thousands
     where = {label_dim: labels}
     column = {
-        "p": ds.prevalence.sel(where).values,
+        "p": ds.label_prevalence.sel(where).values,
         "observed": ds.label_observed.sel(where).values,
         "weight": ds.label_weight.sel(baseline=primary, **where).values,
         "observed_minimum": ds.label_observed_minimum.sel(where).values,
         "floor": _label_floor(ds, primary, label_dim).sel(where).values,
-        "positive": ds.positive_agreement.sel(where).values,
-        "negative": ds.negative_agreement.sel(where).values,
-        "n_j": ds.label_pairable_values.sel(where).values,
+        "positive": ds.label_positive_agreement.sel(where).values,
+        "negative": ds.label_negative_agreement.sel(where).values,
+        "n_j": ds.label_n_pairable_values.sel(where).values,
     }
     coefficient = {b: ds.label_agreement.sel(baseline=b, **where).values for b in rep.baselines}
     if has_ci:

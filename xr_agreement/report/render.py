@@ -118,6 +118,28 @@ def _ci_label(settings) -> str:
     return f"{100 * float(settings['ci']):g}% CI" if settings.get("ci") else "CI"
 
 
+def _interval_keywords(ci, *, progress=None, **options) -> dict:
+    """The bootstrap keywords a report passes on: ``ci`` and the options given (None: the
+    statistic's default). Without ``ci`` the options must be left unset (``progress``
+    aside), and nothing is passed."""
+    given = {name: value for name, value in options.items() if value is not None}
+    if ci is None:
+        given.pop("seed", None)
+        if given:
+            raise ValueError(f"{sorted(given)} only apply with ci=<level>")
+        return {}
+    return {"ci": ci, **given, **({} if progress is None else {"progress": progress})}
+
+
+def _interval_settings(ci, seed, options: dict) -> dict:
+    """The interval entries of a report's settings (JSON-safe; None: the default)."""
+    return {
+        "ci": ci,
+        "seed": seed if isinstance(seed, (int, np.integer, type(None))) else repr(seed),
+        **{name: _plain(value) for name, value in options.items()},
+    }
+
+
 # --------------------------------------------------------------------------------------
 # renderers
 # --------------------------------------------------------------------------------------

@@ -1,42 +1,37 @@
-"""The bootstrap driver: :func:`bootstrap` (numpy), :func:`lazy_intervals` and
-:func:`deferred_bootstrap` (dask), and the checks of the bootstrap keywords.
+"""The bootstrap driver: :func:`bootstrap`, which chooses between the eager run, the
+block-by-block run on dask input (:func:`lazy_intervals`) and the deferred one
+(:func:`deferred_bootstrap`), and the checks of the bootstrap keywords.
 
 See :mod:`xr_agreement.resampling` for the semantics.
 """
 
 from __future__ import annotations
 
-import os
-import queue
 import sys
-import threading
 
 import numpy as np
 import xarray as xr
 
-from .._core.threads import _pool_map, _single_threaded_blas
+from .._core.arrays import _is_dask
 from .draws import annotator_resample_counts, batch_rows, BlockedResampler, item_resample_counts
+from .fast import stream_item_blocks
 from .intervals import (_bound_attrs, _interval_attrs, _replicate_attrs, acceleration,
                         add_intervals, interval_bounds, interval_variables, JackknifeMoments,
                         RESAMPLE_DIM)
-from .statistics import _add_all, jackknife_accelerations, WeightedStatistic
+from .statistics import jackknife_accelerations, WeightedStatistic
 
 
 UNITS = ("item", "annotator", "both")
 
 
-METHODS = ("percentile", "bca")
-
-
-# Replicates per batch when item blocks are streamed (see :func:`bootstrap`).
-STREAM_ROWS = 256
+CI_METHODS = ("percentile", "bca")
 
 
 # --------------------------------------------------------------------------- options
 
 
-def check_options(ci, n_resamples, resample, method, seed, progress) -> tuple:
-    """Validated bootstrap keywords: ``(ci, n_resamples, resample, method)``.
+def check_options(ci, n_resamples, resample, ci_method, seed, progress) -> tuple:
+    """Validated bootstrap keywords: ``(ci, n_resamples, resample, ci_method)``.
 
     >>> check_options(0.95, 1000, "item", "BCa", 0, None)
     (0.95, 1000, 'item', 'bca')
@@ -56,8 +51,8 @@ def check_options(ci, n_resamples, resample, method, seed, progress) -> tuple:
         raise ValueError(f"n_resamples must be an integer >= 2, got {n_resamples!r}")
     if resample not in UNITS:
         raise ValueError(f"resample must be one of {list(UNITS)}, got {resample!r}")
-    if not isinstance(method, str) or method.lower() not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    if not isinstance(ci_method, str) or ci_method.lower() not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {list(CI_METHODS)}, got {ci_method!r}")
     if not (
         seed is None
         or isinstance(seed, (np.random.Generator, np.random.SeedSequence))
@@ -68,7 +63,7 @@ def check_options(ci, n_resamples, resample, method, seed, progress) -> tuple:
         )
     if progress not in (None, True, False):
         raise ValueError(f"progress must be None, True or False, got {progress!r}")
-    return float(ci), int(n_resamples), resample, method.lower()
+    return float(ci), int(n_resamples), resample, ci_method.lower()
 
 
 def _interactive() -> bool:
@@ -102,15 +97,23 @@ def bootstrap(
     ci: float,
     n_resamples: int = 1000,
     resample: str = "item",
-    method: str = "percentile",
+    ci_method: str = "percentile",
     seed=None,
     return_replicates: bool = False,
     progress: bool | None = None,
     variables: list[str] | None = None,
     item: str = "item",
+    rebuild=None,
 ) -> xr.Dataset:
     """``result`` with bootstrap confidence bounds for ``variables`` (default
-    :func:`interval_variables`), see the module docstring for the semantics.
+    :func:`interval_variables`), see :mod:`xr_agreement.resampling` for the semantics.
+
+    The one place that chooses how the bootstrap runs. In memory: eagerly. On dask input
+    (a lazy ``statistic``, or dask arrays among the inputs of ``rebuild``): block by block
+    (:func:`lazy_intervals`) when the statistic can (``statistic.is_lazy``, an int seed and
+    a unit of ``statistic.lazy_units``); otherwise deferred (:func:`deferred_bootstrap`):
+    ``rebuild = (make_statistic, inputs)`` rebuilds the statistic in memory inside one
+    task. Nothing is computed on dask input until the result is.
 
     Examples
     --------
@@ -127,152 +130,92 @@ def bootstrap(
     >>> bool(out.share_lower < out.share < out.share_upper)
     True
     """
-    ci, n_resamples, resample, method = check_options(
-        ci, n_resamples, resample, method, seed, progress
+    ci, n_resamples, resample, ci_method = check_options(
+        ci, n_resamples, resample, ci_method, seed, progress
     )
     if variables is None:
         variables = interval_variables(result, item)
+    options = dict(ci=ci, n_resamples=n_resamples, resample=resample, ci_method=ci_method,
+                   seed=seed, return_replicates=return_replicates, progress=progress)
+    blockwise = getattr(statistic, "is_lazy", False)
+    gathered = rebuild is not None and any(
+        _is_dask(getattr(value, "data", value)) for value in rebuild[1].values())
+    if blockwise or gathered:
+        if blockwise and not isinstance(seed, np.random.Generator) and statistic.lazy_units(
+                resample):
+            resampler = BlockedResampler(seed, statistic.n_items, n_resamples)
+            annotator_counts = None
+            if resample in ("annotator", "both"):
+                annotator_counts = annotator_resample_counts(
+                    resampler.annotator_rng, statistic.n_annotators, n_resamples)
+            return lazy_intervals(statistic, result, resampler, annotator_counts,
+                                  variables=variables, ci=ci, ci_method=ci_method,
+                                  resample=resample, return_replicates=return_replicates)
+        if rebuild is None:
+            raise ValueError(f"{type(statistic).__name__} on dask input resamples items from "
+                             f"an int seed only; got resample={resample!r}, seed={seed!r}")
+        return deferred_bootstrap(*rebuild, result, variables=variables, item=item, **options)
+    return _eager(statistic, result, variables, **options)
+
+
+def _eager(statistic, result, variables, *, ci, n_resamples, resample, ci_method, seed,
+           return_replicates, progress) -> xr.Dataset:
+    """:func:`bootstrap` in memory."""
     if isinstance(seed, np.random.Generator):
         rng, resampler = seed, None
     else:
         resampler = BlockedResampler(seed, statistic.n_items, n_resamples)
         rng = resampler.annotator_rng
-    if resampler is not None and getattr(statistic, "is_lazy", False):
-        if not statistic.lazy_units(resample):
-            raise ValueError(f"{type(statistic).__name__} on dask input resamples items "
-                             f"only; got resample={resample!r}")
+    bar = _progress_bar(n_resamples, progress, f"bootstrap ({resample})")
+    try:
         annotator_counts = None
         if resample in ("annotator", "both"):
             annotator_counts = annotator_resample_counts(rng, statistic.n_annotators,
                                                          n_resamples)
-        return lazy_intervals(statistic, result, resampler, annotator_counts, variables=variables,
-                              ci=ci, method=method, resample=resample,
-                              return_replicates=return_replicates)
-    bar = _progress_bar(n_resamples, progress, f"bootstrap ({resample})")
-    try:
-        batches = []
-        annotator_counts = None
-        if resample in ("annotator", "both"):
-            annotator_counts = annotator_resample_counts(
-                rng, statistic.n_annotators, n_resamples
-            )
         if resample == "annotator":
-            step = max(1, min(n_resamples, 100))
-            for start in range(0, n_resamples, step):
-                batches.append(
-                    statistic.replicates(None, annotator_counts[start : start + step])
-                )
-                if bar is not None:
-                    bar.update(len(annotator_counts[start : start + step]))
+            draws = ((start, None) for start in range(0, n_resamples, 100))
         elif resampler is not None and annotator_counts is None and hasattr(statistic,
                                                                             "block_sums"):
-            batches = _stream_item_blocks(statistic, resampler, bar)
+            draws = None
+        elif resampler is None:
+            draws = item_resample_counts(rng, statistic.n_items, n_resamples,
+                                         batch_rows(statistic.n_items, n_resamples),
+                                         reuse=True)
         else:
-            step = batch_rows(statistic.n_items, n_resamples)
-            if resampler is None:
-                draws = item_resample_counts(rng, statistic.n_items, n_resamples, step,
-                                             reuse=True)
-            else:
-                draws = resampler.batches(step)
+            draws = resampler.batches(batch_rows(statistic.n_items, n_resamples))
+        if draws is None:
+            batches = stream_item_blocks(statistic, resampler, bar)
+        else:
+            batches = []
             for start, counts in draws:
-                rows = len(counts)
+                rows = 100 if counts is None else len(counts)
                 chosen = None
                 if annotator_counts is not None:
                     chosen = annotator_counts[start : start + rows]
                 batches.append(statistic.replicates(counts, chosen))
                 if bar is not None:
-                    bar.update(rows)
+                    bar.update(len(chosen) if chosen is not None else rows)
         replicates = statistic.finish(batches)
         estimate = statistic.finish([statistic.replicates(None, None)]).isel(
             {RESAMPLE_DIM: 0}
         )
         accelerations = None
-        if method == "bca":
+        if ci_method == "bca":
             units = ["item", "annotator"] if resample == "both" else [resample]
             accelerations = jackknife_accelerations(statistic, units, estimate, variables,
                                                     result)
     finally:
         if bar is not None:
             bar.close()
-    return add_intervals(
-        result,
-        estimate,
-        replicates,
-        variables=variables,
-        ci=ci,
-        method=method,
-        resample=resample,
-        accelerations=accelerations,
-        return_replicates=return_replicates,
-    )
-
-
-def _stream_item_blocks(statistic, resampler: BlockedResampler, bar=None) -> list:
-    """Item-resampling batches of ``statistic`` (for its :meth:`finish`), streamed: each
-    thread of the pool takes a range of at most :data:`STREAM_ROWS` replicates and walks the
-    item blocks, drawing a block's counts into its own small buffer and multiplying them with
-    the block's rows of the tables straight away. No large array of counts is ever held.
-    BLAS runs single-threaded meanwhile: the threads already fill the cores, and BLAS
-    threads spin-waiting between products would slow the draws.
-
-    A statistic with a ``pairing()`` (MLA, see :func:`replicate_pairing`) gets the counts
-    of two replicates per row, and a pair whose split is not certain to be exact is
-    multiplied again from its unpaired counts (drawn again: the resampler gives any
-    replicate's counts on their own)."""
-    n_resamples, n_items = resampler.n_resamples, statistic.n_items
-    workers = max(1, min(n_resamples, os.cpu_count() or 1))
-    step = min(STREAM_ROWS, -(-n_resamples // workers))
-    size = min(resampler.block_size, n_items)
-    statistic.prepare()
-    pairing = statistic.pairing() if hasattr(statistic, "pairing") else None
-    buffers = queue.SimpleQueue()
-    for _ in range(workers):
-        buffers.put(np.empty(((step + 1) // 2 if pairing else step, size), np.float32))
-    lock = threading.Lock()
-
-    def block(start, rows, i0, i1, buffer):
-        if not pairing:
-            counts = resampler.counts(start, rows, i0, i1, buffer[:rows, : i1 - i0],
-                                      threads=False)
-            return statistic.block_sums(counts, i0, i1, resampler.max_draws(i0, i1))
-        scale = 2 ** pairing[0]
-        counts = resampler.counts(start, rows, i0, i1, buffer[: (rows + 1) // 2, : i1 - i0],
-                                  threads=False, pair_scale=scale)
-        draws = resampler.block_totals[start : start + rows, i0 // resampler.block_size]
-        sums, unsure = statistic.pair_sums(counts, i0, i1, rows, draws)
-        for pair in unsure:
-            pair_rows = slice(2 * pair, min(2 * pair + 2, rows))
-            alone = resampler.counts(start + pair_rows.start, pair_rows.stop - pair_rows.start,
-                                     i0, i1, threads=False)
-            sums[pair_rows] = statistic.block_sums(alone, i0, i1,
-                                                   resampler.max_draws(i0, i1))
-        return sums
-
-    def run(start):
-        rows = min(step, n_resamples - start)
-        buffer = buffers.get()
-        try:
-            sums = None
-            for i0 in range(0, n_items, resampler.block_size):
-                part = block(start, rows, i0, min(n_items, i0 + resampler.block_size), buffer)
-                sums = part if sums is None else _add_all(sums, part)
-        finally:
-            buffers.put(buffer)
-        if bar is not None:
-            with lock:
-                bar.update(rows)
-        return statistic.from_sums(sums)
-
-    if workers == 1:  # one thread of ours: BLAS may use the cores itself
-        return [run(start) for start in range(0, n_resamples, step)]
-    with _single_threaded_blas():
-        return _pool_map(run, range(0, n_resamples, step))
+    return add_intervals(result, estimate, replicates, variables=variables, ci=ci,
+                         ci_method=ci_method, resample=resample, accelerations=accelerations,
+                         return_replicates=return_replicates)
 
 
 # --------------------------------------------------------------------------- dask
 
 
-def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables, ci, method,
+def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables, ci, ci_method,
                    resample, return_replicates) -> xr.Dataset:
     """:func:`bootstrap` on dask input, lazily and block by block.
 
@@ -287,7 +230,7 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
     import dask.array
 
     jack_units = []
-    if method == "bca":
+    if ci_method == "bca":
         jack_units = ["item", "annotator"] if resample == "both" else [resample]
     loo_annotators = None
     if "annotator" in jack_units:
@@ -299,7 +242,7 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
     # every key of this bootstrap derives from the result's own variables (their graph
     # names carry the data and the coefficient's options) and the bootstrap's options
     token = dask.base.tokenize(type(statistic).__name__, [result[v].data for v in variables],
-                               variables, ci, method, resample, return_replicates,
+                               variables, ci, ci_method, resample, return_replicates,
                                resampler.key, resampler.block_totals, annotator_counts)
     if annotator_counts is not None:
         annotator_counts = dask.delayed(annotator_counts, pure=True,
@@ -329,7 +272,7 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
             point = estimate[name].transpose(*dims).values
             reps = replicates[name].transpose(*dims, RESAMPLE_DIM).values
             accel = None
-            if method == "bca":
+            if ci_method == "bca":
                 parts = []
                 if moments is not None:
                     item_part = JackknifeMoments(point)
@@ -338,14 +281,14 @@ def lazy_intervals(statistic, result, resampler, annotator_counts, *, variables,
                 if name in annotator_moments:
                     parts.append(annotator_moments[name])
                 accel = acceleration(parts)
-            lower, upper = interval_bounds(point, reps, ci, method, accel=accel)
+            lower, upper = interval_bounds(point, reps, ci, ci_method, accel=accel)
             out[name] = (lower.reshape(shape), upper.reshape(shape),
                          np.moveaxis(reps, -1, 0) if return_replicates else None)
         return out
 
     finished = dask.delayed(finish, pure=True)(totals, moments,
                                                dask_key_name=f"bootstrap-intervals-{token}")
-    return _with_lazy_bounds(result, variables, finished, ci=ci, method=method,
+    return _with_lazy_bounds(result, variables, finished, ci=ci, ci_method=ci_method,
                              resample=resample, n_resamples=n_resamples,
                              return_replicates=return_replicates)
 
@@ -389,15 +332,15 @@ def deferred_bootstrap(make_statistic, inputs, result: xr.Dataset, *, variables:
         (k, v) for k, v in options.items() if k != "seed"),
         seed if not isinstance(seed, np.random.Generator) else id(seed))
     finished = dask.delayed(run, pure=True)(inputs, dask_key_name=f"bootstrap-{token}")
-    ci, method = options["ci"], options.get("method", "percentile")
+    ci, ci_method = options["ci"], options.get("ci_method", "percentile")
     resample = options.get("resample", "item")
     n_resamples = options.get("n_resamples", 1000)
-    return _with_lazy_bounds(result, variables, finished, ci=ci, method=method,
+    return _with_lazy_bounds(result, variables, finished, ci=ci, ci_method=ci_method,
                              resample=resample, n_resamples=n_resamples,
                              return_replicates=return_replicates)
 
 
-def _with_lazy_bounds(result, variables, finished, *, ci, method, resample, n_resamples,
+def _with_lazy_bounds(result, variables, finished, *, ci, ci_method, resample, n_resamples,
                       return_replicates) -> xr.Dataset:
     """``result`` with ``V_lower``, ``V_upper`` (and ``V_replicates``) as dask arrays taken
     from the delayed ``finished`` ({name: (lower, upper, replicates)})."""
@@ -409,7 +352,7 @@ def _with_lazy_bounds(result, variables, finished, *, ci, method, resample, n_re
         template = result[name]
         for position, side in enumerate(("lower", "upper")):
             data = dask.array.from_delayed(finished[name][position], template.shape, float)
-            attrs = _bound_attrs(template, name, side, level, method, resample, n_resamples)
+            attrs = _bound_attrs(template, name, side, level, ci_method, resample, n_resamples)
             new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
         if return_replicates:
             data = dask.array.from_delayed(finished[name][2], (n_resamples, *template.shape),
@@ -419,5 +362,5 @@ def _with_lazy_bounds(result, variables, finished, *, ci, method, resample, n_re
     out = result.assign(new)
     if return_replicates:
         out = out.assign_coords({RESAMPLE_DIM: np.arange(n_resamples)})
-    out.attrs.update(_interval_attrs(ci, method, n_resamples, resample))
+    out.attrs.update(_interval_attrs(ci, ci_method, n_resamples, resample))
     return out

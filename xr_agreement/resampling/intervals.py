@@ -3,11 +3,9 @@ variables and attrs they add to a result."""
 
 from __future__ import annotations
 
-import math
-from statistics import NormalDist
-
 import numpy as np
 import xarray as xr
+from scipy.special import ndtr as _ndtr, ndtri as _ndtri
 
 from . import kernels as _kernels
 
@@ -21,25 +19,6 @@ NOISE = 1e-12
 
 
 # --------------------------------------------------------------------------- intervals
-
-
-_NORMAL = NormalDist()
-
-
-_ndtr = np.vectorize(_NORMAL.cdf, otypes=[float])
-
-
-def _ndtri_scalar(p: float) -> float:
-    if math.isnan(p):
-        return math.nan
-    if p <= 0:
-        return -math.inf
-    if p >= 1:
-        return math.inf
-    return _NORMAL.inv_cdf(p)
-
-
-_ndtri = np.vectorize(_ndtri_scalar, otypes=[float])
 
 
 def _quantiles(values: np.ndarray, *levels) -> list[np.ndarray]:
@@ -117,7 +96,7 @@ def interval_bounds(
     estimate: np.ndarray,
     replicates: np.ndarray,
     ci: float,
-    method: str = "percentile",
+    ci_method: str = "percentile",
     jackknives: list[np.ndarray] | None = None,
     accel: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -131,7 +110,7 @@ def interval_bounds(
         Bootstrap replicates, shape S + (R,).
     ci : float
         Confidence level.
-    method : {"percentile", "bca"}
+    ci_method : {"percentile", "bca"}
     jackknives : list of numpy.ndarray
         For "bca": leave-one-out values, shape S + (n_units,), one array per resampled unit.
     accel : numpy.ndarray
@@ -145,7 +124,7 @@ def interval_bounds(
     estimate = np.asarray(estimate, float)
     replicates = np.asarray(replicates, float)
     alpha = (1 - ci) / 2
-    if method == "percentile":
+    if ci_method == "percentile":
         levels = (np.full(estimate.shape, alpha), np.full(estimate.shape, 1 - alpha))
     else:
         valid = ~np.isnan(replicates)
@@ -165,7 +144,7 @@ def interval_bounds(
             accel = acceleration(moments) if moments else np.zeros(estimate.shape)
         a = accel
         levels = []
-        for z_alpha in (_ndtri_scalar(alpha), -_ndtri_scalar(alpha)):
+        for z_alpha in (_ndtri(alpha), -_ndtri(alpha)):
             shifted = z0 + z_alpha
             with np.errstate(invalid="ignore", divide="ignore"):
                 levels.append(_ndtr(z0 + shifted / (1 - a * shifted)))
@@ -192,7 +171,7 @@ def add_intervals(
     *,
     variables: list[str],
     ci: float,
-    method: str,
+    ci_method: str,
     resample: str,
     accelerations: dict[str, np.ndarray] | None = None,
     return_replicates: bool = False,
@@ -212,12 +191,12 @@ def add_intervals(
         point = estimate[name].transpose(*template.dims)
         reps = replicates[name].transpose(*template.dims, RESAMPLE_DIM)
         accel = None
-        if method == "bca":
+        if ci_method == "bca":
             accel = np.asarray(accelerations[name]).reshape(template.shape)
-        lower, upper = interval_bounds(point.values, reps.values, ci, method, accel=accel)
+        lower, upper = interval_bounds(point.values, reps.values, ci, ci_method, accel=accel)
         n_resamples = replicates.sizes[RESAMPLE_DIM]
         for side, bound in (("lower", lower), ("upper", upper)):
-            attrs = _bound_attrs(template, name, side, level, method, resample, n_resamples)
+            attrs = _bound_attrs(template, name, side, level, ci_method, resample, n_resamples)
             data = np.asarray(bound, float).reshape(template.shape)
             new[f"{name}_{side}"] = xr.Variable(template.dims, data, attrs)
         if return_replicates:
@@ -228,16 +207,17 @@ def add_intervals(
     out = result.assign(new)
     if return_replicates:
         out = out.assign_coords({RESAMPLE_DIM: np.arange(replicates.sizes[RESAMPLE_DIM])})
-    out.attrs.update(_interval_attrs(ci, method, int(replicates.sizes[RESAMPLE_DIM]), resample))
+    out.attrs.update(_interval_attrs(ci, ci_method, int(replicates.sizes[RESAMPLE_DIM]),
+                                     resample))
     return out
 
 
-def _bound_attrs(template, name, side, level, method, resample, n_resamples) -> dict:
+def _bound_attrs(template, name, side, level, ci_method, resample, n_resamples) -> dict:
     return {
         "long_name": f"{side} bound of the {level} confidence interval of "
         f"{template.attrs.get('long_name', name)}",
         "symbol": f"{template.attrs.get('symbol', name)},{side}",
-        "description": f"{method} bootstrap interval, {resample} resampling "
+        "description": f"{ci_method} bootstrap interval, {resample} resampling "
         f"({n_resamples} resamples); replicates where the value is undefined (NaN) are "
         "left out",
     }
@@ -251,10 +231,10 @@ def _replicate_attrs(template, name, resample) -> dict:
     }
 
 
-def _interval_attrs(ci, method, n_resamples, resample) -> dict:
+def _interval_attrs(ci, ci_method, n_resamples, resample) -> dict:
     return {
         "ci_level": ci,
-        "ci_method": method,
+        "ci_method": ci_method,
         "ci_n_resamples": int(n_resamples),
         "ci_resampling_unit": resample,
         "ci_note": "baseline recomputed in every replicate; label universe fixed; "

@@ -1,190 +1,20 @@
-"""Numba kernels of the bootstrap: resampling counts (NumPy's PCG64 stream, block-seeded
-xoshiro256**), row hashes and jackknife sums. No xarray in this module."""
+"""Numba kernels of the bootstrap: resampling counts (of NumPy's draws, and block-seeded
+xoshiro256**), the split of paired products and jackknife sums. No xarray in this module."""
 
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
-
-
-# --- bootstrap ---
-# Resampling weights for xr_agreement.resampling.
+from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def resample_counts(words, first_half, n_units, threshold, counts, done):
-    """Multinomial resampling counts from uniform 64-bit ``words``.
-
-    Row ``r`` of ``counts`` (R, n_units) receives ``n_units`` draws of a unit index in
-    ``[0, n_units)``, made exactly as NumPy's ``Generator.integers(0, n_units)`` makes them
-    from a bit generator with 64-bit output: each word gives two 32-bit values (low half
-    first), each mapped by Lemire's multiply-shift with rejection below ``threshold =
-    2**32 % n_units``. So the counts equal a bincount of ``rng.integers(0, n_units, (R,
-    n_units))`` row by row. Starts at half ``first_half`` of ``words`` after ``done``
-    draws (row-major) and stops when the words run out; returns ``(draws done, halves
-    used)`` so the caller can continue with fresh words.
-    """
-    R = counts.shape[0]
-    bound = np.uint64(n_units)
-    low_mask = np.uint64(0xFFFFFFFF)
-    shift = np.uint64(32)
-    n_halves = 2 * words.shape[0]
-    h = first_half
-    row = done // n_units
-    column = done - row * n_units
-    while row < R:
-        start = h
-        exhausted = False
-        leftover = np.uint64(0)
-        product = np.uint64(0)
-        while True:
-            if h >= n_halves:
-                exhausted = True
-                break
-            word = words[h >> 1]
-            value = (word >> shift) if (h & 1) else (word & low_mask)
-            h += 1
-            product = value * bound
-            leftover = product & low_mask
-            if leftover >= threshold:
-                break
-        if exhausted:
-            h = start
-            break
-        counts[row, np.int64(product >> shift)] += 1
-        column += 1
-        if column == n_units:
-            column = 0
-            row += 1
-    return row * n_units + column, h
-
-
-# PCG64 (NumPy's default bit generator), stepped inline so that resampling draws run at
-# the speed of the arithmetic and in parallel from jumped-ahead states; the stream equals
-# ``numpy.random.PCG64``'s: 128-bit LCG step, then the XSL-RR output of the new state.
-_PCG_MULT_HIGH = np.uint64(2549297995355413924)
-
-
-_PCG_MULT_LOW = np.uint64(4865540595714422341)
-
-
-@intrinsic
-def _multiply_high(typingctx, a, b):
-    """High 64 bits of the 128-bit product of two uint64 (one machine multiply)."""
-    signature = types.uint64(types.uint64, types.uint64)
-
-    def codegen(context, builder, sig, args):
-        wide = ir.IntType(128)
-        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
-        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
-
-    return signature, codegen
-
-
-@njit(cache=True, nogil=True)
-def pcg64_indices(state, start_high, n_halves, n_units, threshold, out):
-    """Unit indices from ``n_halves`` 32-bit halves of a PCG64 stream.
-
-    ``state`` is (state_high, state_low, inc_high, inc_low) uint64; the stream starts at the
-    high half of the current output if ``start_high`` (a half NumPy buffered), else with the
-    next step. Each half maps to ``(half * n_units) >> 32`` unless Lemire's rejection
-    (low 32 bits < ``threshold``) drops it; accepted indices are written to ``out`` in
-    order. Returns the number accepted; ``state`` is left after the last step taken.
-    """
-    hi = state[0]
-    lo = state[1]
-    inc_hi = state[2]
-    inc_lo = state[3]
-    low32 = np.uint64(0xFFFFFFFF)
-    s32 = np.uint64(32)
-    bound = np.uint64(n_units)
-    accepted = 0
-    h = 0
-    word = np.uint64(0)
-    if start_high:
-        x = hi ^ lo
-        rot = hi >> np.uint64(58)
-        word = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
-    while h < n_halves:
-        if (h + start_high) & 1:
-            value = word >> s32
-        else:
-            product_low = lo * _PCG_MULT_LOW
-            new_lo = product_low + inc_lo
-            carry = np.uint64(1) if new_lo < product_low else np.uint64(0)
-            hi = _multiply_high(lo, _PCG_MULT_LOW) + lo * _PCG_MULT_HIGH + hi * _PCG_MULT_LOW
-            hi = hi + inc_hi + carry
-            lo = new_lo
-            x = hi ^ lo
-            rot = hi >> np.uint64(58)
-            word = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
-            value = word & low32
-        h += 1
-        product = value * bound
-        if (product & low32) >= threshold:
-            out[accepted] = np.uint32(product >> s32)
-            accepted += 1
-    state[0] = hi
-    state[1] = lo
-    return accepted
-
-
-@njit(cache=True, nogil=True)
-def _scatter_rows(buffer, offsets, accepted, counts, r0, r1, row_shift=0):
-    """Count draws ``r * N .. (r + 1) * N - 1`` of the stream into ``counts[r -
-    row_shift]`` for ``r`` in ``r0:r1``."""
-    N = counts.shape[1]
+def count_rows(indices, counts, r0, r1):
+    """``counts[r]`` (overwritten) = the bincount of ``indices[r]`` for the rows ``r0:r1``:
+    how often each unit is drawn in each replicate."""
     for r in range(r0, r1):
-        # the segment holding this row's first draw (draw r * N of the stream)
-        position = r * N
-        s = 0
-        while position >= accepted[s]:
-            position -= accepted[s]
-            s += 1
-        row = r - row_shift
-        for t in range(N):
-            while position >= accepted[s]:
-                position = 0
-                s += 1
-            counts[row, buffer[offsets[s] + position]] += 1
-            position += 1
-
-
-@njit(cache=True, nogil=True)
-def hash_rows(rows, hashes):
-    """Mix the bytes of each row of ``rows`` (N, B) uint8 into ``hashes`` (N,) uint64
-    (FNV-1a style, then a final avalanche)."""
-    prime = np.uint64(1099511628211)
-    for i in range(rows.shape[0]):
-        h = hashes[i] ^ np.uint64(14695981039346656037)
-        for b in range(rows.shape[1]):
-            h = (h ^ np.uint64(rows[i, b])) * prime
-        hashes[i] = _splitmix(h)
-
-
-@njit(cache=True, nogil=True)
-def scatter_count_rows(buffer, offsets, accepted, counts, r0, r1):
-    """``counts[r, i] += 1`` for the draws ``r * N .. (r + 1) * N - 1`` of a stream of unit
-    indices stored in segments (segment ``s`` holds ``accepted[s]`` draws from
-    ``buffer[offsets[s]]`` on), for the rows ``r0:r1``, overwritten (``counts`` may hold
-    anything there). Each row is counted in a 16-bit scratch row (half the cache footprint of a
-    float32 row: random increments run about twice as fast) and then copied; a row whose
-    copy does not add up to ``N`` had a count above 65535 and is counted again directly."""
-    N = counts.shape[1]
-    scratch = np.zeros(N, np.uint16)
-    for r in range(r0, r1):
-        _scatter_rows(buffer, offsets, accepted, scratch.reshape(1, N), r, r + 1, r)
-        total = 0
-        for i in range(N):
-            counts[r, i] = scratch[i]
-            total += scratch[i]
-            scratch[i] = 0
-        if total != N:  # pragma: no cover - needs an item drawn 65536 times
-            for i in range(N):
-                counts[r, i] = 0
-            _scatter_rows(buffer, offsets, accepted, counts, r, r + 1, 0)
+        counts[r, :] = 0
+        for i in indices[r]:
+            counts[r, i] += 1
 
 
 # Block-seeded multinomial item counts (draws.BlockedResampler): items are cut into

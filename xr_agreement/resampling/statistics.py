@@ -10,8 +10,8 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
-from . import kernels as _kernels
 from .draws import BATCH_BYTES, batch_rows
+from .fast import _add_all
 from .intervals import acceleration, JackknifeMoments, RESAMPLE_DIM
 
 
@@ -97,14 +97,17 @@ class RecomputedStatistic(WeightedStatistic):
 
 
 class TableStatistic(WeightedStatistic):
-    """A statistic whose item resamples are ``finish(W @ T)``: per-item tables ``T`` (N x F
-    each) summed with the resampling counts ``W``, then finished.
+    """The bootstrap protocol of every family: item resamples are ``finish_sums(W @ T)``,
+    per-item tables ``T`` (N x F each) summed with the resampling counts ``W``.
 
-    Subclasses give :meth:`item_tables`, :meth:`finish_sums` and :meth:`drop_tables` (and
-    may override :meth:`replicates` for annotator resampling). Item resampling is then one
-    matrix product per table, the item jackknife subtracts one item's rows from the totals,
-    and on dask input (tables chunked along items) both run block by block
-    (:func:`lazy_intervals`): nothing is gathered.
+    A family gives :meth:`item_tables` and :meth:`finish_sums` (and :meth:`drop_tables`;
+    it may override :meth:`replicates` for annotator resampling). Everything else has a
+    generic form here: item replicates (one matrix product per table), the item jackknife
+    (the totals minus one item's rows), the streamed products of
+    :func:`.fast.stream_item_blocks` (:meth:`block_sums`, :meth:`from_sums`, and a
+    :meth:`pairing` for two replicates per row), and on dask input (tables chunked along
+    items) the block-by-block run of :func:`.driver.lazy_intervals` (:meth:`lazy_totals`,
+    :meth:`lazy_item_jackknife`): nothing is gathered.
     """
 
     def item_tables(self) -> dict:
@@ -167,6 +170,11 @@ class TableStatistic(WeightedStatistic):
         return {name: weights @ np.asarray(t[i0:i1], np.float64)
                 for name, t in self.item_tables().items()}
 
+    def pairing(self):
+        """How to multiply two replicates per row (:func:`.fast.replicate_pairing`), or None:
+        a statistic that returns a pairing gives :meth:`pair_sums` too."""
+        return None
+
     def from_sums(self, sums: dict) -> dict:
         """A batch for :meth:`finish` from the summed :meth:`block_sums`."""
         return sums
@@ -223,64 +231,16 @@ class TableStatistic(WeightedStatistic):
 
 
 def _table_leave_one_out(statistic, tables: dict, totals: dict, batch: int):
-    """Yield ``(values, multiplicity)`` of the statistic without each distinct item row of
-    ``tables`` (numpy), the others' sums being ``totals - row``; batches hold at most
-    ``batch`` rows and :data:`BATCH_BYTES` of sums (wide tables make the finishing's
-    temporaries large)."""
-    names = list(tables)
+    """Yield ``(values, multiplicity)`` of the statistic without each item of ``tables``
+    (numpy), the others' sums being ``totals - row``; batches hold at most ``batch`` rows
+    and :data:`BATCH_BYTES` of sums (wide tables make the finishing's temporaries large)."""
     n_items = len(next(iter(tables.values())))
-    if n_items == 0:
-        return
-    width = sum(tables[n].shape[1] for n in names)
+    width = sum(t.shape[1] for t in tables.values())
     batch = max(1, min(batch, BATCH_BYTES // (8 * max(1, width))))
-    first, multiplicity = distinct_rows([tables[n] for n in names])
-    for start in range(0, len(first), batch):
-        chosen = first[start : start + batch]
-        sums = {n: totals[n][None] - tables[n][chosen] for n in names}
-        yield statistic.finish_sums(sums), multiplicity[start : start + batch]
-
-
-def distinct_rows(tables: list) -> tuple[np.ndarray, np.ndarray]:
-    """(first row of each distinct item, its number of items) over the rows of ``tables``
-    (arrays with N rows each, taken side by side), without copying them: rows are hashed
-    and equal hashes confirmed equal.
-
-    >>> first, count = distinct_rows([np.array([[1, 2], [3, 4], [1, 2]]), np.zeros((3, 1))])
-    >>> first.tolist(), count.tolist()
-    ([0, 1], [2, 1])
-    """
-    n_items = len(tables[0])
-    hashes = np.zeros(n_items, np.uint64)
-    for table in tables:
-        rows = np.ascontiguousarray(table).reshape(n_items, -1)
-        if rows.shape[1]:
-            _kernels.hash_rows(rows.view(np.uint8).reshape(n_items, -1), hashes)
-    order = np.argsort(hashes, kind="stable")
-    sorted_hashes = hashes[order]
-    starts = np.ones(n_items, bool)
-    starts[1:] = sorted_hashes[1:] != sorted_hashes[:-1]
-    group_sorted = np.cumsum(starts) - 1
-    first = order[starts]  # the smallest item of each hash (stable sort)
-    group = np.empty(n_items, np.int64)
-    group[order] = group_sorted
-    # confirm that items sharing a hash have equal rows (in slices: no N x F temporary)
-    step = max(1, BATCH_BYTES // (8 * max(1, sum(t[0].size for t in tables))))
-    for start in range(0, n_items, step):
-        items = np.arange(start, min(n_items, start + step))
-        heads = first[group[items]]
-        for table in tables:
-            if not (table[items] == table[heads]).reshape(len(items), -1).all():
-                # two different rows with one 64-bit hash: let numpy sort them out
-                joined = np.concatenate([np.asarray(t).reshape(n_items, -1) for t in tables],
-                                        axis=1)
-                _, first, multiplicity = np.unique(joined, axis=0, return_index=True,
-                                                   return_counts=True)
-                order = np.argsort(first, kind="stable")
-                return first[order], multiplicity[order]
-    multiplicity = np.bincount(group, minlength=len(first))
-    # in the items' order (first occurrences ascending)
-    order = np.argsort(first, kind="stable")
-    return first[order], multiplicity[order]
+    for start in range(0, n_items, batch):
+        rows = slice(start, min(n_items, start + batch))
+        sums = {n: totals[n][None] - np.asarray(t[rows], np.float64) for n, t in tables.items()}
+        yield statistic.finish_sums(sums), np.ones(rows.stop - rows.start, np.int64)
 
 
 def _block_table_sums(names, blocks, item_range, resampler) -> dict:
@@ -353,13 +313,3 @@ def jackknife_accelerations(
                 dims = (*result[name].dims, RESAMPLE_DIM)
                 moments[name][u].add(values[name].transpose(*dims).values, multiplicity)
     return {name: acceleration(moments[name]) for name in variables}
-
-
-def _add_all(*parts):
-    """Sum of arrays, or of dicts of arrays with the same keys."""
-    if isinstance(parts[0], dict):
-        return {name: _add_all(*(p[name] for p in parts)) for name in parts[0]}
-    total = np.array(parts[0], copy=True)
-    for part in parts[1:]:
-        total += part
-    return total

@@ -1,0 +1,270 @@
+"""The vocabulary of docs/vocabulary.md, checked on the outputs of every public function.
+
+Each public function runs on a few small inputs (multi-label decisions, single-label ratings,
+with and without intervals of each method); every output variable must then follow the
+patterns: level prefixes, interval bounds, counts, attrs. A new function or variable that
+breaks the vocabulary fails here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import xr_agreement
+
+LEVEL_PREFIXES = {  # dim -> prefix a variable over that dim must carry
+    "item": "item_",
+    "label": "label_",
+    "category": "category_",
+    "annotator_1": "pair_",
+    "annotator_2": "pair_",
+    "annotator": "annotator_",
+}
+# the combined order of prefixes: pair_ then category_ (as in pair_category_coefficient)
+PREFIX_ORDER = ("annotator_", "pair_", "label_", "category_", "item_")
+NOT_LEVELS = {"baseline", "average", "resample", "replicate", "round", "paired_category"}
+OLD_NAMES = {
+    "ci_lower", "ci_upper", "se", "mean_coefficient", "n_common_items",
+    "label_pairable_values", "category_pairable_values", "prevalence",
+    "positive_agreement", "negative_agreement", "human_label_agreement",
+}
+MATRICES = {"coincidence"}  # a matrix over category x paired_category, not a level value
+
+
+def multi_label(seed=0, n_items=12, n_annotators=4, n_labels=5, missing=True):
+    rng = np.random.default_rng(seed)
+    values = (rng.random((n_items, n_annotators, n_labels)) < 0.35).astype(float)
+    if missing:  # annotators who skipped an item, and single decisions not made
+        values[rng.random((n_items, n_annotators)) < 0.15] = np.nan
+        values[rng.random(values.shape) < 0.03] = np.nan
+    return xr.DataArray(
+        values,
+        dims=("item", "annotator", "label"),
+        coords={
+            "item": [f"doc-{i:03d}" for i in range(n_items)],
+            "annotator": [f"ann-{a}" for a in "abcdefgh"[:n_annotators]],
+            "label": [f"topic-{j}" for j in range(n_labels)],
+        },
+    )
+
+
+def single_label(seed=1, n_items=15, n_annotators=4):
+    rng = np.random.default_rng(seed)
+    values = rng.choice(np.array(["neg", "neu", "pos"], dtype=object), (n_items, n_annotators))
+    values[rng.random(values.shape) < 0.1] = None
+    return xr.DataArray(
+        values,
+        dims=("item", "annotator"),
+        coords={
+            "item": [f"doc-{i:03d}" for i in range(n_items)],
+            "annotator": [f"ann-{a}" for a in "abcdefgh"[:n_annotators]],
+        },
+    )
+
+
+def numeric_ratings(seed=2, n_items=15, n_annotators=3):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 6, (n_items, n_annotators)).astype(float)
+    values[0, 0] = np.nan
+    return xr.DataArray(values, dims=("item", "annotator"))
+
+
+BOOT = {"n_resamples": 30, "seed": 0}
+
+
+def _outputs():
+    """(case name, callable) for every public function returning a Dataset."""
+    ml = multi_label()
+    # set metrics compare whole label sets: an annotation is made or skipped as a whole
+    complete_vectors = ml.where(~(ml.isnull() & ml.notnull().any("label")), 0)
+    sl = single_label()
+    num = numeric_ratings()
+    judge = "ann-a"
+    cases = {
+        "mla": lambda: ml.agreement.mla(),
+        "mla all baselines": lambda: ml.agreement.mla(baseline="all"),
+        "mla percentile": lambda: ml.agreement.mla(ci=0.9, **BOOT),
+        "mla bca": lambda: ml.agreement.mla(ci=0.9, ci_method="bca", **BOOT),
+        "alpha masi": lambda: complete_vectors.agreement.alpha(metric="masi"),
+        "alpha hamming": lambda: ml.agreement.alpha(metric="hamming"),
+        "alpha nominal": lambda: sl.agreement.alpha(metric="nominal", label=None),
+        "alpha interval": lambda: num.agreement.alpha(metric="interval", label=None),
+        "alpha percentile": lambda: num.agreement.alpha(
+            metric="interval", label=None, ci=0.9, ci_method="percentile", **BOOT),
+        "versus": lambda: ml.agreement.versus(judge),
+        "versus percentile": lambda: ml.agreement.versus(judge, ci=0.9, **BOOT),
+        "augmented_kappa": lambda: ml.fillna(0).agreement.augmented_kappa(),
+        "boot_f1": lambda: ml.fillna(0).agreement.boot_f1(n_chance_runs=20, seed=0),
+        "masi": lambda: ml.fillna(0).agreement.masi(),
+        "am": lambda: ml.fillna(0).agreement.am(),
+        "prevalence_sensitivity": lambda: xr_agreement.prevalence_sensitivity([0.1, 0.5]),
+        "analytic_flip": lambda: xr_agreement.analytic_flip([0.1, 0.5]),
+    }
+    for name in ("fleiss", "conger", "gwet", "brennan_prediger", "percent", "cohen"):
+        cases[f"{name} single-label"] = (
+            lambda name=name: getattr(sl.agreement, name)(label=None))
+        cases[f"{name} multi-label"] = lambda name=name: getattr(ml.agreement, name)()
+        cases[f"{name} percentile"] = (
+            lambda name=name: getattr(sl.agreement, name)(
+                label=None, ci=0.9, ci_method="percentile", **BOOT))
+    return cases
+
+
+CASES = _outputs()
+
+
+class _Results(dict):
+    """Each case's output, computed on first use (one failing case fails only its tests)."""
+
+    def __missing__(self, case):
+        self[case] = CASES[case]()
+        return self[case]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return _Results()
+
+
+def _expected_prefix(dims) -> str:
+    levels = []
+    for dim in dims:
+        prefix = LEVEL_PREFIXES.get(dim)
+        if prefix and prefix not in levels:
+            levels.append(prefix)
+    return "".join(sorted(levels, key=PREFIX_ORDER.index))
+
+
+def _base(name: str) -> str:
+    return re.sub(r"_(lower|upper|replicates)$", "", name)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_level_prefixes(results, case):
+    ds = results[case]
+    for name, variable in ds.data_vars.items():
+        if name in MATRICES or _base(name) in MATRICES:
+            continue
+        expected = _expected_prefix(variable.dims)
+        assert name.startswith(expected), (
+            f"{case}: {name!r} over {variable.dims} should start with {expected!r}")
+        if not expected:
+            assert not any(name.startswith(p) for p in ("label_", "item_", "category_", "pair_")), (
+                f"{case}: {name!r} has a level prefix but no level dim ({variable.dims})")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_attrs_and_old_names(results, case):
+    ds = results[case]
+    for name, variable in ds.data_vars.items():
+        assert name not in OLD_NAMES, f"{case}: {name!r} is an old name (docs/vocabulary.md)"
+        assert variable.attrs.get("long_name"), f"{case}: {name!r} has no long_name"
+        assert variable.attrs.get("description"), f"{case}: {name!r} has no description"
+    assert "confidence" not in ds.attrs, f"{case}: attrs['confidence'] is now 'ci_level'"
+    if "reference" in ds.attrs:
+        reference = ds.attrs["reference"]
+        assert isinstance(reference, str) and re.search(r"\(?(1[89]|20)\d\d", reference), (
+            f"{case}: attrs['reference'] should be a citation, got {reference!r}")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bounds(results, case):
+    ds = results[case]
+    bounds = [name for name in ds.data_vars if name.endswith(("_lower", "_upper"))]
+    for name in bounds:
+        base = _base(name)
+        assert base in ds.data_vars, f"{case}: {name!r} bounds a variable that is not there"
+        other = base + ("_upper" if name.endswith("_lower") else "_lower")
+        assert other in ds.data_vars, f"{case}: {name!r} without {other!r}"
+        assert ds[name].dims == ds[base].dims
+    if bounds:
+        assert ds.attrs.get("ci_method") in {"analytic", "percentile", "bca"}, case
+        assert 0 < ds.attrs.get("ci_level", 0) < 1, case
+        if ds.attrs["ci_method"] != "analytic":
+            assert ds.attrs.get("ci_n_resamples") == BOOT["n_resamples"], case
+            assert ds.attrs.get("ci_resampling_unit") in {"item", "annotator", "both"}, case
+    for name in ds.data_vars:
+        if name.endswith("_se"):
+            assert name[: -len("_se")] in ds.data_vars, f"{case}: {name!r} without its value"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_counts(results, case):
+    ds = results[case]
+    for name, variable in ds.data_vars.items():
+        if variable.dtype.kind in "iu" and not name.endswith("_replicates"):
+            plain = re.sub(r"^(annotator_|pair_|label_|category_|item_)+", "", name)
+            confusion = plain in {"true_positives", "false_positives", "false_negatives",
+                                  "true_negatives"} or plain.startswith(("abstentions_", "ties",
+                                                                        "no_reference",
+                                                                        "judge_missing"))
+            assert plain.startswith("n_") or confusion, (
+                f"{case}: the count {name!r} should be named n_<things>")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_undefined_reason_is_text(results, case):
+    ds = results[case]
+    for name in ds.data_vars:
+        if name.endswith("undefined_reason"):
+            assert ds[name].dtype.kind in "OU", f"{case}: {name!r} should be text"
+
+
+def test_cohen_pairs_are_a_matrix():
+    ds = single_label().agreement.cohen(label=None)
+    assert ds.pair_coefficient.dims == ("annotator_1", "annotator_2")
+    annotators = list(single_label().annotator.values)
+    assert list(ds.annotator_1.values) == annotators == list(ds.annotator_2.values)
+
+
+@pytest.mark.parametrize("name", ["augmented_kappa", "boot_f1", "masi"])
+def test_compare_pairs_are_a_matrix(name):
+    da = multi_label().fillna(0)
+    options = {"n_chance_runs": 10, "seed": 0} if name == "boot_f1" else {}
+    ds = getattr(da.agreement, name)(**options)
+    pair = [v for v in ds.data_vars if v.startswith("pair_")]
+    assert pair, name
+    for variable in pair:
+        values = ds[variable]
+        assert values.dims == ("annotator_1", "annotator_2")
+        assert np.isnan(np.diag(values.values)).all(), f"{name}: {variable} diagonal"
+        np.testing.assert_array_equal(values.values, values.values.T)
+
+
+KEYWORDS_RETIRED = {"confidence", "method", "replicates", "repeats", "columns"}
+
+
+def test_public_keywords():
+    """Retired keywords are gone, interval keywords are the same everywhere."""
+    for name in xr_agreement.__all__:
+        function = getattr(xr_agreement, name)
+        if not inspect.isfunction(function):
+            continue
+        parameters = inspect.signature(function).parameters
+        retired = KEYWORDS_RETIRED & set(parameters)
+        assert not retired, f"{name} still takes {retired}"
+        if "ci" in parameters:
+            assert "ci_method" in parameters, f"{name} takes ci= without ci_method="
+        if "n_resamples" in parameters:
+            assert "ci" in parameters, f"{name}: n_resamples= means bootstrap resamples only"
+    for name in ("fleiss", "conger", "gwet", "brennan_prediger", "percent", "cohen"):
+        assert "population_size" in inspect.signature(getattr(xr_agreement, name)).parameters
+
+
+def test_accessor_shows_real_signatures():
+    da = multi_label()
+    for name, method in inspect.getmembers(type(da.agreement), inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        function = getattr(xr_agreement, name)
+        accessor_parameters = list(inspect.signature(method).parameters)[1:]  # drop self
+        function_parameters = list(inspect.signature(function).parameters)[1:]  # drop da
+        assert accessor_parameters == function_parameters, name
+        assert "**kwargs" not in str(inspect.signature(method)) or "**" in str(
+            inspect.signature(function)), name
+        assert method.__doc__ and function.__name__ in method.__doc__, name

@@ -603,7 +603,7 @@ def test_intervals_same_seed_same_bounds_and_contain_estimate():
     assert first.attrs["ci_method"] == "bca" and first.attrs["ci_resampling_unit"] == "item"
     with pytest.raises(ValueError, match="resamples items only"):
         xr_agreement.versus(da, "judge", ci=0.9, resample="annotator")
-    with pytest.raises(ValueError, match="ci is the confidence level"):
+    with pytest.raises(ValueError, match=r"ci must be a number in \(0, 1\)"):
         xr_agreement.versus(da, "judge", ci=95)
 
 

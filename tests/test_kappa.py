@@ -705,7 +705,7 @@ def test_one_interval_method_per_call():
     assert out.attrs["ci_level"] == 0.9 and "confidence" not in out.attrs
     assert out.attrs["ci_method"] == "bca" and out.attrs["ci_resampling_unit"] == "item"
     assert analytic.attrs["ci_method"] == "analytic" and "ci_n_resamples" not in analytic.attrs
-    with pytest.raises(ValueError, match="ci is the confidence level"):
+    with pytest.raises(ValueError, match=r"ci must be a number in \(0, 1\)"):
         xr_agreement.fleiss(ratings, ci=95, ci_method="percentile")
     with pytest.raises(ValueError, match="resample must be one of"):
         xr_agreement.cohen(ratings, ci=0.9, ci_method="percentile", resample="rater")

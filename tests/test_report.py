@@ -318,8 +318,17 @@ def test_intervals_without_support_say_so(monkeypatch, example):
 def test_ci_options_need_ci(example):
     with pytest.raises(ValueError, match="only apply with ci"):
         xr_agreement.report(example, n_resamples=10)
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(ValueError, match=r"ci must be a number in \(0, 1\), got 95"):
         xr_agreement.report(example, ci=95)
+
+
+def test_reports_of_an_earlier_format_are_refused_with_the_reason(example):
+    text = xr_agreement.report(example).to_json()
+    old = text.replace('"xr-agreement-report/2"', '"xr-agreement-report/1"')
+    with pytest.raises(ValueError, match="earlier version with other variable names"):
+        xr_agreement.Report.from_json(old)
+    with pytest.raises(ValueError, match="not an"):
+        xr_agreement.Report.from_json(text.replace('"xr-agreement-report/2"', '"something"'))
 
 
 # ---------------------------------------------------------------------------------------

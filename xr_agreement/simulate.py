@@ -467,7 +467,10 @@ def _table4_dataset(values, generators, prevalences, measures, n_annotators, n_i
     coords = {
         "generator": list(generators),
         "prevalence": list(prevalences),
-        "prevalence_value": ("prevalence", [float(v) for v in prevalences.values()]),
+        "prevalence_value": ("prevalence", [float(v) for v in prevalences.values()], {
+            "long_name": "label prevalence",
+            "description": "the prevalence p that the design's labels are drawn with",
+        }),
         "measure": measures,
         "n_annotators": list(n_annotators),
         "n_items": list(n_items),

@@ -68,12 +68,15 @@ def describe_position(block: np.ndarray, coords) -> str:
     )
 
 
-# --- options shared by the families (confidence= and population_size=)
+# --- options shared by the families (ci= and population_size=)
 
 
-def _check_confidence(confidence, name="confidence"):
-    if not (isinstance(confidence, (int, float, np.floating)) and 0 < confidence < 1):
-        raise ValueError(f"{name} must be a number in (0, 1), got {confidence!r}")
+def _check_confidence(confidence, name="ci"):
+    """The one check of a confidence level (``ci=``) in every family."""
+    if isinstance(confidence, bool) or not (
+            isinstance(confidence, (int, float, np.floating)) and 0 < confidence < 1):
+        raise ValueError(f"{name} must be a number in (0, 1), got {confidence!r} (the "
+                         "confidence level, e.g. 0.95)")
 
 
 def _check_population(population_size, n_items):

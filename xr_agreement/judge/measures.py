@@ -7,6 +7,7 @@ import math
 import numpy as np
 import xarray as xr
 
+from .._core.arrays import divide
 
 AVERAGES = {
     "micro": "the measure on the table pooled over items and labels",
@@ -131,21 +132,10 @@ def _check_marker(abstain_value) -> bool:
     return is_nan
 
 
-def _safe_divide(numerator, denominator):
-    return (numerator / denominator.where(denominator != 0)).astype(np.float64)
-
-
 def _coverage(counts: xr.DataArray) -> xr.DataArray:
     decided = counts.sel(count=["tp", "fp", "fn", "tn"]).sum("count")
-    return _safe_divide(decided, decided + counts.sel(count=["ap", "an"]).sum("count"))
-
-
-def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator with 0/0 (and x/0) as NaN."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(
-            denominator != 0, numerator / np.where(denominator != 0, denominator, 1), np.nan
-        )
+    total = decided + counts.sel(count=["ap", "an"]).sum("count")
+    return divide(decided, total).astype(np.float64)
 
 
 def table_measures(counts: np.ndarray, mode: str) -> np.ndarray:
@@ -171,20 +161,20 @@ def table_measures(counts: np.ndarray, mode: str) -> np.ndarray:
         (n * n - judge_yes**2 - judge_no**2 - judge_abstained**2)
         * (n * n - reference_yes**2 - reference_no**2)
     )
-    kappa = _divide(covariance, n * n - chance)
-    phi = _divide(covariance, phi_denominator)
+    kappa = divide(covariance, n * n - chance)
+    phi = divide(covariance, phi_denominator)
     values = {
-        "accuracy": _divide(tp + tn, n),
-        "precision": _divide(tp, judge_yes),
-        "recall": _divide(tp, reference_yes),
-        "f1": _divide(2 * tp, judge_yes + reference_yes),
-        "specificity": _divide(tn, reference_no),
+        "accuracy": divide(tp + tn, n),
+        "precision": divide(tp, judge_yes),
+        "recall": divide(tp, reference_yes),
+        "f1": divide(2 * tp, judge_yes + reference_yes),
+        "specificity": divide(tn, reference_no),
         "kappa": kappa,
         "phi": phi,
-        "judge_positive_rate": _divide(judge_yes, n),
-        "reference_positive_rate": _divide(reference_yes, n),
+        "judge_positive_rate": divide(judge_yes, n),
+        "reference_positive_rate": divide(reference_yes, n),
         "kappa_phi_gap": phi - kappa,
-        "positive_rate_drift": _divide(judge_yes - reference_yes, n),
+        "positive_rate_drift": divide(judge_yes - reference_yes, n),
     }
     return np.stack([values[name] for name in MEASURES] + [reference_yes], axis=-1)
 
@@ -208,7 +198,7 @@ def _nan_mean(values: xr.DataArray, dim: str, weights=None) -> xr.DataArray:
     """Mean over ``dim`` leaving NaN out; NaN when nothing (or zero weight) is left."""
     defined = values.notnull()
     weights = defined.astype(np.float64) if weights is None else weights.where(defined, 0.0)
-    return _safe_divide((values.fillna(0) * weights).sum(dim), weights.sum(dim))
+    return divide((values.fillna(0) * weights).sum(dim), weights.sum(dim)).astype(np.float64)
 
 
 def cell_counts(judge_values: xr.DataArray, reference_values: xr.DataArray, abstain_value):

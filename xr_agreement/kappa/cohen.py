@@ -7,6 +7,7 @@ from statistics import NormalDist
 import numpy as np
 import xarray as xr
 
+from .._core.arrays import divide
 from .encode import _CAT, _CAT2, _COL, _ROW, _ZERO_GAP, REASONS
 from .gwet import _column_sums, _mean_over
 
@@ -86,8 +87,9 @@ def _cohen_values(data, confidence, population_size=None, sums=None):
     n_cat = per_cat["n"].where(per_cat["n"] > 0)
     prevalence_index = (binary.isel({_ROW: 0, _COL: 0}) - binary.isel({_ROW: 1, _COL: 1})) / n_cat
     bias_index = (binary.isel({_ROW: 0, _COL: 1}) - binary.isel({_ROW: 1, _COL: 0})) / n_cat
-    pabak = _safe_ratio(observed - bp_expected, xr.full_like(observed, 1 - bp_expected))
-    bias_adjusted = _safe_ratio(observed - scott_expected, 1 - scott_expected)
+    pabak = divide(observed - bp_expected, xr.full_like(observed, 1 - bp_expected),
+                   tolerance=_ZERO_GAP)
+    bias_adjusted = divide(observed - scott_expected, 1 - scott_expected, tolerance=_ZERO_GAP)
 
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     reason = xr.where(
@@ -212,7 +214,3 @@ def _cohen_pooled(sums, w, item, label, columns=None, population_size=None):
 def _finite(variance, n, population_size):
     """``variance`` times Gwet's finite-population factor ``1 - n / population_size``."""
     return variance if population_size is None else variance * (1 - n / population_size)
-
-
-def _safe_ratio(numerator, denominator):
-    return numerator / denominator.where(np.abs(denominator) > _ZERO_GAP)

@@ -58,7 +58,7 @@ def mla(
         coefficient variable ``V`` then gains ``V_lower`` and ``V_upper`` (same dims); the
         Dataset attrs record ``ci_level``, ``ci_method``, ``ci_n_resamples`` and
         ``ci_resampling_unit``. Item-level values and counts get no interval. See
-        :mod:`xr_agreement.resampling` for the semantics.
+        the user guide on intervals (docs/intervals.md) for the semantics.
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     resample : {"item", "annotator", "both"}, default "item"

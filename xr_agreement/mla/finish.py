@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.arrays import divide
 from . import kernels as _kernels
 
 
@@ -13,15 +14,6 @@ def _over_m(values):
     if values.shape[-1] == 1:
         return values[..., 0]
     return values.sum(-1)
-
-
-def _divide(numerator, denominator):
-    """numerator / denominator, NaN where the denominator is 0 (quietly, numpy or dask)."""
-    if isinstance(numerator, np.ndarray) and isinstance(denominator, np.ndarray):
-        shape = np.broadcast_shapes(numerator.shape, denominator.shape)
-        out = np.full(shape, np.nan)
-        return np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return numerator / np.where(denominator == 0, np.nan, denominator)
 
 
 def _item_values(agreeing, pairs, gaps):
@@ -102,33 +94,33 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     positives_j = _over_m(positives)
     # sum_i 2 x (m - x) / (m - 1) = n_j D_o,j
     disagreement = _over_m(2 * (m * positives - squares) * inverse)
-    p_j = _divide(positives_j, n_j)
+    p_j = divide(positives_j, n_j)
     # coefficients are computed as 1 - D / (1 - A_e): equal to (A_o - A_e) / (1 - A_e), and
     # exactly 1 when nothing disagrees
-    label_disagreement = _divide(disagreement, n_j)
+    label_disagreement = divide(disagreement, n_j)
     label_observed = 1 - label_disagreement
     max_disagreement = _max_disagreement(all_cells, positives_j)
-    observed_disagreement = _divide(disagreement.sum(-1), total_values)
+    observed_disagreement = divide(disagreement.sum(-1), total_values)
     observed = 1 - observed_disagreement
-    maximum_disagreement = _divide(2 * max_disagreement.sum(-1), total_values)
+    maximum_disagreement = divide(2 * max_disagreement.sum(-1), total_values)
     observed_minimum = 1 - maximum_disagreement
     # Krippendorff: D_e,j from pairable values drawn without replacement
     expected_disagreement = _nan_as_zero(
-        _divide(2 * positives_j * (n_j - positives_j), n_j - 1)
+        divide(2 * positives_j * (n_j - positives_j), n_j - 1)
     )
 
     dependent = {key: [] for key in ("agreement", "expected", "minimum", "gap",
                                      "label_expected", "label_agreement", "label_weight")}
     for name in baselines:
         label_expected, label_gap = _baseline_terms(name, p_j)
-        expected = _divide(_nan_as_zero(n_j * label_expected).sum(-1), total_values)
-        gap = _divide(_nan_as_zero(n_j * label_gap).sum(-1), total_values)
+        expected = divide(_nan_as_zero(n_j * label_expected).sum(-1), total_values)
+        gap = divide(_nan_as_zero(n_j * label_gap).sum(-1), total_values)
         dependent["gap"].append(gap)
-        dependent["agreement"].append(1 - _divide(observed_disagreement, gap))
+        dependent["agreement"].append(1 - divide(observed_disagreement, gap))
         dependent["expected"].append(expected)
-        dependent["minimum"].append(1 - _divide(maximum_disagreement, gap))
+        dependent["minimum"].append(1 - divide(maximum_disagreement, gap))
         dependent["label_expected"].append(label_expected)
-        dependent["label_agreement"].append(1 - _divide(label_disagreement, label_gap))
+        dependent["label_agreement"].append(1 - divide(label_disagreement, label_gap))
         dependent["label_weight"].append(_nan_as_zero(label_gap))
     stack = np.stack if isinstance(p_j, np.ndarray) else _dask_stack
     n_items = item_pairs.shape[-1]
@@ -137,23 +129,23 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
     if isinstance(item_pairs, np.ndarray):
         item_observed, values["item_agreement"] = _item_values(item_agreeing, item_pairs, gaps)
     else:
-        item_observed = _divide(item_agreeing, item_pairs)
+        item_observed = divide(item_agreeing, item_pairs)
         item_disagreement = 1 - item_observed  # exactly 0 where every pair agrees
-        values["item_agreement"] = 1 - _divide(item_disagreement, gaps[..., None])
+        values["item_agreement"] = 1 - divide(item_disagreement, gaps[..., None])
     values.update(
         observed=observed,
         observed_minimum=observed_minimum,
-        raw_prevalence=_divide(positives_j.sum(-1), total_values),
-        alpha_hamming=1 - _divide(disagreement.sum(-1), expected_disagreement.sum(-1)),
+        raw_prevalence=divide(positives_j.sum(-1), total_values),
+        alpha_hamming=1 - divide(disagreement.sum(-1), expected_disagreement.sum(-1)),
         n_pairable_items=(item_pairs > 0).sum(-1),
         n_missing_decisions=n_items * n_annotators * n_j.shape[-1]
         - _over_m(m * label_counts[..., 0]).sum(-1),
         item_observed=item_observed,
         label_observed=label_observed,
-        label_observed_minimum=1 - _divide(2 * max_disagreement, n_j),
+        label_observed_minimum=1 - divide(2 * max_disagreement, n_j),
         label_prevalence=p_j,
-        label_positive_agreement=_divide(_over_m(squares - positives), _over_m((m - 1) * positives)),
-        label_negative_agreement=_divide(
+        label_positive_agreement=divide(_over_m(squares - positives), _over_m((m - 1) * positives)),
+        label_negative_agreement=divide(
             _over_m(m * m * cells - 2 * m * positives + squares - m * cells + positives),
             _over_m((m - 1) * (m * cells - positives)),
         ),

@@ -1,11 +1,10 @@
 """Bootstrap of :func:`xr_agreement.mla` from per-item sufficient statistics
-(:class:`MLAStatistic`, see :mod:`xr_agreement.resampling` for the speed notes)."""
+(:class:`MLAStatistic`, its speed tricks are in :mod:`xr_agreement.resampling.fast`)."""
 
 from __future__ import annotations
 
 import os
 import threading
-from functools import partial
 
 import numpy as np
 import xarray as xr
@@ -36,9 +35,9 @@ class MLAStatistic(TableStatistic):
     For annotator weights ``c`` (all 1 for item resampling) one pass gives, per (extra,
     item, label), the weighted positives ``x`` and deciders ``m``; they become an (N x F)
     table with, for each (extra, label, m) that occurs, the columns cell count, ``x`` and
-    ``x (m - x)`` (identical columns kept once). Item resampling counts ``W`` (R x N) times
-    this table is the replicates' label count table, computed exactly: float32 (or float64)
-    matrix products of integers whose sums stay below the format's exact-integer range.
+    ``x (m - x)``. Item resampling counts ``W`` (R x N) times this table is the replicates'
+    label count table, computed exactly: float32 (or float64) matrix products of integers
+    whose sums stay below the format's exact-integer range.
     """
 
     def __init__(self, da, baselines, single, *, item, annotator, label):
@@ -107,33 +106,8 @@ class MLAStatistic(TableStatistic):
         _kernels.label_cell_occurrences(deciders, occurs)
         column_of = np.where(occurs[..., None], 0, -1).astype(np.int64).repeat(3, -1)
         slots = np.flatnonzero(column_of.ravel() >= 0)
-        column_of.ravel()[slots] = np.arange(slots.size)
-        # identical cell-count columns (every one on complete data, those of labels with
-        # the same missing pattern otherwise) are multiplied once: a label whose cells all
-        # have the same m has an all-ones column; other candidates share fingerprints and
-        # are confirmed equal before being merged
-        mixed = occurs.sum(axis=-1) > 1
-        fingerprints = np.zeros((slots.size, 2), np.int64)
-        if mixed.any():
-            _in_threads(partial(_kernels.cell_count_fingerprints, deciders, column_of, mixed,
-                                fingerprints), k, min(k, 2 * (os.cpu_count() or 1)))
-        source = np.empty(slots.size, np.int64)
-        groups = {}
-        n_columns = 0
-        for c in range(slots.size):
-            g, j, _, stat = np.unravel_index(slots[c], column_of.shape)
-            if stat == 0:
-                group = ("ones",) if not mixed[g, j] else tuple(fingerprints[c])
-                candidates = groups.setdefault(group, [])
-                first = next((f for f in candidates if not mixed[g, j] or self._same_column(
-                    deciders, column_of.shape, slots[f], slots[c])), None)
-                if first is not None:
-                    source[c] = source[first]
-                    continue
-                candidates.append(c)
-            source[c] = n_columns
-            n_columns += 1
-        column_of.ravel()[slots] = source
+        n_columns = slots.size
+        column_of.ravel()[slots] = np.arange(n_columns)
         # values are at most max(m, m**2 / 4) (x and x (m - x) for x <= m); float32 holds
         # every integer below 2**24 exactly (see _weighted_sums for the products)
         m_max = int(np.flatnonzero(occurs.any(axis=(0, 1)))[-1]) if occurs.any() else 0
@@ -151,12 +125,13 @@ class MLAStatistic(TableStatistic):
         entry = {
             "table": table,
             "totals": totals.sum(axis=0),
-            "source": source,
+            "source": np.arange(n_columns),
             "slots": slots,
             "shape": (G, k, M),
             "largest": largest,
-            # a column of ones (a label whose cells all have one m), for replicate_pairing
-            "ones": int(source[groups[("ones",)][0]]) if ("ones",) in groups else None,
+            # a column of ones (the cell count of a label whose cells all have one m), for
+            # replicate_pairing
+            "ones": _ones_column(occurs, column_of),
         }
         if np.all(weights == 1):
             self._tables[key] = entry
@@ -245,16 +220,6 @@ class MLAStatistic(TableStatistic):
         )
         entry = {"slots": np.arange(width), "source": np.arange(width), "shape": (G, k, n + 1)}
         return table, entry
-
-    @staticmethod
-    def _same_column(deciders, shape, slot_a, slot_b) -> bool:
-        """Whether the cell-count slots ``slot_a`` and ``slot_b`` (flat indices into
-        ``shape`` = (G, k, M, 3)) are 1 on the same items."""
-        columns = []
-        for slot in (slot_a, slot_b):
-            g, j, m, _ = np.unravel_index(slot, shape)
-            columns.append(deciders[g, :, j] == m)
-        return bool(np.array_equal(*columns))
 
     def _label_counts(self, entry, sums: np.ndarray) -> np.ndarray:
         """(R, G, k, n + 1, 3) label_counts (cells, positives, positives_squared) from the
@@ -461,6 +426,16 @@ class MLAStatistic(TableStatistic):
                           n_annotators=self.n_annotators)
         return result.drop_vars([name for name, var in result.data_vars.items()
                                  if self.item in var.dims or name.startswith("n_")])
+
+
+def _ones_column(occurs, column_of):
+    """The table column of the cell count of the first (extra, label) whose cells all have
+    the same number of deciders (a column of ones), or None."""
+    single = np.flatnonzero(occurs.sum(axis=-1).ravel() == 1)
+    if not single.size:
+        return None
+    g, j = np.unravel_index(single[0], occurs.shape[:2])
+    return int(column_of[g, j, np.flatnonzero(occurs[g, j])[0], 0])
 
 
 def _count_block(block, weights, coords=None, parallel=False, block_info=None):

@@ -280,29 +280,11 @@ def weighted_item_counts(values, weights, positives, deciders):
 
 
 @njit(cache=True, nogil=True)
-def cell_count_fingerprints(deciders, column_of, mixed, sums, j0, j1):
-    """For labels ``j0:j1`` whose cells have several decider counts (``mixed[g, j]``), per
-    cell-count column ``c`` of the per-item table (see :func:`fill_item_table`): its number
-    of ones ``sums[c, 0]`` and a hash of where they are ``sums[c, 1]`` (int64, wrapping),
-    so that equal columns have equal rows of ``sums``."""
-    G, N, _ = deciders.shape
-    for g in range(G):
-        for i in range(N):
-            h = (np.int64(i) * np.int64(2654435761) + np.int64(40503)) ^ np.int64(i >> 3)
-            for j in range(j0, j1):
-                if mixed[g, j]:
-                    c = column_of[g, j, deciders[g, i, j], 0]
-                    sums[c, 0] += 1
-                    sums[c, 1] += h
-
-
-@njit(cache=True, nogil=True)
 def fill_item_table(positives, deciders, column_of, table, totals, i0, i1):
     """Rows ``i0:i1`` of the per-item table ``table`` (N, F), one row per item, and their
     column sums added to ``totals`` (F,): for label cells (g, j) with ``m`` deciders, the
     cell count 1 (stat 0), ``x`` (stat 1) and ``x (m - x)`` (stat 2) go to column
-    ``column_of[g, j, m, stat]`` (skipped where -1; a column written twice in a row holds
-    the same value both times)."""
+    ``column_of[g, j, m, stat]`` (skipped where -1)."""
     G, _, k = positives.shape
     F = table.shape[1]
     row = np.zeros(F, np.int64)

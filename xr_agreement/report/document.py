@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from .._core.validate import check_dataarray, check_dims
+from .._core.validate import _check_confidence, check_dataarray, check_dims
 from ..mla import BASELINES, parse_baselines
 from ..mla import api as _mla_api  # mla() looked up when called (tests replace it)
 from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
@@ -219,8 +219,7 @@ def _ci_keywords(ci, seed, progress, options) -> dict:
     keywords = _interval_keywords(ci, seed=seed, progress=progress, **options)
     if ci is None:
         return keywords
-    if not (isinstance(ci, (float, int)) and 0 < ci < 1):
-        raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci!r}")
+    _check_confidence(ci)
     parameters = inspect.signature(_mla_api.mla).parameters
     if "ci" not in parameters and not any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()

@@ -47,8 +47,16 @@ class _RenderedReport:
     @classmethod
     def _json_data(cls, text: str) -> dict:
         data = json.loads(text)
-        if data.get("format") != cls._json_format:
-            raise ValueError(f"not an {cls._kind} (format {data.get('format')!r})")
+        found = data.get("format")
+        if found != cls._json_format:
+            family, _, version = str(found).rpartition("/")
+            if family == cls._json_format.rpartition("/")[0]:
+                # format 1 used the variable names from before docs/vocabulary.md
+                raise ValueError(
+                    f"this {cls._kind} was written in format {found!r}, by an earlier version "
+                    f"with other variable names; this version reads {cls._json_format!r}: "
+                    "recompute the report from the annotations")
+            raise ValueError(f"not an {cls._kind} (format {found!r})")
         return data
 
 

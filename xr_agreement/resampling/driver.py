@@ -2,7 +2,7 @@
 block-by-block run on dask input (:func:`lazy_intervals`) and the deferred one
 (:func:`deferred_bootstrap`), and the checks of the bootstrap keywords.
 
-See :mod:`xr_agreement.resampling` for the semantics.
+The semantics are in ``docs/intervals.md``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.validate import _check_confidence
 from .draws import annotator_resample_counts, batch_rows, BlockedResampler, item_resample_counts
 from .fast import stream_item_blocks
 from .intervals import (_bound_attrs, _interval_attrs, _replicate_attrs, acceleration,
@@ -38,13 +39,9 @@ def check_options(ci, n_resamples, resample, ci_method, seed, progress) -> tuple
     >>> check_options(95, 1000, "item", "bca", 0, None)
     Traceback (most recent call last):
     ...
-    ValueError: ci is the confidence level, a number strictly between 0 and 1 (e.g. 0.95); got 95
+    ValueError: ci must be a number in (0, 1), got 95 (the confidence level, e.g. 0.95)
     """
-    if isinstance(ci, bool) or not isinstance(ci, (int, float, np.floating)) or not 0 < ci < 1:
-        raise ValueError(
-            "ci is the confidence level, a number strictly between 0 and 1 (e.g. 0.95); "
-            f"got {ci!r}"
-        )
+    _check_confidence(ci)
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or (
         n_resamples < 2
     ):
@@ -106,7 +103,7 @@ def bootstrap(
     rebuild=None,
 ) -> xr.Dataset:
     """``result`` with bootstrap confidence bounds for ``variables`` (default
-    :func:`interval_variables`), see :mod:`xr_agreement.resampling` for the semantics.
+    :func:`interval_variables`); the semantics are in ``docs/intervals.md``.
 
     The one place that chooses how the bootstrap runs. In memory: eagerly. On dask input
     (a lazy ``statistic``, or dask arrays among the inputs of ``rebuild``): block by block
@@ -129,6 +126,18 @@ def bootstrap(
     >>> out = bootstrap(statistic, share_of_ones(da), ci=0.9, n_resamples=200, seed=1)
     >>> bool(out.share_lower < out.share < out.share_upper)
     True
+
+    Through a coefficient function:
+
+    >>> import xr_agreement
+    >>> ex = xr_agreement.datasets.bias_example()
+    >>> result = ex.agreement.mla(ci=0.9, n_resamples=200, seed=0)
+    >>> bool(result.agreement_lower <= result.agreement <= result.agreement_upper)
+    True
+    >>> result.label_agreement_upper.dims
+    ('label',)
+    >>> result.attrs["ci_method"], result.attrs["ci_resampling_unit"]
+    ('percentile', 'item')
     """
     ci, n_resamples, resample, ci_method = check_options(
         ci, n_resamples, resample, ci_method, seed, progress

@@ -21,33 +21,29 @@ that bought less than a fifth of the bootstrap's time was removed (see the end).
    most 23: complete decisions of up to 9 annotators, or missing data with a label nobody
    skipped), one row of counts holds ``W_a + 2**shift W_b`` and the product is taken over
    sub-blocks of items short enough that both halves of every sum stay exact in float32.
-   The table's column of ones counts each replicate's draws per sub-block, which must stay
-   within the bound and add up to the replicate's known total; a pair that fails either
-   check is multiplied again unpaired. Half the rows for the same products. Off: 0.41 s
+   The table's column of ones (complete data, or a label whose cells all have one number
+   of deciders; without it no pairing) counts each replicate's draws per sub-block, which
+   must stay within the bound and add up to the replicate's known total; a pair that fails
+   either check is multiplied again unpaired. Half the rows for the same products. Off: 0.41 s
    instead of 0.27 s.
 3. **The complete-integer one-pass table** (``MLAStatistic._complete_table``, in
    :mod:`xr_agreement.mla.intervals`): complete 0/1 integer decisions give the table and
    the point estimate's counts in one pass over the data, as a plain call reads them.
-   Off (the general table, then the plain count): 0.064 s instead of 0.022 s for the
-   table and point counts, about 15% of the bootstrap. Below a fifth, but kept: without it
-   the benchmark would lose the 10% that the redesign may not lose (issue 14).
+   Off (the general table, then the plain count): 0.064 s instead of 0.022 s, about 15% of
+   the bootstrap. Below a fifth, but kept: removing it would break the acceptance rule "no
+   benchmark slower by more than 10%" (issue 14).
+4. **Zero columns skipped on dask blocks** (``_block_table_sums`` in :mod:`.statistics`):
+   the fixed-layout tables of dask input are mostly zero columns and only the others are
+   multiplied. Not on this benchmark (numpy input).
 
-4. **Shared cell-count columns** (``MLAStatistic._table``): on data with missing decisions,
-   labels missing on the same cells share their cell-count columns (fingerprinted, then
-   confirmed equal), so the table is narrower. Complete data (the benchmark) never take this
-   path, so it buys nothing there; kept because the table's layout is pinned by a test
-   (``test_shared_missing_patterns_share_table_columns``) and it is what keeps missing data
-   pairable (trick 2 needs a column of ones).
-5. **Zero columns skipped on dask blocks** (``_block_table_sums`` in
-   :mod:`.statistics`): the fixed-layout tables of dask input are mostly zero columns and
-   only the others are multiplied. Not on this benchmark (numpy input).
-
-Removed (less than a fifth each, within the run-to-run noise of about 10%): the numba copy
-of NumPy's PCG64 stream (a ``Generator`` seed now draws through ``rng.integers``, see
-:func:`~xr_agreement.resampling.draws.item_resample_counts`), the 16-bit scratch rows of
-its counts, the hashing of item rows that finished each distinct row of the jackknife once
-(``distinct_rows``: on the benchmark every item row is distinct), and the transposed product
-for short batches.
+Removed (less than a fifth each, within the run-to-run noise of about 10%): the shared
+cell-count columns of labels with the same missing cells (fingerprinted, then merged:
+complete data never used them, and on 10^5 x 5 x 50 decisions with 10% missing they bought
+nothing either), the numba copy of NumPy's PCG64 stream (a ``Generator`` seed now draws
+through ``rng.integers``, see :func:`~xr_agreement.resampling.draws.item_resample_counts`),
+the 16-bit scratch rows of its counts, the hashing of item rows that finished each distinct
+row of the jackknife once (``distinct_rows``: on the benchmark every item row is distinct),
+and the transposed product for short batches.
 """
 
 from __future__ import annotations

@@ -1,0 +1,95 @@
+"""The shared helpers of ``xr_agreement._core``: the one zero-safe division."""
+
+import math
+import warnings
+
+import dask.array as da
+import numpy as np
+import pytest
+import xarray as xr
+
+from xr_agreement._core.arrays import divide
+
+NUMERATORS = [3.0, 0.0, -2.0, 1.0, 5.0, 0.0]
+DENOMINATORS = [4.0, 0.0, 0.0, 1e-13, -8.0, 2.0]
+
+
+def _expected(numerators, denominators, tolerance=0.0):
+    """Plain Python division, NaN where |denominator| <= tolerance."""
+    return [n / d if abs(d) > tolerance else math.nan for n, d in zip(numerators, denominators)]
+
+
+def _check(result, expected, dtype):
+    assert result.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(result), np.asarray(expected, dtype))
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+@pytest.mark.parametrize("tolerance", [0.0, 1e-12])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+def test_numpy_dask_xarray_match_python_division(dtype, tolerance):
+    if np.dtype(dtype).kind == "f":
+        num, den = np.array(NUMERATORS, dtype), np.array(DENOMINATORS, dtype)
+    else:  # 0/0, x/0 and exact quotients in unsigned integers
+        num, den = np.array([3, 0, 2, 1, 5, 0], dtype), np.array([4, 0, 0, 1, 8, 2], dtype)
+    expected = _expected(num.tolist(), den.tolist(), tolerance)
+    quotient = (np.ones(1, dtype) / np.ones(1, dtype)).dtype  # what true division gives
+    _check(divide(num, den, tolerance=tolerance), expected, quotient)
+    lazy = divide(da.from_array(num, chunks=2), da.from_array(den, chunks=3), tolerance=tolerance)
+    assert isinstance(lazy, da.Array)
+    _check(lazy.compute(), expected, quotient)
+    coords = {"x": list("abcdef")}
+    result = divide(xr.DataArray(num, dims="x", coords=coords), xr.DataArray(den, dims="x"),
+                    tolerance=tolerance)
+    assert result.dims == ("x",) and list(result.x.values) == coords["x"]
+    _check(result, expected, quotient)
+    chunked = divide(xr.DataArray(num, dims="x").chunk(2), xr.DataArray(den, dims="x"),
+                     tolerance=tolerance)
+    assert chunked.chunks is not None
+    _check(chunked.compute(), expected, quotient)
+
+
+def test_float_edge_cases():
+    num, den = np.array(NUMERATORS), np.array(DENOMINATORS)
+    _check(divide(num, den), _expected(NUMERATORS, DENOMINATORS), np.float64)
+    _check(divide(num, den, tolerance=1e-12), _expected(NUMERATORS, DENOMINATORS, 1e-12),
+           np.float64)
+    # 0/0 and x/0 are NaN, a NaN denominator gives NaN
+    assert np.isnan(divide(np.array([0.0, 1.0, 1.0]), np.array([0.0, 0.0, np.nan]))).all()
+    # float32 stays float32 (also against a Python scalar); integers give float64
+    f32 = np.array([1, 2], np.float32)
+    assert divide(f32, f32).dtype == np.float32
+    assert divide(f32, 2.0).dtype == np.float32 and divide(f32, 0).dtype == np.float32
+    assert divide(np.array([1, 2], np.int8), np.array([0, 4], np.int8)).dtype == np.float64
+
+
+def test_broadcasting_and_scalars():
+    num, den = np.arange(6.0).reshape(2, 3), np.array([0.0, 2.0, 4.0])
+    _check(divide(num, den), [[math.nan, 0.5, 0.5], [math.nan, 2.0, 1.25]], np.float64)
+    for a, b in [(3.0, 4.0), (3.0, 0.0), (0.0, 0.0), (-1.0, 1e-13)]:
+        for tolerance in (0.0, 1e-12):
+            (expected,) = _expected([a], [b], tolerance)
+            for x, y in [(np.float64(a), np.float64(b)), (a, np.float64(b)),
+                         (np.float64(a), b), (np.array(a), np.array(b))]:
+                result = divide(x, y, tolerance=tolerance)
+                assert np.asarray(result).dtype == np.float64
+                assert np.array_equal(result, expected, equal_nan=True)
+    assert divide(np.float32(1), np.float32(0)).dtype == np.float32
+    assert divide(np.int64(1), np.int64(0)).dtype == np.float64
+
+
+def test_xarray_with_numpy_denominator_and_dataset():
+    num = xr.DataArray([1.0, 2.0, 3.0], dims="x", coords={"x": [1, 2, 3]}, name="n")
+    result = divide(num, np.array([0.0, 4.0, 1.0]))
+    assert result.name == "n" and result.x.values.tolist() == [1, 2, 3]
+    _check(result, [math.nan, 0.5, 3.0], np.float64)
+    ds = xr.Dataset({"a": ("x", [1.0, 0.0]), "b": ("x", [2.0, 6.0])})
+    out = divide(ds, xr.Dataset({"a": ("x", [0.0, 0.0]), "b": ("x", [4.0, 3.0])}))
+    _check(out.a, [math.nan, math.nan], np.float64)
+    _check(out.b, [0.5, 2.0], np.float64)

@@ -225,7 +225,7 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
             attrs["symbol"] = symbol
         if name in BASELINE_DEPENDENT:
             if single:
-                array = array[0, ...]  # a 0-d array keeps the dtype (object for texts)
+                array = array[0, ...]  # a 0-d array keeps the dtype (of the texts too)
                 attrs["baseline"] = baselines[0]
             else:
                 dims = ("baseline", *dims)
@@ -263,10 +263,10 @@ def undefined_reasons(values) -> dict:
             values["n_pairable_items"] == 0,
             NO_PAIRABLE,
             np.where(np.isnan(values["agreement"]), NO_SPREAD_ANY, ""),
-        ).astype(object),
+        ),
         "label_undefined_reason": np.where(
             label_pairable == 0,
             NO_PAIRABLE,
             np.where(np.isnan(label_agreement), NO_SPREAD, ""),
-        ).astype(object),
+        ),
     }

@@ -59,7 +59,8 @@ from .._core.validate import _check_confidence, _check_population, check_dataarr
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _prepare, REASONS
 from .gwet import _gwet_columns, _gwet_point, _gwet_values
-from .intervals import (_bootstrap_options, _check_bootstrap, _interval_variables, _kappa_intervals,
+from ..resampling.intervals import interval_variables
+from .intervals import (_bootstrap_options, _check_bootstrap, _kappa_intervals,
                         KappaStatistic)
 
 
@@ -654,7 +655,7 @@ def cohen(
     if options is None:
         return result
     if options["resample"] == "item":
-        variables = _interval_variables(result)
+        variables = interval_variables(result, item)
     else:
         variables = ["coefficient"]
     statistic = KappaStatistic(data, _cohen_columns, _cohen_point, variables)
@@ -673,7 +674,8 @@ def _coefficient(da, method, weights, categories, population_size, item, annotat
     if options is None:
         return result
     statistic = KappaStatistic(data, partial(_gwet_columns, method=method),
-                               partial(_gwet_point, method=method), _interval_variables(result))
+                               partial(_gwet_point, method=method),
+                               interval_variables(result, item))
     return _kappa_intervals(statistic, result, options)
 
 

@@ -21,10 +21,6 @@ _BOOTSTRAP_KEYS = ("ci", "n_resamples", "resample", "ci_method", "seed", "return
                    "progress")
 
 
-# analytic uncertainty: an interval for a standard error or a confidence limit means little
-_NO_INTERVAL = ("se", "ci_lower", "ci_upper", "category_se")
-
-
 def _bootstrap_options(arguments: dict) -> dict:
     """The bootstrap keywords among a public function's ``locals()``."""
     return {key: arguments[key] for key in _BOOTSTRAP_KEYS}
@@ -51,14 +47,6 @@ def _check_bootstrap(options: dict):
         "return_replicates": bool(options["return_replicates"]),
         "progress": options["progress"],
     }
-
-
-def _interval_variables(result: xr.Dataset) -> list[str]:
-    return [
-        name
-        for name, var in result.data_vars.items()
-        if var.dtype.kind == "f" and name not in _NO_INTERVAL
-    ]
 
 
 def _kappa_intervals(statistic: KappaStatistic, result, options) -> xr.Dataset:

@@ -1,4 +1,5 @@
-"""The shared helpers of ``xr_agreement._core``: the one zero-safe division."""
+"""The shared helpers of ``xr_agreement._core``: the one zero-safe division and the one-step
+Dataset builder."""
 
 import math
 import warnings
@@ -9,6 +10,7 @@ import pytest
 import xarray as xr
 
 from xr_agreement._core.arrays import divide
+from xr_agreement._core.dataset import dataset, input_coordinates
 
 NUMERATORS = [3.0, 0.0, -2.0, 1.0, 5.0, 0.0]
 DENOMINATORS = [4.0, 0.0, 0.0, 1e-13, -8.0, 2.0]
@@ -93,3 +95,56 @@ def test_xarray_with_numpy_denominator_and_dataset():
     out = divide(ds, xr.Dataset({"a": ("x", [0.0, 0.0]), "b": ("x", [4.0, 3.0])}))
     _check(out.a, [math.nan, math.nan], np.float64)
     _check(out.b, [0.5, 2.0], np.float64)
+
+
+# --- _core.dataset: the one-step builder must give what xarray's public constructor gives
+
+
+def _annotations():
+    """Decisions with string, non-index, multi-index and extra-dim coordinates."""
+    import pandas as pd
+
+    items = pd.MultiIndex.from_product([["news", "blog"], ["d1", "d2", "d3"]],
+                                       names=["source", "doc"])
+    coords = xr.Coordinates.from_pandas_multiindex(items, "item")
+    da_ = xr.DataArray(np.zeros((2, 6, 3, 4)), dims=("round", "item", "annotator", "label"),
+                       coords=coords)
+    return da_.assign_coords(round=["r1", "r2"], annotator=["ann-a", "ann-b", "ann-c"],
+                             label=["pol", "eco", "spo", "cul"],
+                             label_name=("label", ["Politics", "Economy", "Sport", "Culture"]),
+                             annotator_email=("annotator", ["a@x", "b@x", "c@x"]))
+
+
+def test_input_coordinates_keep_indexes_and_drop_other_dims():
+    da_ = _annotations()
+    coords = input_coordinates(da_, ("round", "item", "label"))
+    assert set(coords) == {"round", "item", "source", "doc", "label", "label_name"}
+    assert coords.xindexes["item"] is da_.xindexes["item"]  # not rebuilt
+
+
+@pytest.mark.parametrize("new_coords", [None, {"baseline": ["F", "AC1", "PB"]}])
+def test_dataset_equals_the_public_constructor(new_coords):
+    da_ = _annotations()
+    coords = input_coordinates(da_, ("round", "item", "label"))
+    lead = () if new_coords is None else ("baseline",)
+    size = () if new_coords is None else (3,)
+    variables = {
+        "agreement": xr.Variable((*lead, "round"), np.ones((*size, 2)), {"long_name": "a"}),
+        "item_observed": xr.Variable(("round", "item"), np.arange(12.0).reshape(2, 6)),
+        "label_prevalence": xr.Variable(("round", "label"), np.zeros((2, 4))),
+        "reason": xr.Variable((), np.array("text")),
+    }
+    attrs = {"n_items": 6, "reference": "a citation"}
+    built = dataset(variables, coords, attrs, new_coords=new_coords)
+    public = xr.Dataset(variables, coords=coords, attrs=attrs)
+    if new_coords is not None:
+        public = public.assign_coords(new_coords)
+    xr.testing.assert_identical(built, public)
+    assert list(built.data_vars) == list(variables)
+    assert built.sel(label="eco", round="r2").item_observed.sel(source="blog").values.tolist() == [9.0, 10.0, 11.0]
+
+
+def test_dataset_refuses_sizes_that_disagree():
+    coords = input_coordinates(_annotations(), ("label",))
+    with pytest.raises(ValueError, match="label"):
+        dataset({"v": xr.Variable(("label",), np.zeros(5))}, coords)

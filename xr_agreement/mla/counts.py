@@ -21,6 +21,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.dataset import input_coordinates
 from .._core.threads import _thread_pool
 from .._core.validate import describe_position
 from . import kernels as _kernels
@@ -64,8 +65,9 @@ def _as_kernel_input(block: np.ndarray) -> np.ndarray:
 def _count_block(block, coords, *, parallel):
     """Count one block of shape (*extra, item, annotator, label).
 
-    ``coords`` holds this block's (dim, coordinate values) pairs, used to name the first invalid
-    value. Returns (label_counts (*extra, 1, k, n + 1, 3), item_counts (*extra, item, 2)).
+    ``coords`` holds this block's (dim, coordinate values) pairs, or a function returning
+    them, used only to name the first invalid value. Returns (label_counts (*extra, 1, k,
+    n + 1, 3), item_counts (*extra, item, 2)).
     """
     extra_shape = block.shape[:-3]
     N, n, k = block.shape[-3:]
@@ -89,7 +91,8 @@ def _count_block(block, coords, *, parallel):
             flag = kernel(values, label_counts, item_counts)
         invalid = flag != 0 if missing else (flag & ~1) != 0
         if invalid:
-            raise ValueError(describe_position(np.asarray(block), coords))
+            raise ValueError(describe_position(np.asarray(block),
+                                               coords() if callable(coords) else coords))
     return (
         label_counts.reshape(extra_shape + (1, k, n + 1, 3)),
         item_counts.reshape(extra_shape + (N, 2)),
@@ -166,20 +169,25 @@ def count_arrays(da: xr.DataArray, item: str, annotator: str, label: str):
     """The one pass: (label_counts (*extra, k, n + 1, 3), item_counts (*extra, N, 2), extra
     dims), numpy or dask arrays of int64."""
     extra = [d for d in da.dims if d not in (item, annotator, label)]
-    ordered = da.transpose(*extra, item, annotator, label)
-    coords = [(d, ordered[d].values) for d in ordered.dims]
-    if _is_dask(ordered.data):
-        label_counts, item_counts = _dask_counts(ordered.data, coords)
+    order = (*extra, item, annotator, label)
+    # a transposed view of the data: DataArray.transpose would rebuild every coordinate
+    data = da.data.transpose([da.dims.index(d) for d in order])
+    if _is_dask(data):
+        coords = [(d, da[d].values) for d in order]
+        label_counts, item_counts = _dask_counts(data, coords)
     else:
-        label_counts, item_counts = _count_block(ordered.values, coords, parallel=True)
+        # coordinates only name an offending value: fetch them when there is one (turning
+        # a string index into a numpy array took 97 ms at 10^6 items)
+        coords = lambda: [(d, da[d].values) for d in order]  # noqa: E731
+        label_counts, item_counts = _count_block(np.asarray(data), coords, parallel=True)
         label_counts = label_counts[..., 0, :, :, :]
     return label_counts, item_counts, extra
 
 
-def kept_coords(da: xr.DataArray, dims) -> dict:
-    """Coordinates of ``da`` that live on ``dims`` only (index and non-index alike)."""
-    dims = set(dims)
-    return {name: coord.variable for name, coord in da.coords.items() if set(coord.dims) <= dims}
+def kept_coords(da: xr.DataArray, dims) -> xr.Coordinates:
+    """Coordinates of ``da`` that live on ``dims`` only (index and non-index alike), with
+    their indexes as they are."""
+    return input_coordinates(da, dims)
 
 
 def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> xr.Dataset:
@@ -190,8 +198,8 @@ def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> x
     """
     label_counts, item_counts, extra = count_arrays(da, item, annotator, label)
     n = da.sizes[annotator]
-    coords = kept_coords(da, (*extra, item, label))
-    coords.update({"deciders": np.arange(n + 1), "stat": COUNT_STATS})
+    coords = kept_coords(da, (*extra, item, label)).assign(
+        {"deciders": np.arange(n + 1), "stat": COUNT_STATS})
     return xr.Dataset(
         {
             "label_counts": ((*extra, label, "deciders", "stat"), label_counts),

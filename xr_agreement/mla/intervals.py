@@ -422,7 +422,7 @@ class MLAStatistic(TableStatistic):
         values = finish_counts(label_counts, dummy, dummy, self.baselines)
         result = assemble(values, self.baselines, self.single, extra=[RESAMPLE_DIM, *self.extra],
                           item=self.item, label=self.label,
-                          coords={**self.coords, RESAMPLE_DIM: np.arange(R)},
+                          coords=xr.Coordinates({**self.coords, RESAMPLE_DIM: np.arange(R)}),
                           n_annotators=self.n_annotators)
         return result.drop_vars([name for name, var in result.data_vars.items()
                                  if self.item in var.dims or name.startswith("n_")])

@@ -16,7 +16,8 @@ Layouts
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._core.jit import njit
 
 
 @njit(cache=True, nogil=True)

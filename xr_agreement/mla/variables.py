@@ -8,6 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from .._core.dataset import dataset
+
 
 BASELINES = {
     "F": "pooled-marginal (Fleiss/Scott-type): A_e,j = p_j^2 + (1 - p_j)^2",
@@ -230,13 +232,12 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
             else:
                 dims = ("baseline", *dims)
         variables[name] = xr.Variable(dims, array, attrs)
-    if not single:
-        coords = dict(coords, baseline=list(baselines))
     item_size = values["item_observed"].shape[-1]
     label_size = values["label_prevalence"].shape[-1]
-    return xr.Dataset(
+    return dataset(
         variables,
-        coords=coords,
+        coords,
+        new_coords=None if single else {"baseline": baselines},
         attrs={
             "n_items": item_size,
             "n_annotators": n_annotators,

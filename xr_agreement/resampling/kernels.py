@@ -4,7 +4,7 @@ xoshiro256**), the split of paired products and jackknife sums. No xarray in thi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._core.jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -8,6 +8,7 @@ from there (not from the checkout) and runs MLA, which compiles and caches its k
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -43,3 +44,35 @@ def test_kernels_are_cached_outside_an_installed_package(tmp_path):
     assert abs(float(agreement) - 0.232) < 5e-4  # the paper's A_ml under F
     assert not _cache_files(site), "numba cache files written into the installed package"
     assert _cache_files(cache / "xr_agreement" / "numba")
+
+
+
+LAZY = """
+import contextlib, io, json, sys, types
+import xr_agreement
+heavy = ("numba", "scipy", "xr_agreement.mla", "xr_agreement.alpha", "xr_agreement.kappa",
+         "xr_agreement.resampling", "xr_agreement.judge", "matplotlib")
+after_import = [m for m in heavy if m in sys.modules]
+from xr_agreement.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["report"])
+after_report = [m for m in heavy if m in sys.modules]
+import xr_agreement.mla.api, xr_agreement.report.document, xr_agreement.simulate
+import xr_agreement.alpha.api
+functions = {n: isinstance(getattr(xr_agreement, n), types.FunctionType)
+             for n in ("mla", "alpha", "report", "simulate")}
+print(json.dumps([after_import, after_report, functions]))
+"""
+
+
+def test_import_is_light_and_the_report_loads_only_mla():
+    # a fresh process: this one has long since imported everything
+    done = subprocess.run([sys.executable, "-c", LAZY], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    after_import, after_report, functions = json.loads(done.stdout)
+    assert after_import == []
+    # numba compiles MLA's kernels (and imports scipy itself); nothing else loads
+    assert set(after_report) <= {"numba", "scipy", "xr_agreement.mla"}, after_report
+    # importing a subpackage named like a function leaves the function in place
+    assert functions == {"mla": True, "alpha": True, "report": True, "simulate": True}

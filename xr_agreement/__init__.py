@@ -4,17 +4,59 @@ framework to Krippendorff's alpha, with labeled results.
 ``import xr_agreement`` registers the ``.agreement`` accessor on ``xarray.DataArray``.
 """
 
+import importlib
+import sys
+import types
+
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
-from . import datasets, resampling
-from . import plot  # matplotlib itself is imported on first use
-from .alpha import alpha
-from .compare import am, augmented_kappa, boot_f1, masi
-from .io import AnnotationFileError, from_long, from_sets, read_annotations
-from .judge import versus
-from .kappa import brennan_prediger, cohen, conger, fleiss, gwet, one_hot, percent
-from .mla import mla
-from .report import JudgeReport, Report, judge_report, report
-from .simulate import analytic_flip, prevalence_sensitivity, simulate, table4
+
+# Public name -> the module that defines it. They are imported on first use, so that
+# ``import xr_agreement`` does not load numba, scipy and every family (1.6 s -> see
+# benchmarks/bench_import.py); a report that only needs MLA loads only MLA.
+_SOURCES = {
+    "datasets": ".datasets", "resampling": ".resampling", "plot": ".plot",
+    "alpha": ".alpha",
+    "am": ".compare", "augmented_kappa": ".compare", "boot_f1": ".compare", "masi": ".compare",
+    "AnnotationFileError": ".io", "from_long": ".io", "from_sets": ".io",
+    "read_annotations": ".io",
+    "versus": ".judge",
+    "brennan_prediger": ".kappa", "cohen": ".kappa", "conger": ".kappa", "fleiss": ".kappa",
+    "gwet": ".kappa", "one_hot": ".kappa", "percent": ".kappa",
+    "mla": ".mla",
+    "JudgeReport": ".report", "Report": ".report", "judge_report": ".report",
+    "report": ".report",
+    "analytic_flip": ".simulate", "prevalence_sensitivity": ".simulate",
+    "simulate": ".simulate", "table4": ".simulate",
+}
+
+
+def __getattr__(name):
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(source, __name__)
+    value = module if source == "." + name and not hasattr(module, name) else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SOURCES))
+
+
+class _Package(types.ModuleType):
+    """This package, where a function named like its subpackage (``mla``, ``alpha``,
+    ``report``, ``simulate``) stays the function: importing ``xr_agreement.mla`` would
+    otherwise record the subpackage as the attribute ``xr_agreement.mla``."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and name in _SOURCES and name not in (
+                "datasets", "resampling", "plot"):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "alpha",

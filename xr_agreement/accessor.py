@@ -1,33 +1,53 @@
 """The ``.agreement`` accessor on DataArrays: one line per method, each delegating to the
 public function of the same name with its real signature (``help(da.agreement.mla)`` and an
-IDE show the keywords; the docstrings are the functions' own, without their examples)."""
+IDE show the keywords; the docstrings are the functions' own, without their examples).
+
+The families are imported when a method is first used, not when ``xr_agreement`` is: the
+import stays light (numba, scipy and the families' modules load on demand).
+"""
 
 from __future__ import annotations
 
+import importlib
 import math
+import types
 
 import xarray as xr
 
-from . import alpha as _alpha
-from . import compare as _compare
-from . import judge as _judge
-from . import kappa as _kappa
-from . import mla as _mla
-from . import report as _report
+
+class _Family:
+    """A family's package, imported on first attribute access."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attribute):
+        return getattr(importlib.import_module(self._name, __package__), attribute)
 
 
-def _documented(function):
-    """Give the accessor method ``function``'s docstring (Examples left out: they run once,
-    in the function's own doctest)."""
+_alpha, _compare, _judge, _kappa, _mla, _report = (
+    _Family(f".{name}") for name in ("alpha", "compare", "judge", "kappa", "mla", "report"))
 
-    def decorate(method):
-        doc = function.__doc__ or ""
-        head = doc.split("    Examples\n    --------")[0].rstrip()
-        method.__doc__ = (f"Call :func:`xr_agreement.{function.__name__}` on this DataArray."
-                          f"\n\n    {head}\n")
-        return method
 
-    return decorate
+class _documented:
+    """Give the accessor method the docstring of ``family.<name>`` (Examples left out: they
+    run once, in the function's own doctest), read when the method is first looked up."""
+
+    def __init__(self, family: _Family):
+        self._family = family
+
+    def __call__(self, method):
+        self._method = method
+        return self
+
+    def __get__(self, instance, owner=None):
+        method = self._method
+        if method.__doc__ is None:
+            function = getattr(self._family, method.__name__)
+            head = (function.__doc__ or "").split("    Examples\n    --------")[0].rstrip()
+            method.__doc__ = (f"Call :func:`xr_agreement.{function.__name__}` on this "
+                              f"DataArray.\n\n    {head}\n")
+        return method if instance is None else types.MethodType(method, instance)
 
 
 @xr.register_dataarray_accessor("agreement")
@@ -37,7 +57,7 @@ class AgreementAccessor:
     def __init__(self, obj: xr.DataArray):
         self._obj = obj
 
-    @_documented(_mla.mla)
+    @_documented(_mla)
     def mla(
         self, baseline="F", *, item="item", annotator="annotator", label="label", ci=None,
         n_resamples=1000, resample="item", ci_method="percentile", seed=None,
@@ -49,7 +69,7 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_alpha.alpha)
+    @_documented(_alpha)
     def alpha(
         self, metric="nominal", *, item="item", annotator="annotator", label="label",
         categories=None, ci=0.95, ci_method="analytic", population_size=None, n_resamples=1000,
@@ -61,7 +81,7 @@ class AgreementAccessor:
             resample=resample, seed=seed, return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_judge.versus)
+    @_documented(_judge)
     def versus(
         self, judge, reference="majority", *, abstain="exclude", abstain_value=math.nan,
         tie="exclude", item="item", annotator="annotator", label="label", ci=None,
@@ -75,7 +95,7 @@ class AgreementAccessor:
             progress=progress,
         )
 
-    @_documented(_kappa.cohen)
+    @_documented(_kappa)
     def cohen(
         self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
         population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
@@ -88,7 +108,7 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_kappa.fleiss)
+    @_documented(_kappa)
     def fleiss(
         self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
         population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
@@ -101,7 +121,7 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_kappa.conger)
+    @_documented(_kappa)
     def conger(
         self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
         population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
@@ -114,7 +134,7 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_kappa.gwet)
+    @_documented(_kappa)
     def gwet(
         self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
         population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
@@ -127,7 +147,7 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_kappa.brennan_prediger)
+    @_documented(_kappa)
     def brennan_prediger(
         self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
         population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
@@ -140,7 +160,7 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_kappa.percent)
+    @_documented(_kappa)
     def percent(
         self, weights=None, *, categories=None, ci=0.95, ci_method="analytic",
         population_size=None, item="item", annotator="annotator", label="label", n_resamples=1000,
@@ -153,11 +173,11 @@ class AgreementAccessor:
             return_replicates=return_replicates, progress=progress,
         )
 
-    @_documented(_kappa.one_hot)
+    @_documented(_kappa)
     def one_hot(self, categories=None, *, label="label") -> xr.DataArray:
         return _kappa.one_hot(self._obj, categories, label=label)
 
-    @_documented(_report.report)
+    @_documented(_report)
     def report(
         self, baseline="F", sensitivity=("AC1", "PB"), *, ci=None, n_resamples=None, resample=None,
         ci_method=None, seed=None, progress=None, labels_fixed=None, all_labels_considered=None,
@@ -172,7 +192,7 @@ class AgreementAccessor:
             title=title, notes=notes, item=item, annotator=annotator, label=label,
         )
 
-    @_documented(_report.judge_report)
+    @_documented(_report)
     def judge_report(
         self, judge, reference="majority", *, abstain="exclude", abstain_value=math.nan,
         tie="exclude", ci=None, n_resamples=None, resample=None, ci_method=None, seed=None,
@@ -186,11 +206,11 @@ class AgreementAccessor:
             annotator=annotator, label=label,
         )
 
-    @_documented(_compare.augmented_kappa)
+    @_documented(_compare)
     def augmented_kappa(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
         return _compare.augmented_kappa(self._obj, item=item, annotator=annotator, label=label)
 
-    @_documented(_compare.boot_f1)
+    @_documented(_compare)
     def boot_f1(
         self, n_chance_runs=1000, seed=None, *, item="item", annotator="annotator", label="label",
     ) -> xr.Dataset:
@@ -198,10 +218,10 @@ class AgreementAccessor:
             self._obj, n_chance_runs, seed, item=item, annotator=annotator, label=label,
         )
 
-    @_documented(_compare.masi)
+    @_documented(_compare)
     def masi(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
         return _compare.masi(self._obj, item=item, annotator=annotator, label=label)
 
-    @_documented(_compare.am)
+    @_documented(_compare)
     def am(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
         return _compare.am(self._obj, item=item, annotator=annotator, label=label)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+import numpy as np
 import xarray as xr
 
 
@@ -30,6 +31,15 @@ def input_coordinates(da: xr.DataArray, dims: Iterable[str]) -> xr.Coordinates:
                  if set(variable.dims) <= dims}
     indexes = {name: index for name, index in da.xindexes.items() if name in variables}
     return xr.Coordinates(variables, indexes=indexes)
+
+
+def variable(dims, data, attrs=None) -> xr.Variable:
+    """An ``xarray.Variable`` of a numpy or dask array the family just computed, without
+    xarray's input conversion (which inspects the data for every kind of input it accepts:
+    0.02 ms a variable, half of MLA's finishing at (1000, 5, 50))."""
+    if isinstance(data, np.generic) or not hasattr(data, "ndim"):
+        data = np.asarray(data)
+    return xr.Variable(dims, data, attrs, fastpath=True)
 
 
 def dataset(variables: Mapping[str, xr.Variable], coords: xr.Coordinates | None = None,

@@ -50,7 +50,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
-from .._core.validate import (_check_confidence, _check_population, check_annotators,
+from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
                               check_binary_dtype, check_dataarray, check_dims)
 from ..mla import hamming_counts
 from ..resampling.driver import bootstrap, check_options
@@ -465,9 +465,7 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
     ordered = da.transpose(*extra, *roles)
     shape = tuple(ordered.sizes[d] for d in extra)
     values = np.asarray(ordered.values)
-    block = {"coords": [(d, ordered.coords[d].values if d in ordered.coords
-                         else np.arange(ordered.sizes[d])) for d in ordered.dims],
-             "plan": plan}
+    block = {"coords": CoordinateValues(ordered, ordered.dims), "plan": plan}
     count = _set_block_counts if multi_label else _single_block_counts
     stats = count(values, delta, **block)
     ratings = stats.pop("ratings", None)  # the coded array, for the second passes

@@ -15,13 +15,14 @@ as input. On numpy the whole array is one block (counted on numba's threads); on
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import xarray as xr
 
 from .._core.arrays import _plain
 from .._core.categorical import declared_categories, encode_ratings
-from .._core.threads import _threads_for
+from .._core.threads import _in_threads, _threads_for
 from .._core.validate import describe_position
 from . import kernels as _kernels
 from .counts import (_alpha_terms, _as_integers, _coded, _coded_label_sets, _describe_rating,
@@ -30,7 +31,7 @@ from .counts import (_alpha_terms, _as_integers, _coded, _coded_label_sets, _des
                      _set_expected_sums, _spread_expected, _undefined_reasons,
                      COINCIDENCE_LIMIT, INTEGER_SPAN_LIMIT)
 from .distances import _cached_set_table, _callable_delta, SET_METRIC_IDS
-from .variance import (_distance_rows, _gwet_constants, _gwet_squares, _gwet_variance,
+from .variance import (_distance_rows, _gwet_constants, _gwet_variance,
                        _standard_error_limits)
 
 
@@ -448,11 +449,16 @@ def _se_block_sums(block, finished, *, coords, plan: _Plan, ratings=None):
     inputs = finished["se_inputs"]
     if ratings is None:
         ratings = _block_ratings(block, coords, plan, inputs["values"])
-    terms = _kernels.item_pair_terms(ratings.values, ratings.low, inputs["metric_id"],
-                                     inputs["delta"], inputs["numbers"], inputs["scores"],
-                                     inputs["rows"])
-    return np.array([0.0 if constants is None else _gwet_squares(terms[g], constants)
-                     for g, constants in enumerate(inputs["constants"])])
+    constants = np.array([(math.nan,) * 6 if c is None else c for c in inputs["constants"]],
+                         np.float64).reshape(-1, 6)
+    values = ratings.values
+    arguments = (values, ratings.low, inputs["metric_id"], inputs["delta"], inputs["numbers"],
+                 inputs["scores"], inputs["rows"], constants)
+    N = values.shape[1]
+    parts = (os.cpu_count() or 1) if plan.parallel and values.size >= (1 << 20) else 1
+    # item ranges on plain threads (the kernel is nogil); the sums of squares add up
+    return np.sum(_in_threads(lambda i0, i1: _kernels.gwet_squares(*arguments, i0, i1), N,
+                              parts), axis=0)
 
 
 def _finish_se(finished, squares, *, plan: _Plan, shape) -> dict:

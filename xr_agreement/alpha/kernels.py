@@ -421,7 +421,7 @@ def pack_label_sets(values, packed):
 
 
 # --- alpha standard errors and bootstrap ---
-# Extra distance ids for item_pair_terms: nominal (c != k) and the squared difference of
+# Extra distance ids for gwet_squares: nominal (c != k) and the squared difference of
 # per-group scores (interval on values, ordinal on mid-ranks).
 DELTA_NOMINAL = -1
 
@@ -430,21 +430,29 @@ DELTA_SQUARED_SCORES = -2
 
 
 @njit(cache=True, nogil=True)
-def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
-    """Per item (G, N, 3): the number of ratings m, sum_{a != b} delta(c_a, c_b) and
-    sum_a rows[g, c_a] (Gwet's linearized terms of alpha need these per item).
+def gwet_squares(values, low, metric_id, delta, numbers, scores, rows, constants, i0, i1):
+    """Per group (G,): the sum over the pairable items i0..i1 of Gwet's squared linearized
+    deviation (kx_i - alpha')**2, from each item's number of ratings m_i, pair distance sum
+    P_i = sum_{a != b} delta(c_a, c_b) and e_i = sum_a rows[g, c_a] (see
+    ``variance._gwet_constants`` for the formula and ``constants``; a NaN row: undefined).
 
     Nominal and squared-score distances take O(m) per item (equal pairs counted per code;
     2 m sum (s - mean)^2, centred for accuracy); other distances loop over pairs."""
     G, N, n = values.shape
-    out = np.zeros((G, N, 3), np.float64)
+    out = np.zeros(G, np.float64)
     present = np.empty(n, np.int64)
     same = np.zeros(rows.shape[1], np.int64)
     no_packed = np.zeros((1, 1), np.uint64)
     no_sizes = np.zeros(1, np.int64)
     for g in range(G):
-        for i in range(N):
+        n_values, mean_m, observed, scaled_expected, expected, alpha_prime = constants[g]
+        if np.isnan(alpha_prime):
+            continue
+        squares = 0.0
+        for i in range(i0, i1):
             m = _present_codes(values, g, i, low, present)
+            if m < 2:
+                continue
             pairs = 0.0
             spread = 0.0
             for a in range(m):
@@ -461,7 +469,7 @@ def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
                 mean = 0.0
                 for a in range(m):
                     mean += scores[g, present[a]]
-                mean = mean / m if m > 0 else 0.0
+                mean = mean / m
                 for a in range(m):
                     deviation = scores[g, present[a]] - mean
                     pairs += deviation * deviation
@@ -469,9 +477,12 @@ def item_pair_terms(values, low, metric_id, delta, numbers, scores, rows):
             else:
                 pairs = _pair_distances(present, m, metric_id, delta, numbers, no_packed,
                                         no_sizes)
-            out[g, i, 0] = m
-            out[g, i, 1] = pairs
-            out[g, i, 2] = spread
+            k_i = 1.0 + ((m - mean_m) * (1.0 - 1.0 / n_values) * observed - pairs / (m - 1)) / (
+                mean_m * scaled_expected)
+            expected_i = (m - spread * n_values / expected) / mean_m
+            deviation = k_i - 2.0 * (1.0 - alpha_prime) * expected_i - alpha_prime
+            squares += deviation * deviation
+        out[g] = squares
     return out
 
 

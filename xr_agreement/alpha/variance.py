@@ -55,7 +55,7 @@ def _gwet_constants(n_items, n_values, observed_sum, expected):
     """The corpus-level quantities of Gwet's (2014, ch. 6) variance of alpha for one group
     (n.., m̄, D_o, T', T, alpha'), or None where the variance is undefined.
 
-    The per-item terms (:func:`_kernels.item_pair_terms`, N x 3) hold m_i,
+    The per-item terms (summed by :func:`_kernels.gwet_squares`) are m_i,
     P_i = sum_{a != b} delta and e_i = sum_a rows[c_a].
     Gwet writes alpha with agreement weights w = 1 - s delta; his linearized per-item terms
     are free of the scale s, so they are written here with distances only:
@@ -70,20 +70,6 @@ def _gwet_constants(n_items, n_values, observed_sum, expected):
     scaled_expected = expected / n_values**2
     observed = observed_sum / n_values
     return n_values, mean_m, observed, scaled_expected, expected, 1 - observed / scaled_expected
-
-
-def _gwet_squares(terms: np.ndarray, constants) -> float:
-    """sum over the pairable items in ``terms`` (N, 3) of (kx_i - alpha')**2: additive over
-    item blocks, given the corpus-level ``constants``."""
-    m, pair_sums, spread = terms[:, 0], terms[:, 1], terms[:, 2]
-    pairable = m >= 2
-    m, pair_sums, spread = m[pairable], pair_sums[pairable], spread[pairable]
-    values, mean_m, observed, scaled_expected, expected, alpha_prime = constants
-    k_i = 1 + ((m - mean_m) * (1 - 1 / values) * observed - pair_sums / (m - 1)) / (
-        mean_m * scaled_expected)
-    expected_i = (m - spread * values / expected) / mean_m
-    linearized = k_i - 2 * (1 - alpha_prime) * expected_i
-    return float(((linearized - alpha_prime) ** 2).sum())
 
 
 def _gwet_variance(squares, n_items, rated_items, population_size):

@@ -17,10 +17,8 @@ from collections.abc import Sequence
 import xarray as xr
 
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
-from ..resampling.driver import check_options
 from .counts import count_arrays, kept_coords
 from .finish import finish_counts
-from .intervals import mla_intervals, MLAStatistic
 from .variables import assemble, parse_baselines
 
 
@@ -125,6 +123,9 @@ def mla(
     names, single = parse_baselines(baseline)
     counts = statistic = None
     if ci is not None:
+        # the bootstrap (and scipy) load only when an interval is asked for
+        from ..resampling.driver import check_options
+        from .intervals import mla_intervals, MLAStatistic
 
         ci, n_resamples, resample, ci_method = check_options(
             ci, n_resamples, resample, ci_method, seed, progress

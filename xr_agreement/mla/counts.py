@@ -23,7 +23,7 @@ import xarray as xr
 from .._core.arrays import _is_dask
 from .._core.dataset import input_coordinates
 from .._core.threads import _thread_pool
-from .._core.validate import describe_position
+from .._core.validate import CoordinateValues, describe_position
 from . import kernels as _kernels
 
 
@@ -65,8 +65,8 @@ def _as_kernel_input(block: np.ndarray) -> np.ndarray:
 def _count_block(block, coords, *, parallel):
     """Count one block of shape (*extra, item, annotator, label).
 
-    ``coords`` holds this block's (dim, coordinate values) pairs, or a function returning
-    them, used only to name the first invalid value. Returns (label_counts (*extra, 1, k,
+    ``coords`` holds this block's (dim, coordinate values) pairs (a list or a
+    :class:`CoordinateValues`), used only to name the first invalid value. Returns (label_counts (*extra, 1, k,
     n + 1, 3), item_counts (*extra, item, 2)).
     """
     extra_shape = block.shape[:-3]
@@ -91,8 +91,7 @@ def _count_block(block, coords, *, parallel):
             flag = kernel(values, label_counts, item_counts)
         invalid = flag != 0 if missing else (flag & ~1) != 0
         if invalid:
-            raise ValueError(describe_position(np.asarray(block),
-                                               coords() if callable(coords) else coords))
+            raise ValueError(describe_position(np.asarray(block), coords))
     return (
         label_counts.reshape(extra_shape + (1, k, n + 1, 3)),
         item_counts.reshape(extra_shape + (N, 2)),
@@ -176,9 +175,7 @@ def count_arrays(da: xr.DataArray, item: str, annotator: str, label: str):
         coords = [(d, da[d].values) for d in order]
         label_counts, item_counts = _dask_counts(data, coords)
     else:
-        # coordinates only name an offending value: fetch them when there is one (turning
-        # a string index into a numpy array took 97 ms at 10^6 items)
-        coords = lambda: [(d, da[d].values) for d in order]  # noqa: E731
+        coords = CoordinateValues(da, order)  # fetched only to name an offending value
         label_counts, item_counts = _count_block(np.asarray(data), coords, parallel=True)
         label_counts = label_counts[..., 0, :, :, :]
     return label_counts, item_counts, extra

@@ -122,7 +122,7 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         dependent["label_expected"].append(label_expected)
         dependent["label_agreement"].append(1 - divide(label_disagreement, label_gap))
         dependent["label_weight"].append(_nan_as_zero(label_gap))
-    stack = np.stack if isinstance(p_j, np.ndarray) else _dask_stack
+    stack = _stack if isinstance(p_j, np.ndarray) else _dask_stack
     n_items = item_pairs.shape[-1]
     values = {key: stack(arrays) for key, arrays in dependent.items()}
     gaps = values.pop("gap")
@@ -152,6 +152,13 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         label_n_pairable_values=n_j,
     )
     return values
+
+
+def _stack(arrays):
+    """np.stack, without its checks for the usual single baseline (a view)."""
+    if len(arrays) == 1:
+        return np.asarray(arrays[0])[np.newaxis]
+    return np.stack(arrays)
 
 
 def _dask_stack(arrays):

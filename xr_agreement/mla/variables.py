@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
-from .._core.dataset import dataset
+from .._core.dataset import dataset, variable
 
 
 BASELINES = {
@@ -231,7 +231,7 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
                 attrs["baseline"] = baselines[0]
             else:
                 dims = ("baseline", *dims)
-        variables[name] = xr.Variable(dims, array, attrs)
+        variables[name] = variable(dims, array, attrs)
     item_size = values["item_observed"].shape[-1]
     label_size = values["label_prevalence"].shape[-1]
     return dataset(

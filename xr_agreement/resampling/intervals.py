@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import xarray as xr
-from scipy.special import ndtr as _ndtr, ndtri as _ndtri
 
 from . import kernels as _kernels
 
@@ -135,6 +134,8 @@ def interval_bounds(
         at_most = np.sum(replicates <= estimate[..., None] + tolerance, axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = (below + at_most) / (2 * np.sum(valid, axis=-1))
+        from scipy.special import ndtr as _ndtr, ndtri as _ndtri  # BCa only: scipy loads on use
+
         z0 = _ndtri(share)
         if accel is None:
             moments = []

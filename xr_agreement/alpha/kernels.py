@@ -316,6 +316,28 @@ def pair_expected(counts, metric_id, delta, numbers, packed, sizes):
 
 
 @njit(cache=True, nogil=True)
+def set_pair_expected(packed, sizes, counts, table, s0, s1):
+    """Rows s0..s1 of E = sum over ordered pairs of pairable label sets (s, t) of
+    n_s n_t table[|s|, |t|, |s & t|], for distinct sets of at most 64 labels (``packed``
+    (V,) uint64, one machine word each): the intersection size is one AND and a popcount,
+    so comparing every pair of distinct sets is cheap. Each unordered pair is visited once
+    (from its first set) and counted twice."""
+    V = packed.size
+    total = 0.0
+    for s in range(s0, s1):
+        n_s = counts[s]
+        if n_s == 0:
+            continue
+        a = sizes[s]
+        word = packed[s]
+        row = 0.0
+        for t in range(s + 1, V):
+            row += counts[t] * table[a, sizes[t], _popcount(word & packed[t])]
+        total += 2.0 * n_s * row + n_s * n_s * table[a, a, a]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def intersection_histogram(packed, sizes, counts, n_labels):
     """H[a, b, c]: the number of ordered pairs of pairable label sets (s, t), s and t drawn
     with their frequencies ``counts``, with |s| = a, |t| = b and |s & t| = c; ``packed``

@@ -1,0 +1,178 @@
+"""The speed table of the project, measured in one run on realistic inputs.
+
+    python benchmarks/bench_table.py [--repeats 7] [--quick]
+
+Every row is a ratio measured side by side in this run (absolute times on a shared 2-core
+machine are noisy; ratios much less). Inputs carry string ids on every dim (``doc-0000042``,
+``ann-3``, ``label-017``), as corpora do, built through pandas as a reader would. Times are
+medians of ``--repeats`` calls after a warm-up call (numba compilation excluded; kernels come
+from the on-disk cache). Peers: ``ml-agreement`` (the paper's package), ``krippendorff``,
+``nltk``; each computes what we compare against, and the values are checked to agree.
+
+Rows (target in brackets):
+
+1. ``mla(baseline="all")``, (10^6, 5, 100) uint8, no coordinates / np.count_nonzero [~1.1x]
+2. the same with string coordinates / np.count_nonzero [<= 1.2x]
+3. ``mla(baseline="F")``, (1000, 5, 50), p = 0.1, string coordinates: time per call
+   [<= 0.4 ms] and ml-agreement / ours [>= 15,000x]
+4. ``alpha(metric="nominal")`` as called by default (with Gwet's analytic se), 10^6 items x
+   20 annotators, 5% missing: krippendorff / ours [>= 20x]
+5. the same with ``ci=None`` (alpha only): krippendorff / ours [>= 40x]
+6. ``alpha(metric="masi")``, (300, 5, 31), p = 0.1: nltk / ours [>= 1,500x]
+7. ``import xr_agreement`` and ``xr-agreement report`` in a fresh process, warm cache
+   [<= 1.0 s / <= 1.3 s], beside ``import xarray``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+import xr_agreement
+
+
+def median_time(function, repeats: int) -> float:
+    function()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def with_string_ids(values: np.ndarray, dims) -> xr.DataArray:
+    """``values`` labelled with string ids on every dim, as pandas indexes (what a reader
+    builds from a table)."""
+    prefixes = {"item": "doc-{:07d}", "annotator": "ann-{}", "label": "label-{:03d}"}
+    coords = {d: pd.Index([prefixes[d].format(i) for i in range(size)])
+              for d, size in zip(dims, values.shape)}
+    return xr.DataArray(values, dims=dims, coords=coords)
+
+
+def binary(shape, prevalence, seed) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.random(shape, dtype=np.float32) < prevalence).astype(np.uint8)
+
+
+def row(text: str, value: str, target: str):
+    print(f"  {text:<62} {value:>14}   target {target}")
+
+
+def mla_rows(repeats: int, quick: bool):
+    n_items = 10**5 if quick else 10**6
+    raw = binary((n_items, 5, 100), 0.2, seed=0)
+    plain = xr.DataArray(raw, dims=("item", "annotator", "label"))
+    labelled = with_string_ids(raw, ("item", "annotator", "label"))
+    read = median_time(lambda: np.count_nonzero(raw), repeats)
+    no_coords = median_time(lambda: xr_agreement.mla(plain, baseline="all"), repeats)
+    coords = median_time(lambda: xr_agreement.mla(labelled, baseline="all"), repeats)
+    print(f"1-2. mla(baseline='all'), ({n_items:,}, 5, 100) uint8; np.count_nonzero "
+          f"{read * 1e3:.1f} ms")
+    row("no coordinates / memory read", f"{no_coords / read:.2f}x", "~1.1x")
+    row("string coordinates / memory read", f"{coords / read:.2f}x", "<= 1.2x")
+
+    import ml_agreement
+
+    small = with_string_ids(binary((1000, 5, 50), 0.1, seed=1), ("item", "annotator", "label"))
+    nested = small.transpose("annotator", "item", "label").values.astype(int).tolist()
+    ours = median_time(lambda: xr_agreement.mla(small, baseline="F"), max(repeats, 200))
+    start = time.perf_counter()  # one call of the peer takes seconds
+    theirs = ml_agreement.calculate_total_multi_label_agreement(nested, "k")
+    peer = time.perf_counter() - start
+    value = float(xr_agreement.mla(small, baseline="F").agreement)
+    assert abs(value - theirs) < 1e-9, (value, theirs)
+    print("3. mla(baseline='F'), (1000, 5, 50), p = 0.1, string coordinates")
+    row("time per call", f"{ours * 1e3:.3f} ms", "<= 0.4 ms")
+    row(f"ml-agreement ({peer:.2f} s) / ours", f"{peer / ours:,.0f}x", ">= 15,000x")
+
+
+def alpha_rows(repeats: int, quick: bool):
+    import krippendorff
+
+    n_items = 10**5 if quick else 10**6
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 5, n_items)
+    ratings = np.where(rng.random((n_items, 20)) < 0.7, truth[:, None],
+                       rng.integers(0, 5, (n_items, 20))).astype(np.float64)
+    ratings[rng.random(ratings.shape) < 0.05] = np.nan
+    da = with_string_ids(ratings, ("item", "annotator"))
+    reliability_data = np.ascontiguousarray(ratings.T)
+    theirs = median_time(lambda: krippendorff.alpha(reliability_data=reliability_data,
+                                                    level_of_measurement="nominal"),
+                         max(1, repeats // 3))
+    default = median_time(lambda: xr_agreement.alpha(da, "nominal"), repeats)
+    alpha_only = median_time(lambda: xr_agreement.alpha(da, "nominal", ci=None), repeats)
+    ours_value = float(xr_agreement.alpha(da, "nominal", ci=None).alpha)
+    peer_value = krippendorff.alpha(reliability_data=reliability_data,
+                                    level_of_measurement="nominal")
+    assert abs(ours_value - peer_value) < 1e-9, (ours_value, peer_value)
+    print(f"4-5. alpha nominal, {n_items:,} items x 20 annotators, 5% missing; krippendorff "
+          f"{theirs:.2f} s")
+    row(f"default, with analytic se ({default * 1e3:.0f} ms): krippendorff / ours",
+        f"{theirs / default:.1f}x", ">= 20x")
+    row(f"ci=None ({alpha_only * 1e3:.0f} ms): krippendorff / ours",
+        f"{theirs / alpha_only:.1f}x", ">= 40x")
+
+
+def masi_row(repeats: int):
+    from nltk.metrics.agreement import AnnotationTask
+    from nltk.metrics.distance import masi_distance
+
+    rng = np.random.default_rng(2)
+    decisions = (rng.random((300, 5, 31)) < 0.1).astype(np.float64)
+    empty = ~decisions.astype(bool).any(axis=2)  # nltk's MASI divides by zero on two empty sets
+    decisions[empty, 0] = 1.0
+    da = with_string_ids(decisions, ("item", "annotator", "label"))
+    triples = [(a, i, frozenset(np.flatnonzero(decisions[i, a]).tolist()))
+               for i in range(300) for a in range(5)]
+    ours = median_time(lambda: xr_agreement.alpha(da, "masi"), max(repeats, 50))
+    start = time.perf_counter()
+    peer_value = AnnotationTask(triples, distance=masi_distance).alpha()
+    peer = time.perf_counter() - start
+    assert abs(float(xr_agreement.alpha(da, "masi").alpha) - peer_value) < 1e-9
+    print("6. alpha MASI, (300, 5, 31), p = 0.1")
+    row(f"ours {ours * 1e3:.2f} ms; nltk ({peer:.2f} s) / ours", f"{peer / ours:,.0f}x",
+        ">= 1,500x")
+
+
+def startup_rows(repeats: int):
+    def fresh(code: str) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    fresh("from xr_agreement.cli import main; main(['report'])")  # warm the kernel cache
+    xarray = fresh("import xarray")
+    package = fresh("import xr_agreement")
+    report = fresh("from xr_agreement.cli import main; main(['report'])")
+    # without dask installed xarray does not import dask.array on the first DataArray
+    no_dask = fresh("import sys; sys.modules['dask'] = None; "
+                    "from xr_agreement.cli import main; main(['report'])")
+    print(f"7. fresh processes, warm cache; import xarray alone {xarray:.2f} s")
+    row("import xr_agreement", f"{package:.2f} s", "<= 1.0 s")
+    row("xr-agreement report (bundled example)", f"{report:.2f} s", "<= 1.3 s")
+    row("xr-agreement report, dask not installed", f"{no_dask:.2f} s", "")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="10x smaller large cases")
+    args = parser.parse_args()
+    print(f"xr_agreement {xr_agreement.__version__}, xarray {xr.__version__}, "
+          f"pandas {pd.__version__}, numpy {np.__version__}")
+    mla_rows(args.repeats, args.quick)
+    alpha_rows(args.repeats, args.quick)
+    masi_row(args.repeats)
+    startup_rows(args.repeats)

@@ -14,6 +14,7 @@ import pytest
 import xarray as xr
 
 import xr_agreement
+from laziness import raise_if_dask_computes
 
 RTOL = 1e-10
 DIMS = ("item", "annotator", "label")
@@ -695,6 +696,39 @@ def test_dask_extra_dim_same_values():
     eager = xr_agreement.annotators(da)["pair_observed"]
     lazy_observed = xr_agreement.annotators(lazy)["pair_observed"].compute()
     close(lazy_observed.transpose(*eager.dims), eager, "dask pair_observed")
+
+
+@pytest.mark.parametrize("function", ["annotators", "confusions"])
+def test_dask_graph_computes_nothing(function):
+    # The issue: on dask "block by block like MLA"; building the graph must not compute.
+    lazy = random_decisions(53, n_items=30, missing=True).chunk({"item": 8})
+    with raise_if_dask_computes():
+        result = getattr(xr_agreement, function)(lazy)
+    name = "substitution" if function == "confusions" else "pair_observed"
+    assert result[name].chunks is not None, f"{function}: {name} is not a dask array"
+
+
+def test_annotator_without_decisions_and_label_nobody_decided():
+    da = random_decisions(9, n_annotators=4, missing=True)
+    values = da.values.copy()
+    values[:, 3, :] = np.nan  # ann-d made no decision at all in this batch
+    values[:, :, 2] = np.nan  # topic-2 was decided by nobody
+    da = da.copy(data=values)
+    ds = xr_agreement.annotators(da)
+    check_annotators(ds, da)
+    assert np.isnan(float(ds["annotator_observed"].sel(annotator="ann-d")))
+    assert int(ds["n_items_annotated"].sel(annotator="ann-d")) == 0
+    check_confusions(xr_agreement.confusions(da), da)
+    check_rows(xr_agreement.disagreements(da), expected_disagreements(da))
+
+
+def test_extra_dim_last():
+    da = with_rounds(26).transpose("item", "annotator", "label", "round")
+    annotators = xr_agreement.annotators(da)
+    confusions = xr_agreement.confusions(da)
+    for rnd in da["round"].values:
+        check_annotators(annotators.sel(round=rnd), da.sel(round=rnd))
+        check_confusions(confusions.sel(round=rnd), da.sel(round=rnd))
 
 
 @pytest.mark.parametrize("function", ["annotators", "confusions", "disagreements"])

@@ -698,6 +698,25 @@ def test_dask_extra_dim_same_values():
     close(lazy_observed.transpose(*eager.dims), eager, "dask pair_observed")
 
 
+def test_dask_disagreements_same_table():
+    da = random_decisions(54, n_items=30, missing=True)
+    eager = xr_agreement.disagreements(da)
+    lazy = xr_agreement.disagreements(da.chunk({"item": 7}))
+    pd.testing.assert_frame_equal(lazy, eager)
+    check_rows(lazy, expected_disagreements(da))
+
+
+@pytest.mark.parametrize("function", ["annotators", "confusions", "disagreements"])
+def test_accessor_same_as_function(function):
+    da = random_decisions(55, missing=True)
+    by_accessor = getattr(da.agreement, function)()
+    by_function = getattr(xr_agreement, function)(da)
+    if function == "disagreements":
+        pd.testing.assert_frame_equal(by_accessor, by_function)
+    else:
+        xr.testing.assert_identical(by_accessor, by_function)
+
+
 @pytest.mark.parametrize("function", ["annotators", "confusions"])
 def test_dask_graph_computes_nothing(function):
     # The issue: on dask "block by block like MLA"; building the graph must not compute.

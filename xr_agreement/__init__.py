@@ -9,6 +9,7 @@ from . import datasets, resampling
 from . import plot  # matplotlib itself is imported on first use
 from .alpha import alpha
 from .compare import am, augmented_kappa, boot_f1, masi
+from .diagnostics import annotators, confusions, disagreements
 from .io import AnnotationFileError, from_long, from_sets, read_annotations
 from .judge import versus
 from .kappa import brennan_prediger, cohen, conger, fleiss, gwet, one_hot, percent
@@ -20,6 +21,7 @@ __all__ = [
     "alpha",
     "am",
     "analytic_flip",
+    "annotators",
     "augmented_kappa",
     "boot_f1",
     "AnnotationFileError",
@@ -27,8 +29,10 @@ __all__ = [
     "Report",
     "brennan_prediger",
     "cohen",
+    "confusions",
     "conger",
     "datasets",
+    "disagreements",
     "fleiss",
     "from_long",
     "from_sets",

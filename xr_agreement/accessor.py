@@ -10,6 +10,7 @@ import xarray as xr
 
 from . import alpha as _alpha
 from . import compare as _compare
+from . import diagnostics as _diagnostics
 from . import judge as _judge
 from . import kappa as _kappa
 from . import mla as _mla
@@ -205,3 +206,22 @@ class AgreementAccessor:
     @_documented(_compare.am)
     def am(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
         return _compare.am(self._obj, item=item, annotator=annotator, label=label)
+
+    @_documented(_diagnostics.annotators)
+    def annotators(
+        self, baseline="F", *, item="item", annotator="annotator", label="label", ci=None,
+        n_resamples=1000, resample="item", ci_method="percentile", seed=None, progress=None,
+    ) -> xr.Dataset:
+        return _diagnostics.annotators(
+            self._obj, baseline, item=item, annotator=annotator, label=label, ci=ci,
+            n_resamples=n_resamples, resample=resample, ci_method=ci_method, seed=seed,
+            progress=progress,
+        )
+
+    @_documented(_diagnostics.confusions)
+    def confusions(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
+        return _diagnostics.confusions(self._obj, item=item, annotator=annotator, label=label)
+
+    @_documented(_diagnostics.disagreements)
+    def disagreements(self, *, item="item", annotator="annotator", label="label"):
+        return _diagnostics.disagreements(self._obj, item=item, annotator=annotator, label=label)

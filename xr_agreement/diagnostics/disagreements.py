@@ -22,18 +22,32 @@ def _label_name(da, label):
     return None
 
 
-def _annotator_sets(selected, ids):
-    """Tuples of the annotator ids where ``selected`` (rows, n) is True, one per row; rows
-    with the same pattern share one tuple (the patterns are few, the rows many)."""
-    n = selected.shape[1]
-    if n <= 62:
-        codes = selected.astype(np.int64) @ (np.int64(1) << np.arange(n, dtype=np.int64))
+def _patterns(selected_by_annotator):
+    """Per cell, the set of annotators as a bit code (sum of 2**r), from one 0/1 array per
+    annotator; None when there are too many annotators for an int64 code."""
+    if len(selected_by_annotator) > 62:
+        return None
+    codes = np.zeros(selected_by_annotator[0].shape, np.int64)
+    for r, selected in enumerate(selected_by_annotator):
+        codes |= selected.astype(np.int64) << r
+    return codes
+
+
+def _annotator_tuples(codes, ids):
+    """The tuple of annotator ids of each code; cells with the same set share one tuple
+    (the sets are few, the rows many)."""
+    n = len(ids)
+    if n <= 20:  # a table over every possible code: no sort
+        present = np.zeros(1 << n, bool)
+        present[codes] = True
+        unique = np.flatnonzero(present)
+        position = np.cumsum(present) - 1
+        inverse = position[codes]
+    else:
         unique, inverse = np.unique(codes, return_inverse=True)
-        tuples = [tuple(ids[j] for j in range(n) if code >> j & 1) for code in unique.tolist()]
-        out = np.empty(len(unique), object)
-        out[:] = tuples
-        return list(out[inverse.reshape(-1)])
-    return [tuple(ids[j] for j in np.flatnonzero(row)) for row in selected]
+    out = np.empty(len(unique), object)
+    out[:] = [tuple(ids[j] for j in range(n) if code >> j & 1) for code in unique.tolist()]
+    return out[inverse.reshape(-1)]
 
 
 def disagreements(
@@ -95,35 +109,43 @@ def disagreements(
     if _is_dask(da.data):
         da = da.compute()
         item_observed = item_observed.compute()
-    ordered = da.transpose(*extra, item, label, annotator)
+    ordered = da.transpose(*extra, item, annotator, label)
     values = ordered.values
-    positive = values == 1
-    negative = values == 0
-    n_positive = positive.sum(-1)
-    n_negative = negative.sum(-1)
-    disputed = (n_positive > 0) & (n_negative > 0)
-    where = np.nonzero(disputed)  # C order: extra..., item, label
     n = da.sizes[annotator]
-    ids = (da[annotator].values.tolist() if annotator in da.coords else list(range(n)))
+    axis = len(extra) + 1  # the annotator axis
+    by_annotator = [np.take(values, r, axis=axis) for r in range(n)]  # (*extra, item, label)
+    n_positive = sum((v == 1).astype(np.int64) for v in by_annotator)
+    n_negative = sum((v == 0).astype(np.int64) for v in by_annotator)
+    disputed = (n_positive > 0) & (n_negative > 0)
+    observed = np.broadcast_to(item_observed.transpose(*extra, item).values[..., None],
+                               disputed.shape)
+    flat = np.flatnonzero(disputed)  # C order: extra..., item, label
+    # stable sort: ties keep item, then label, then extra-dim order
+    shape = disputed.shape
+    index = np.unravel_index(flat, shape)
+    position = index[len(extra)] * shape[-1] + index[-1]
+    order = np.lexsort((flat, position, observed.reshape(-1)[flat]))
+    flat = flat[order]
+    index = tuple(i[order] for i in index)
+    ids = da[annotator].values.tolist() if annotator in da.coords else list(range(n))
     columns = {}
-    for axis, dim in enumerate(extra):
-        columns[dim] = ordered[dim].values[where[axis]] if dim in da.coords else where[axis]
-    item_index, label_index = where[len(extra)], where[len(extra) + 1]
-    columns["item"] = (da[item].values[item_index] if item in da.coords else item_index)
-    columns["label"] = (da[label].values[label_index] if label in da.coords else label_index)
+    for a, dim in enumerate(extra):
+        columns[dim] = ordered[dim].values[index[a]] if dim in da.coords else index[a]
+    item_index, label_index = index[len(extra)], index[len(extra) + 1]
+    columns["item"] = da[item].values[item_index] if item in da.coords else item_index
+    columns["label"] = da[label].values[label_index] if label in da.coords else label_index
     name = _label_name(da, label)
     if name is not None:
         columns["label_name"] = da[name].values[label_index]
-    columns["n_positive"] = n_positive[where]
-    columns["n_negative"] = n_negative[where]
-    columns["n_undecided"] = n - n_positive[where] - n_negative[where]
-    columns["positive_annotators"] = _annotator_sets(positive[where], ids)
-    columns["negative_annotators"] = _annotator_sets(negative[where], ids)
-    observed = item_observed.transpose(*extra, item).values
-    columns["item_observed"] = observed[where[: len(extra) + 1]]
-    table = pd.DataFrame(columns)
-    # stable sort: ties keep item, then label, then extra-dim order
-    order = np.lexsort((np.ravel_multi_index(where[:len(extra)], disputed.shape[:len(extra)])
-                        if extra else np.zeros(len(table), np.int64),
-                        label_index, item_index, columns["item_observed"]))
-    return table.iloc[order].reset_index(drop=True)
+    columns["n_positive"] = n_positive.reshape(-1)[flat]
+    columns["n_negative"] = n_negative.reshape(-1)[flat]
+    columns["n_undecided"] = n - columns["n_positive"] - columns["n_negative"]
+    for column, value in (("positive_annotators", 1), ("negative_annotators", 0)):
+        codes = _patterns([(v.reshape(-1)[flat] == value) for v in by_annotator])
+        if codes is None:
+            cells = np.stack([v.reshape(-1)[flat] == value for v in by_annotator], -1)
+            columns[column] = [tuple(ids[j] for j in np.flatnonzero(row)) for row in cells]
+        else:
+            columns[column] = _annotator_tuples(codes, ids)
+    columns["item_observed"] = observed.reshape(-1)[flat]
+    return pd.DataFrame(columns)

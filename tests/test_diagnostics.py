@@ -123,12 +123,19 @@ def brute_confusions(values):
 # --------------------------------------------------------------------------- annotators
 
 
-@pytest.mark.parametrize("index", range(3))
+def all_cases():
+    """The random cases, and complete integer and bool input (another counting path)."""
+    complete = decisions(0)
+    return cases() + [complete.astype(np.uint8), complete.astype(bool),
+                      decisions(4, n_annotators=6, n_labels=7).astype(np.int64)]
+
+
+@pytest.mark.parametrize("index", range(6))
 def test_annotators_brute_force(index):
-    da = cases()[index]
+    da = all_cases()[index]
     ids = da.annotator.values.tolist()
     ds = annotators(da)
-    expected = brute_annotators(da.transpose("item", "annotator", "label").values)
+    expected = brute_annotators(da.transpose("item", "annotator", "label").values.astype(float))
     assert ds.pair_observed.dims == ("annotator_1", "annotator_2")
     assert ds.annotator_1.values.tolist() == ids == ds.annotator_2.values.tolist()
     np.testing.assert_array_equal(ds.pair_n_pairable_values.values, expected["shared"])
@@ -140,13 +147,17 @@ def test_annotators_brute_force(index):
     corpus = xr_agreement.mla(da)
     assert float(ds.agreement) == pytest.approx(float(corpus.agreement))
     np.testing.assert_allclose(ds.label_prevalence.values, corpus.label_prevalence.values)
-    values = da.transpose("item", "annotator", "label").values
+    values = da.transpose("item", "annotator", "label").values.astype(float)
     for r, s in itertools.permutations(range(len(ids)), 2):
         value = float(ds.pair_agreement.sel(annotator_1=ids[r], annotator_2=ids[s]))
         np.testing.assert_allclose(value, brute_two_annotator_fleiss(values[:, r], values[:, s]),
                                    equal_nan=True)
     assert np.isnan(np.diag(ds.pair_agreement.values)).all()
     assert np.isnan(np.diag(ds.pair_observed.values)).all()
+    for r, name in enumerate(ids):  # leave one out, against mla on the smaller array
+        np.testing.assert_allclose(
+            float(ds.agreement_without.sel(annotator=name)),
+            float(xr_agreement.mla(da.drop_sel(annotator=name)).agreement))
 
 
 @pytest.mark.parametrize("baseline", ["F", "AC1", "PB", ["F", "PB"]])
@@ -168,7 +179,11 @@ def test_pairs_and_leave_one_out_equal_mla(baseline):
 
 
 def test_annotators_extra_dim_and_int_input():
-    da = decisions(7, missing=0.2, rounds=2)
+    for da in (decisions(7, missing=0.2, rounds=2), decisions(7, rounds=2).astype(np.uint8)):
+        _same_as_each_round(da)
+
+
+def _same_as_each_round(da):
     ds = annotators(da)
     assert ds.pair_observed.dims == ("round", "annotator_1", "annotator_2")
     for t in da["round"].values:
@@ -177,10 +192,6 @@ def test_annotators_extra_dim_and_int_input():
                      "agreement_without", "annotator_prevalence", "pair_n_pairable_values"):
             np.testing.assert_allclose(ds[name].sel(round=t).values, alone[name].values,
                                        equal_nan=True)
-    complete = decisions(8).astype(np.uint8)
-    np.testing.assert_allclose(annotators(complete).pair_agreement.values,
-                               annotators(complete.astype(bool)).pair_agreement.values,
-                               equal_nan=True)
 
 
 def test_two_annotators():
@@ -233,11 +244,12 @@ def test_annotators_intervals():
 # --------------------------------------------------------------------------- confusions
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(6))
 def test_confusions_brute_force(index):
-    da = cases()[index]
+    da = all_cases()[index]
     ds = confusions(da)
-    co, sub, dis, rate = brute_confusions(da.transpose("item", "annotator", "label").values)
+    co, sub, dis, rate = brute_confusions(
+        da.transpose("item", "annotator", "label").values.astype(float))
     assert ds.co_selection.dims == ("label", "other_label")
     assert ds.other_label.values.tolist() == da.label.values.tolist()
     assert ds.other_label_name.values.tolist() == da.label_name.values.tolist()
@@ -390,3 +402,15 @@ def test_accessor_methods():
                                 annotators(da, "AC1"))
     xr.testing.assert_identical(da.agreement.confusions(), confusions(da))
     pd.testing.assert_frame_equal(da.agreement.disagreements(), disagreements(da))
+
+
+@pytest.mark.parametrize("function", [annotators, confusions, disagreements])
+def test_integer_input_bad_value_named(function):
+    da = decisions(21).astype(np.int16)
+    values = da.values.copy()
+    values[6, 3, 1] = -1
+    with pytest.raises(ValueError, match="-1 at item='doc-06', annotator='ann-d', "
+                                         "label='lab-1'"):
+        function(da.copy(data=values))
+    two = decisions(22, n_annotators=2).astype(np.uint8)
+    assert function(two) is not None

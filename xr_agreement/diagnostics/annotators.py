@@ -58,9 +58,33 @@ def _without_label_counts(cells, cells_pos, cells_miss):
     return np.stack([by_state.sum(-1), by_state @ x, by_state @ (x * x)], axis=-1)
 
 
+def _complete_without_label_counts(pos_pos, n_items):
+    """:func:`_without_label_counts` of a complete design from the products of 1s alone:
+    without r every cell has n - 1 deciders, ``sum x' = T - x_r`` and ``sum x'^2 =
+    sum x^2 - 2 sum_s x_r x_s + x_r`` (x_r in {0, 1})."""
+    n = pos_pos.shape[-1]
+    positives = np.diagonal(pos_pos, axis1=-2, axis2=-1)  # (*extra, label, r)
+    with_r = pos_pos.sum(-1)  # sum_i x_r x over the label
+    squares = pos_pos.sum((-2, -1))[..., None]  # sum_i x^2
+    counts = np.zeros((*positives.shape, n, 3), np.int64)
+    counts[..., n - 1, 0] = n_items
+    counts[..., n - 1, 1] = positives.sum(-1, keepdims=True) - positives
+    counts[..., n - 1, 2] = squares - 2 * with_r + positives
+    return np.moveaxis(counts, -3, -4)  # (*extra, r, label, n, 3)
+
+
 def _finish(sums, n_items, names):
     """Every annotator-level value from the summed counts (numpy arrays)."""
-    n = sums["items_annotated"].shape[-1]
+    if "cells" not in sums:  # a complete design: nothing missing
+        n = sums["pos_pos"].shape[-1]
+        zeros = np.zeros_like(sums["pos_pos"])
+        sums = dict(sums, pos_miss=zeros, miss_miss=zeros,
+                    items_annotated=np.full(sums["pos_pos"].shape[:-3] + (n,), n_items,
+                                            np.int64))
+        without_counts = _complete_without_label_counts(sums["pos_pos"], n_items)
+    else:
+        n = sums["items_annotated"].shape[-1]
+        without_counts = None
     pair_counts, shared, agreeing = _pair_label_counts(
         sums["pos_pos"], sums["pos_miss"], sums["miss_miss"], n_items)
     shared_total = shared.sum(-1)
@@ -73,8 +97,10 @@ def _finish(sums, n_items, names):
     off = ~diagonal
     annotator_observed = divide((agreeing_total * off).sum(-1), (shared_total * off).sum(-1))
     if n > 2:
-        without = _coefficients(
-            _without_label_counts(sums["cells"], sums["cells_pos"], sums["cells_miss"]), names)
+        if without_counts is None:
+            without_counts = _without_label_counts(sums["cells"], sums["cells_pos"],
+                                                   sums["cells_miss"])
+        without = _coefficients(without_counts, names)
     else:
         without = np.full((len(names), *annotator_observed.shape), np.nan)
     positives = np.diagonal(sums["pos_pos"], axis1=-2, axis2=-1)

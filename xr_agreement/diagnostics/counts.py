@@ -24,6 +24,14 @@ PARALLEL_THRESHOLD = 1 << 20
 
 def _annotator_block(values):
     G, N, n, k = values.shape
+    if values.dtype.kind != "f":
+        # no missing decisions: the products of 1s are all there is to count
+        upper = np.zeros((G, n, n, k), np.int64)
+        invalid = _kernels.complete_pair_products(values, upper)
+        pos_pos = upper + np.swapaxes(upper, 1, 2)
+        diagonal = np.arange(n)
+        pos_pos[:, diagonal, diagonal] = upper[:, diagonal, diagonal]
+        return {"pos_pos": np.moveaxis(pos_pos, 3, 1)}, invalid
     out = {
         "pos_pos": np.zeros((G, k, n, n), np.int64),
         "pos_miss": np.zeros((G, k, n, n), np.int64),
@@ -39,6 +47,17 @@ def _annotator_block(values):
 
 def _confusion_block(values):
     G, N, n, k = values.shape
+    if values.dtype.kind != "f":
+        # no missing decisions: P[a, b] = N_a and E = n (complete_confusion_counts)
+        co_selection = np.zeros((G, k, k), np.int64)
+        substitution = np.zeros((G, k, k), np.int64)
+        disagreeing = np.zeros((G, k), np.int64)
+        invalid = _kernels.complete_confusion_counts(values, co_selection, substitution,
+                                                     disagreeing, np.zeros((k, k), np.int64))
+        out = {"co_selection": co_selection.astype(np.float64),
+               "substitution": substitution.astype(np.float64),
+               "n_disagreeing_pairs": np.repeat(disagreeing[:, :, None], k, 2).astype(float)}
+        return out, invalid
     out = {name: np.zeros((G, k, k)) for name in
            ("co_selection", "substitution", "n_disagreeing_pairs")}
     invalid = _kernels.confusion_counts(values, *out.values(), np.zeros((4, k, k)))

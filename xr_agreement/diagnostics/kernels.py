@@ -166,3 +166,64 @@ def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, sc
                     for q in range(n_miss):
                         MM[missing[p], missing[q]] = 0.0
     return invalid
+
+
+# --------------------------------------------------------------------------- complete designs
+# Integer (and bool) input has no missing decisions: the pair terms then need only the 1s, in
+# loops over labels that numba vectorizes (labels are the contiguous axis).
+
+
+@numba.njit(nogil=True, cache=True)
+def complete_pair_products(values, pos_pos):
+    """``pos_pos[g, r, s, l] += sum_i x_irl x_isl`` for r <= s (the upper triangle) of integer
+    decisions (G, N, n, k); returns the number of values other than 0 and 1."""
+    G, N, n, k = values.shape
+    invalid = 0
+    for g in range(G):
+        for i in range(N):
+            for r in range(n):
+                for l in range(k):
+                    invalid += (values[g, i, r, l] != 0) & (values[g, i, r, l] != 1)
+                for s in range(r, n):
+                    for l in range(k):
+                        pos_pos[g, r, s, l] += values[g, i, r, l] * values[g, i, s, l]
+    return invalid
+
+
+@numba.njit(nogil=True, cache=True)
+def complete_confusion_counts(values, co_selection, substitution, disagreeing, scratch):
+    """:func:`confusion_counts` for integer decisions (G, N, n, k), where nothing is
+    missing: ``P[a, b] = N_a`` (the 1s on a) and ``E = n``, so per item ``co_selection +=
+    N_a N_b - C[a, b]``, ``substitution += (N_a - C[a, b]) (N_b - C[a, b])`` and
+    ``disagreeing[a] += N_a (n - N_a)`` (the same for every b), with C[a, b] = sum_r x_ra
+    x_rb. Accumulators int64; ``scratch`` is (k, k) int64 of zeros, left zero. Returns the
+    number of values other than 0 and 1.
+
+    Dense rows of length k (vectorized) beat scattered updates here: C gets the row x_r
+    for each label a that r selected, then one pass over C updates both sums.
+    """
+    G, N, n, k = values.shape
+    counts = np.empty(k, np.int64)
+    C = scratch
+    invalid = 0
+    for g in range(G):
+        for i in range(N):
+            counts[:] = 0
+            for r in range(n):
+                for l in range(k):
+                    v = values[g, i, r, l]
+                    invalid += (v != 0) & (v != 1)
+                    counts[l] += v
+                for a in range(k):
+                    if values[g, i, r, a] == 1:
+                        for b in range(k):
+                            C[a, b] += values[g, i, r, b]
+            for a in range(k):
+                na = counts[a]
+                disagreeing[g, a] += na * (n - na)
+                for b in range(k):
+                    c = C[a, b]
+                    co_selection[g, a, b] += na * counts[b] - c
+                    substitution[g, a, b] += (na - c) * (counts[b] - c)
+                    C[a, b] = 0
+    return invalid

@@ -60,7 +60,7 @@ def _confusion_block(values):
         return out, invalid
     out = {name: np.zeros((G, k, k)) for name in
            ("co_selection", "substitution", "n_disagreeing_pairs")}
-    invalid = _kernels.confusion_counts(values, *out.values(), np.zeros((4, k, k)))
+    invalid = _kernels.confusion_counts(values, *out.values(), np.zeros((3, k, k)))
     return out, invalid
 
 

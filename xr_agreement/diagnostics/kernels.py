@@ -88,7 +88,7 @@ def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, sc
     x_rb`` and ``E[a, b] = sum_r d_ra d_rb``; then over ordered pairs r != s
     co_selection += P * P.T - C, substitution += U * U.T with U = P - C, and
     n_disagreeing_pairs += P * (E - P) (the r = s terms of the last two are 0).
-    ``scratch`` is (4, k, k) float64 of zeros, left zero.
+    ``scratch`` is (3, k, k) float64 of zeros, left zero.
     """
     G, N, n, k = values.shape
     R = scratch[0]  # sum_r x_ra (1 - d_rb)
@@ -130,13 +130,11 @@ def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, sc
                         MM[a, missing[q]] += 1.0
             for a in range(k):
                 na = n_pos_label[a]
-                if na == 0.0:
-                    # every term of row a has the factor P[a, b] = 0 ... except through
-                    # U.T and P.T, which row b covers
+                if na == 0.0:  # then P[a, b] = 0 for every b: see below
                     continue
                 for b in range(k):
                     p_ab = na - R[a, b]
-                    if p_ab == 0.0:
+                    if p_ab == 0.0:  # every term has the factor P[a, b] (C[a, b] <= P[a, b])
                         continue
                     p_ba = n_pos_label[b] - R[b, a]
                     u_ab = p_ab - C[a, b]

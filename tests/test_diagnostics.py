@@ -235,6 +235,7 @@ def test_annotators_intervals():
         inside = (lower <= ds[name] + 1e-12) & (ds[name] <= upper + 1e-12)
         assert bool(inside.where(ds[name].notnull(), True).all()), name
     assert ds.attrs["ci_level"] == 0.9 and ds.attrs["ci_resampling_unit"] == "item"
+    assert "annotators kept" in ds.attrs["ci_note"]
     again = annotators(da, ci=0.9, n_resamples=30, seed=0)
     xr.testing.assert_identical(ds, again)
     with pytest.raises(ValueError, match="resample"):

@@ -282,6 +282,10 @@ def annotators(
         return _point(resampled, names, single, item, annotator, label)[INTERVAL_VARIABLES]
 
     statistic = RecomputedStatistic(recompute, data, item=item, annotator=annotator)
-    return bootstrap(statistic, result, ci=ci, n_resamples=n_resamples, resample=resample,
-                     ci_method=ci_method, seed=seed, progress=progress,
-                     variables=INTERVAL_VARIABLES, item=item)
+    result = bootstrap(statistic, result, ci=ci, n_resamples=n_resamples, resample=resample,
+                       ci_method=ci_method, seed=seed, progress=progress,
+                       variables=INTERVAL_VARIABLES, item=item)
+    note = ("items resampled, annotators kept (the values belong to named annotators); "
+            "every interval variable recomputed on each resample")
+    result.attrs["ci_note"] = "; ".join(filter(None, [note, result.attrs.get("ci_note")]))
+    return result

@@ -130,7 +130,10 @@ def report(
     Report
         ``.result`` (the mla Dataset on the declared universe, with a ``baseline`` dim:
         primary first), ``.used_result`` (the same on the labels used at least once, None
-        when all were used), ``.design`` and ``.settings`` (dicts); renders with ``str()``,
+        when all were used), ``.design`` and ``.settings`` (dicts; the design also holds
+        the facts of the sections "Annotators" and "Labels confused with each other", from
+        :func:`xr_agreement.annotators` and :func:`xr_agreement.confusions` under the
+        primary baseline); renders with ``str()``,
         ``.to_markdown()``, ``._repr_html_()``, ``.to_json()``; ``.plot()`` draws figures.
 
     Raises
@@ -300,7 +303,9 @@ class Report(_RenderedReport):
         declared label was used.
     design : dict
         N, annotators, annotators per item, k, used and unused labels, missing decisions,
-        joint omissions and selections, hardest items with their disputed labels.
+        joint omissions and selections, hardest items with their disputed labels; under
+        "annotators" and "confusions" the facts of sections 7 and 8 (from
+        :func:`xr_agreement.annotators` and :func:`xr_agreement.confusions`).
     settings : dict
         The choices the report was made with (baselines, ci, labels_fixed, ...).
     """

@@ -17,10 +17,9 @@ OTHER = "other_label"
 def _finish(sums):
     """The four tables from the summed counts (numpy arrays)."""
     diagonal = np.eye(sums["substitution"].shape[-1], dtype=bool)
-    substitution = sums["substitution"]
-    substitution[..., diagonal] = 0.0  # exactly: the kernel's terms cancel there
-    rate = divide(substitution, sums["n_disagreeing_pairs"])
-    rate[..., diagonal] = np.nan
+    # 0 on the diagonal exactly (the kernel's terms cancel there); the sums stay untouched
+    substitution = np.where(diagonal, 0.0, sums["substitution"])
+    rate = np.where(diagonal, np.nan, divide(substitution, sums["n_disagreeing_pairs"]))
     return {"co_selection": sums["co_selection"], "substitution": substitution,
             "n_disagreeing_pairs": sums["n_disagreeing_pairs"], "substitution_rate": rate}
 

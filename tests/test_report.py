@@ -342,7 +342,7 @@ def test_html_is_self_contained(rep):
     assert "<script" not in page
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
     images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
-    assert len(images) == 3
+    assert len(images) == 4  # labels, items, baselines and the annotator-pair heat map
     for image in images:
         assert base64.b64decode(image)[:8] == b"\x89PNG\r\n\x1a\n"
     fragment = rep._repr_html_()
@@ -418,3 +418,57 @@ def test_matplotlib_is_imported_only_for_figures():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# the "Annotators" and "Labels confused with each other" sections
+# ---------------------------------------------------------------------------------------
+
+
+def _section_text(text, title):
+    start = text.index(title)
+    end = text.find("\n\n8. ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_annotators_section_worked_example(rep):
+    text = _section_text(str(rep), "7. Annotators")
+    # the paper's Table 1 by hand: without annotator 1 the two others agree best
+    # (mla of annotators 2 and 3 alone: A_o = 116/124)
+    pair = xr_agreement.mla(xr_agreement.datasets.bias_example().sel(annotator=[2, 3]))
+    assert f"{float(pair.agreement):.3f}" in text
+    assert "Leaving out annotator 1 raises agreement most" in text
+    lines = [line.split() for line in text.splitlines()]
+    row = next(line for line in lines if line[:2] == ["1", "4"])
+    # annotator 1's observed agreement with the others: 224 agreeing of 248 comparisons
+    assert row[2] == f"{224 / 248:.3f}"
+    markdown = rep.to_markdown()
+    assert "## 7. Annotators" in markdown and "## 8. Labels confused with each other" in markdown
+
+
+def test_confusions_section_worked_example(rep):
+    text = _section_text(str(rep), "8. Labels confused with each other")
+    rows = [line for line in text.splitlines() if "(" in line and line[0].isdigit()]
+    # item 3 of Table 1: annotator 2 chose Anecdotal Evidence (3) where 1 and 3 chose
+    # Ambiguous Attribution (2), so both ordered pairs (2, 1) and (2, 3) substitute 3 -> 2
+    assert rows[0].startswith("3 (Anecdotal Evidence Bias)")
+    assert "2 (Ambiguous Attribution Bias)" in rows[0]
+    assert rows[0].split()[-3:] == ["2", "2", "1.000"]
+
+
+def test_diagnostic_sections_survive_json(rep):
+    again = Report.from_json(rep.to_json())
+    assert str(again) == str(rep)
+    assert again.to_html().count("data:image/png") == 4
+
+
+def test_drifting_annotator_named_in_report():
+    rng = np.random.default_rng(3)
+    truth = rng.random((300, 1, 6)) < 0.3
+    errors = np.array([0.04, 0.04, 0.12, 0.04])[None, :, None]
+    values = (truth ^ (rng.random((300, 4, 6)) < errors)).astype(float)
+    da = xr.DataArray(values, dims=("item", "annotator", "label"),
+                      coords={"annotator": ["ana", "ben", "cy", "dee"],
+                              "label": [f"code-{j}" for j in range(6)]})
+    text = str(xr_agreement.report(da))
+    assert "Leaving out annotator cy raises agreement most" in text

@@ -34,6 +34,11 @@ OLD_NAMES = {
     "positive_agreement", "negative_agreement", "human_label_agreement",
 }
 MATRICES = {"coincidence"}  # a matrix over category x paired_category, not a level value
+# confusions(): matrices over label x other_label, not label-level values
+MATRICES |= {"co_selection", "substitution", "n_disagreeing_pairs", "substitution_rate"}
+# annotators(): names fixed by its definition (docs/vocabulary.md lists them): the corpus
+# coefficient without each annotator, items each annotated, prevalence per annotator and label
+ANNOTATOR_NAMES = {"agreement_without", "n_items_annotated", "annotator_prevalence"}
 
 
 def multi_label(seed=0, n_items=12, n_annotators=4, n_labels=5, missing=True):
@@ -102,6 +107,10 @@ def _outputs():
         "boot_f1": lambda: ml.fillna(0).agreement.boot_f1(n_chance_runs=20, seed=0),
         "masi": lambda: ml.fillna(0).agreement.masi(),
         "am": lambda: ml.fillna(0).agreement.am(),
+        "annotators": lambda: ml.agreement.annotators(),
+        "annotators all baselines": lambda: ml.agreement.annotators(baseline="all"),
+        "annotators percentile": lambda: ml.agreement.annotators(ci=0.9, **BOOT),
+        "confusions": lambda: ml.agreement.confusions(),
         "prevalence_sensitivity": lambda: xr_agreement.prevalence_sensitivity([0.1, 0.5]),
         "analytic_flip": lambda: xr_agreement.analytic_flip([0.1, 0.5]),
     }
@@ -148,7 +157,7 @@ def _base(name: str) -> str:
 def test_level_prefixes(results, case):
     ds = results[case]
     for name, variable in ds.data_vars.items():
-        if name in MATRICES or _base(name) in MATRICES:
+        if name in MATRICES or _base(name) in MATRICES or _base(name) in ANNOTATOR_NAMES:
             continue
         expected = _expected_prefix(variable.dims)
         assert name.startswith(expected), (
@@ -268,3 +277,17 @@ def test_accessor_shows_real_signatures():
         assert "**kwargs" not in str(inspect.signature(method)) or "**" in str(
             inspect.signature(function)), name
         assert method.__doc__ and function.__name__ in method.__doc__, name
+
+
+def test_diagnostics_pairs_are_a_matrix():
+    da = multi_label()
+    ds = da.agreement.annotators()
+    annotators = list(da.annotator.values)
+    for name in ("pair_observed", "pair_agreement"):
+        assert ds[name].dims == ("annotator_1", "annotator_2")
+        assert np.isnan(np.diag(ds[name].values)).all(), name
+        np.testing.assert_array_equal(ds[name].values, ds[name].values.T)
+    assert list(ds.annotator_1.values) == annotators == list(ds.annotator_2.values)
+    table = da.agreement.confusions()
+    assert table.substitution.dims == ("label", "other_label")
+    assert list(table.other_label.values) == list(da.label.values)

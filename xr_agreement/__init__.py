@@ -12,11 +12,13 @@ from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
 
 # Public name -> the module that defines it. They are imported on first use, so that
 # ``import xr_agreement`` does not load numba, scipy and every family (1.6 s -> see
-# benchmarks/bench_import.py); a report that only needs MLA loads only MLA.
+# benchmarks/bench_table.py); a report that only needs MLA loads only MLA.
 _SOURCES = {
     "datasets": ".datasets", "resampling": ".resampling", "plot": ".plot",
     "alpha": ".alpha",
     "am": ".compare", "augmented_kappa": ".compare", "boot_f1": ".compare", "masi": ".compare",
+    "annotators": ".diagnostics", "confusions": ".diagnostics",
+    "disagreements": ".diagnostics",
     "AnnotationFileError": ".io", "from_long": ".io", "from_sets": ".io",
     "read_annotations": ".io",
     "versus": ".judge",
@@ -62,6 +64,7 @@ __all__ = [
     "alpha",
     "am",
     "analytic_flip",
+    "annotators",
     "augmented_kappa",
     "boot_f1",
     "AnnotationFileError",
@@ -69,8 +72,10 @@ __all__ = [
     "Report",
     "brennan_prediger",
     "cohen",
+    "confusions",
     "conger",
     "datasets",
+    "disagreements",
     "fleiss",
     "from_long",
     "from_sets",

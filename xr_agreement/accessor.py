@@ -25,8 +25,9 @@ class _Family:
         return getattr(importlib.import_module(self._name, __package__), attribute)
 
 
-_alpha, _compare, _judge, _kappa, _mla, _report = (
-    _Family(f".{name}") for name in ("alpha", "compare", "judge", "kappa", "mla", "report"))
+_alpha, _compare, _diagnostics, _judge, _kappa, _mla, _report = (
+    _Family(f".{name}")
+    for name in ("alpha", "compare", "diagnostics", "judge", "kappa", "mla", "report"))
 
 
 class _documented:
@@ -225,3 +226,22 @@ class AgreementAccessor:
     @_documented(_compare)
     def am(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
         return _compare.am(self._obj, item=item, annotator=annotator, label=label)
+
+    @_documented(_diagnostics)
+    def annotators(
+        self, baseline="F", *, item="item", annotator="annotator", label="label", ci=None,
+        n_resamples=1000, resample="item", ci_method="percentile", seed=None, progress=None,
+    ) -> xr.Dataset:
+        return _diagnostics.annotators(
+            self._obj, baseline, item=item, annotator=annotator, label=label, ci=ci,
+            n_resamples=n_resamples, resample=resample, ci_method=ci_method, seed=seed,
+            progress=progress,
+        )
+
+    @_documented(_diagnostics)
+    def confusions(self, *, item="item", annotator="annotator", label="label") -> xr.Dataset:
+        return _diagnostics.confusions(self._obj, item=item, annotator=annotator, label=label)
+
+    @_documented(_diagnostics)
+    def disagreements(self, *, item="item", annotator="annotator", label="label"):
+        return _diagnostics.disagreements(self._obj, item=item, annotator=annotator, label=label)

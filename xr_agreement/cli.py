@@ -1,4 +1,4 @@
-"""Command line: ``xr-agreement report [FILE]``.
+"""Command line: ``xr-agreement report [FILE]`` and ``xr-agreement disagreements [FILE]``.
 
 Every failure (a bad file, a bad option value, an input the statistics reject) is one line on
 stderr starting with ``xr-agreement: error:`` and exit code 2, never a traceback.
@@ -118,7 +118,67 @@ def _parser() -> argparse.ArgumentParser:
                         help="add Landis-Koch verbal bands (off by default: the paper "
                         "argues against universal cut-offs)")
     report.add_argument("--digits", type=int, default=3, help="decimals shown (default: 3)")
+    _add_disagreements(commands)
     return parser
+
+
+DISAGREEMENTS_EXAMPLE = """examples:
+  xr-agreement disagreements votes.csv --output review.csv
+      one row per disputed (item, label): who said 1, who said 0, the item's observed
+      agreement; most disputed items first
+  xr-agreement disagreements decisions.parquet --layout long --output review.json
+"""
+
+
+def _add_disagreements(commands) -> None:
+    """The ``disagreements`` subcommand: reads FILE as ``report`` does."""
+    parser = commands.add_parser(
+        "disagreements",
+        help="the (item, label) cells annotators disagree on, for adjudication",
+        description="One row per (item, label) where at least one annotator said 1 and one "
+        "said 0, with the tool's own ids: item, label, n_positive, n_negative, n_undecided, "
+        "positive_annotators, negative_annotators, item_observed; most disputed items "
+        "first. CSV (annotators joined with ';') or JSON records (lists), by the "
+        "extension of --output; CSV on stdout without it.",
+        epilog=DISAGREEMENTS_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="CSV, TSV, parquet or JSON-lines file (default: the bundled "
+                        "worked example)")
+    parser.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
+                        help="as for report (default: auto)")
+    parser.add_argument("--output", "-o", metavar="PATH",
+                        help="a .csv or .json file (default: CSV on stdout)")
+    parser.add_argument("--labels", metavar="FILE",
+                        help="declared label universe: one label per line (optionally "
+                        "label<TAB>name)")
+    parser.add_argument("--sep", default=";", help="separator inside a label-list cell "
+                        "(default: ;)")
+    for role in ("item", "annotator", "labels", "label", "value", "rating"):
+        parser.add_argument(f"--{role}-column", metavar="NAME",
+                            help=f"name of the {role} column (default: recognised)")
+    parser.set_defaults(labels_fixed=None)
+
+
+def _run_disagreements(args) -> str:
+    import json
+
+    from .diagnostics import disagreements
+
+    output = args.output or ""
+    extension = os.path.splitext(output)[1].lower()
+    if output and extension not in (".csv", ".json"):
+        raise ValueError(f"--output must end in .csv or .json, got {output!r}")
+    da = _decisions(args)[0]
+    table = disagreements(da)
+    sets = ["positive_annotators", "negative_annotators"]
+    if extension == ".json":
+        records = json.loads(table.assign(**{c: table[c].map(list) for c in sets})
+                             .to_json(orient="records", force_ascii=False))
+        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+    joined = {c: table[c].map(lambda ids: ";".join(str(i) for i in ids)) for c in sets}
+    return table.assign(**joined).to_csv(index=False)
 
 
 def _decisions(args):
@@ -186,10 +246,11 @@ def _run_report(args) -> str:
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command != "report":  # pragma: no cover - argparse requires a command
+    commands = {"report": _run_report, "disagreements": _run_disagreements}
+    if args.command not in commands:  # pragma: no cover - argparse requires a command
         return 2
     try:
-        output = _run_report(args)
+        output = commands[args.command](args)
         if args.output:
             with open(args.output, "w", encoding="utf-8") as handle:
                 handle.write(output)

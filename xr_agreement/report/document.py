@@ -23,6 +23,7 @@ import xarray as xr
 from .._core.validate import _check_confidence, check_dataarray, check_dims
 from ..mla import BASELINES, parse_baselines
 from ..mla import api as _mla_api  # mla() looked up when called (tests replace it)
+from .diagnostics import annotators_section, confusions_section, diagnostic_facts, pair_heat_map
 from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
                      _interval_settings, _json_safe, _plain, _render_html, _RenderedReport)
 
@@ -129,7 +130,10 @@ def report(
     Report
         ``.result`` (the mla Dataset on the declared universe, with a ``baseline`` dim:
         primary first), ``.used_result`` (the same on the labels used at least once, None
-        when all were used), ``.design`` and ``.settings`` (dicts); renders with ``str()``,
+        when all were used), ``.design`` and ``.settings`` (dicts; the design also holds
+        the facts of the sections "Annotators" and "Labels confused with each other", from
+        :func:`xr_agreement.annotators` and :func:`xr_agreement.confusions` under the
+        primary baseline); renders with ``str()``,
         ``.to_markdown()``, ``._repr_html_()``, ``.to_json()``; ``.plot()`` draws figures.
 
     Raises
@@ -178,6 +182,7 @@ def report(
 
     design = _design(da, result, item, annotator, label, used_labels, unused_labels,
                      n_hardest)
+    design.update(diagnostic_facts(da, baselines[0], item, annotator, label))
     settings = {
         "baseline": baselines[0],
         "sensitivity": baselines[1:],
@@ -298,7 +303,9 @@ class Report(_RenderedReport):
         declared label was used.
     design : dict
         N, annotators, annotators per item, k, used and unused labels, missing decisions,
-        joint omissions and selections, hardest items with their disputed labels.
+        joint omissions and selections, hardest items with their disputed labels; under
+        "annotators" and "confusions" the facts of sections 7 and 8 (from
+        :func:`xr_agreement.annotators` and :func:`xr_agreement.confusions`).
     settings : dict
         The choices the report was made with (baselines, ci, labels_fixed, ...).
     """
@@ -390,8 +397,11 @@ class Report(_RenderedReport):
         try:
             from .. import plot as _plot
 
-            return {kind: _plot.figure_png(self.plot(kind))
-                    for kind in ("labels", "items", "baselines")}
+            figures = {kind: _plot.figure_png(self.plot(kind))
+                       for kind in ("labels", "items", "baselines")}
+            if self.design.get("annotators"):
+                figures["pairs"] = _plot.figure_png(pair_heat_map(self.design["annotators"]))
+            return figures
         except ImportError:
             return {}
 
@@ -448,7 +458,9 @@ def _build_document(rep: Report) -> list:
     facts = _Facts(rep)
     return [_headline(facts), _universe_section(facts), _omissions_section(facts),
             _baseline_section(facts), _diagnostics_section(facts), _missing_section(facts),
-            _uncertainty_section(facts)]
+            _uncertainty_section(facts)] + [
+        section for section in (annotators_section(facts, 7), confusions_section(facts, 8))
+        if section is not None]
 
 
 def _section(title, *blocks):

@@ -278,8 +278,10 @@ def _render_html(doc, figures: dict[str, str], standalone: bool,
                 captions = {"labels": "Label-wise coefficients (primary baseline), sorted; "
                             "marker size = weight; bars = interval when computed",
                             "items": "Item-level agreement, hardest items named",
-                            "baselines": "Baseline sensitivity per label"}
-                for kind, png in figures.items():
+                            "baselines": "Baseline sensitivity per label",
+                            "pairs": "Annotator pairs: observed agreement and coefficient"}
+                kinds = block[1] if len(block) > 1 else ("labels", "items", "baselines")
+                for kind, png in ((k, figures[k]) for k in kinds if k in figures):
                     out.append(f'<figure><img alt="{e(captions[kind])}" '
                                f'src="data:image/png;base64,{png}"><figcaption>'
                                f"{e(captions[kind])}</figcaption></figure>")

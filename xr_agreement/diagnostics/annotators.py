@@ -1,0 +1,293 @@
+"""Who disagrees with whom: :func:`annotators`, the pair matrices and leave-one-out
+coefficients, from one pass of additive counts (:mod:`.counts`) finished by MLA's own
+:func:`xr_agreement.mla.finish_counts`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import xarray as xr
+
+from .._core.arrays import _is_dask, divide
+from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
+from ..mla import finish_counts, kept_coords, mla, parse_baselines
+from .counts import block_sums, finish_lazily
+from .variables import ANNOTATOR_VARIABLES, attach_attrs
+
+PAIR_DIMS = ("annotator_1", "annotator_2")
+INTERVAL_VARIABLES = ["agreement", "pair_observed", "pair_agreement", "annotator_observed",
+                      "agreement_without"]
+
+
+def _coefficients(label_counts, names):
+    """MLA's corpus coefficient (B, *lead) of label counts (*lead, label, deciders, stat)."""
+    lead = label_counts.shape[:-3]
+    dummy = np.zeros((*lead, 1), np.int64)  # the corpus value needs no item counts
+    return finish_counts(label_counts, dummy, dummy, names)["agreement"]
+
+
+def _pair_label_counts(pos_pos, pos_miss, miss_miss, n_items):
+    """Label counts (*extra, r, s, label, 3, 3) of every annotator pair: only the cells
+    both decided (m = 2) matter to the coefficient."""
+    positives = np.diagonal(pos_pos, axis1=-2, axis2=-1)  # (*extra, label, r)
+    missing = np.diagonal(miss_miss, axis1=-2, axis2=-1)
+    both = n_items - missing[..., :, None] - missing[..., None, :] + miss_miss
+    # sum_i x_r d_s: r's 1s where s decided
+    one_decided = positives[..., :, None] - pos_miss
+    agreeing = both - one_decided - np.swapaxes(one_decided, -1, -2) + 2 * pos_pos
+    counts = np.zeros((*both.shape, 3, 3), np.int64)
+    counts[..., 2, 0] = both
+    counts[..., 2, 1] = one_decided + np.swapaxes(one_decided, -1, -2)
+    counts[..., 2, 2] = counts[..., 2, 1] + 2 * pos_pos
+    # (*extra, label, r, s, ...) -> (*extra, r, s, label, ...)
+    counts = np.moveaxis(counts, -5, -3)
+    return counts, np.moveaxis(both, -3, -1), np.moveaxis(agreeing, -3, -1)
+
+
+def _without_label_counts(cells, cells_pos, cells_miss):
+    """Label counts (*extra, r, label, n, 3) of the corpus without annotator r: a cell with
+    m deciders and x ones has m - 1 and x - 1 without r if r said 1, m - 1 and x if r said
+    0, m and x if r did not decide."""
+    n = cells.shape[-1] - 1
+    cells = np.expand_dims(cells, -4)
+    cells_neg = cells - cells_pos - cells_miss
+    by_state = (cells_pos[..., 1:, 1:] + cells_neg[..., 1:, :n] + cells_miss[..., :n, :n])
+    x = np.arange(n)
+    return np.stack([by_state.sum(-1), by_state @ x, by_state @ (x * x)], axis=-1)
+
+
+def _complete_without_label_counts(pos_pos, n_items):
+    """:func:`_without_label_counts` of a complete design from the products of 1s alone:
+    without r every cell has n - 1 deciders, ``sum x' = T - x_r`` and ``sum x'^2 =
+    sum x^2 - 2 sum_s x_r x_s + x_r`` (x_r in {0, 1})."""
+    n = pos_pos.shape[-1]
+    positives = np.diagonal(pos_pos, axis1=-2, axis2=-1)  # (*extra, label, r)
+    with_r = pos_pos.sum(-1)  # sum_i x_r x over the label
+    squares = pos_pos.sum((-2, -1))[..., None]  # sum_i x^2
+    counts = np.zeros((*positives.shape, n, 3), np.int64)
+    counts[..., n - 1, 0] = n_items
+    counts[..., n - 1, 1] = positives.sum(-1, keepdims=True) - positives
+    counts[..., n - 1, 2] = squares - 2 * with_r + positives
+    return np.moveaxis(counts, -3, -4)  # (*extra, r, label, n, 3)
+
+
+def _finish(sums, n_items, names):
+    """Every annotator-level value from the summed counts (numpy arrays)."""
+    if "cells" not in sums:  # a complete design: nothing missing
+        n = sums["pos_pos"].shape[-1]
+        zeros = np.zeros_like(sums["pos_pos"])
+        sums = dict(sums, pos_miss=zeros, miss_miss=zeros,
+                    items_annotated=np.full(sums["pos_pos"].shape[:-3] + (n,), n_items,
+                                            np.int64))
+        without_counts = _complete_without_label_counts(sums["pos_pos"], n_items)
+    else:
+        n = sums["items_annotated"].shape[-1]
+        without_counts = None
+    pair_counts, shared, agreeing = _pair_label_counts(
+        sums["pos_pos"], sums["pos_miss"], sums["miss_miss"], n_items)
+    shared_total = shared.sum(-1)
+    agreeing_total = agreeing.sum(-1)
+    diagonal = np.eye(n, dtype=bool)
+    pair_observed = divide(agreeing_total, shared_total)
+    pair_observed[..., diagonal] = np.nan
+    pair_agreement = _coefficients(pair_counts, names)
+    pair_agreement[..., diagonal] = np.nan
+    off = ~diagonal
+    annotator_observed = divide((agreeing_total * off).sum(-1), (shared_total * off).sum(-1))
+    if n > 2:
+        if without_counts is None:
+            without_counts = _without_label_counts(sums["cells"], sums["cells_pos"],
+                                                   sums["cells_miss"])
+        without = _coefficients(without_counts, names)
+    else:
+        without = np.full((len(names), *annotator_observed.shape), np.nan)
+    positives = np.diagonal(sums["pos_pos"], axis1=-2, axis2=-1)
+    decided = n_items - np.diagonal(sums["miss_miss"], axis1=-2, axis2=-1)
+    return {
+        "pair_n_pairable_values": shared_total,
+        "pair_observed": pair_observed,
+        "pair_agreement": pair_agreement,
+        "annotator_observed": annotator_observed,
+        "agreement_without": without,
+        "annotator_prevalence": np.swapaxes(divide(positives, decided), -1, -2),
+        "n_items_annotated": sums["items_annotated"],
+    }
+
+
+def _specs(extra_shape, n, k, n_baselines):
+    """(shape, dtype) of each output of :func:`_finish`, for dask."""
+    pair, one = (*extra_shape, n, n), (*extra_shape, n)
+    return {
+        "pair_n_pairable_values": (pair, np.int64),
+        "pair_observed": (pair, np.float64),
+        "pair_agreement": ((n_baselines, *pair), np.float64),
+        "annotator_observed": (one, np.float64),
+        "agreement_without": ((n_baselines, *one), np.float64),
+        "annotator_prevalence": ((*one, k), np.float64),
+        "n_items_annotated": (one, np.int64),
+    }
+
+
+def _point(da, names, single, item, annotator, label) -> xr.Dataset:
+    corpus = mla(da, names if not single else names[0], item=item, annotator=annotator,
+                 label=label)
+    sums, extra = block_sums(da, "annotators", item, annotator, label)
+    n_items = da.sizes[item]
+    n = da.sizes[annotator]
+    specs = _specs(tuple(da.sizes[d] for d in extra), n, da.sizes[label], len(names))
+    values = finish_lazily(lambda totals: _finish(totals, n_items, names), sums, specs)
+    lead = ("baseline",) if not single else ()
+    coefficient = slice(None) if not single else 0  # one baseline: no baseline dim
+    result = xr.Dataset(
+        {
+            "agreement": corpus["agreement"],
+            "pair_n_pairable_values": ((*extra, *PAIR_DIMS), values["pair_n_pairable_values"]),
+            "pair_observed": ((*extra, *PAIR_DIMS), values["pair_observed"]),
+            "pair_agreement": ((*lead, *extra, *PAIR_DIMS),
+                               values["pair_agreement"][coefficient]),
+            "annotator_observed": ((*extra, annotator), values["annotator_observed"]),
+            "agreement_without": ((*lead, *extra, annotator),
+                                  values["agreement_without"][coefficient]),
+            "annotator_prevalence": ((*extra, annotator, label),
+                                     values["annotator_prevalence"]),
+            "label_prevalence": corpus["label_prevalence"],
+            "n_items_annotated": ((*extra, annotator), values["n_items_annotated"]),
+        },
+        coords=kept_coords(da, (*extra, annotator, label)),
+    )
+    if annotator in da.coords:
+        ids = da[annotator].values
+        result = result.assign_coords(annotator_1=ids, annotator_2=ids)
+    if not single:
+        result = result.assign_coords(baseline=names)
+    result = result.transpose(*lead, *extra, ...)
+    attach_attrs(result, ANNOTATOR_VARIABLES)
+    result.attrs = {
+        "n_items": n_items,
+        "n_annotators": n,
+        "n_labels": da.sizes[label],
+        "baseline": names[0] if single else list(names),
+        "missing_data": "NaN decisions excluded; pair values over the (item, label) cells "
+        "both annotators decided; coefficients by mla's pairable-values weighting",
+        "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
+    }
+    return result
+
+
+def annotators(
+    da: xr.DataArray,
+    baseline: str | Sequence[str] = "F",
+    *,
+    item: str = "item",
+    annotator: str = "annotator",
+    label: str = "label",
+    ci: float | None = None,
+    n_resamples: int = 1000,
+    resample: str = "item",
+    ci_method: str = "percentile",
+    seed=None,
+    progress: bool | None = None,
+) -> xr.Dataset:
+    """Who disagrees with whom: annotator pairs, leave-one-out coefficients and each
+    annotator's prevalence per label.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        Decisions with dims ``item``, ``annotator`` and ``label``; values 0/1 (bool, integer
+        or float), NaN where a decision was not made. Extra dims are carried.
+    baseline : str or list of str, default "F"
+        As in :func:`xr_agreement.mla`; a list or "all" adds a ``baseline`` dim to the
+        coefficients (``agreement``, ``pair_agreement``, ``agreement_without``).
+    item, annotator, label : str
+        Names of the dims that play these roles.
+    ci : float, optional
+        Confidence level of item-bootstrap intervals for ``agreement``, ``pair_observed``,
+        ``pair_agreement``, ``annotator_observed`` and ``agreement_without``
+        (``<v>_lower`` / ``<v>_upper``; attrs ``ci_level``, ``ci_method``,
+        ``ci_n_resamples``, ``ci_resampling_unit``). Items are resampled and every value is
+        recomputed on each resample (through :class:`xr_agreement.resampling.RecomputedStatistic`,
+        so it costs ``n_resamples`` calls); annotators are not resampled, since the values
+        belong to named annotators. Dask input is loaded into memory for intervals (the
+        result is then in memory too).
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    resample : {"item"}, default "item"
+        The resampled unit; only "item" is accepted here.
+    ci_method : {"percentile", "bca"}, default "percentile"
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
+    progress : bool, optional
+        Show a progress bar; by default only in interactive sessions.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``agreement`` (the corpus coefficient of :func:`~xr_agreement.mla`); over
+        ``annotator_1`` x ``annotator_2`` (carrying the annotator coordinate):
+        ``pair_n_pairable_values``, ``pair_observed``, ``pair_agreement``; over
+        ``annotator``: ``annotator_observed``, ``agreement_without``, ``n_items_annotated``;
+        ``annotator_prevalence`` (annotator x label) beside ``label_prevalence``.
+
+    Raises
+    ------
+    ValueError
+        A dim is missing or empty, fewer than 2 annotators, a value other than 0/1/NaN (the
+        message names it and its coordinates), an unknown baseline, a bad ``ci=`` option.
+    TypeError
+        A non-numeric dtype.
+
+    Notes
+    -----
+    One pass over the decisions counts, per label, the items where two annotators both
+    said 1, where one said 1 and the other did not decide, where neither decided, and the
+    (item, label) cells by number of deciders and of 1s with and without each annotator;
+    every pair and leave-one-out coefficient is MLA's finishing of these counts, identical
+    to calling :func:`~xr_agreement.mla` on the sub-array (no loop over pairs in Python).
+    Dask input is counted item block by item block, lazily: the result holds dask arrays
+    and nothing is computed until it is.
+
+    Examples
+    --------
+    >>> import xr_agreement
+    >>> ex = xr_agreement.datasets.bias_example()
+    >>> result = xr_agreement.annotators(ex)
+    >>> float(result.agreement.round(3)), result.agreement_without.round(3).values
+    (0.232, array([0.385, 0.216, 0.034]))
+    >>> float(result.pair_agreement.sel(annotator_1=1, annotator_2=2).round(3))
+    0.034
+    >>> result.pair_observed.sel(annotator_1=2, annotator_2=3).item() * 124
+    116.0
+    >>> result.annotator_observed.values * 248
+    array([224., 226., 230.])
+    """
+    check_dataarray(da)
+    check_dims(da, item=item, annotator=annotator, label=label)
+    check_binary_dtype(da)
+    check_annotators(da, annotator)
+    names, single = parse_baselines(baseline)
+    if ci is None:
+        return _point(da, names, single, item, annotator, label)
+    # the bootstrap loads only when intervals are asked for (the report uses the point values)
+    from ..resampling import RecomputedStatistic, bootstrap, check_options
+
+    ci, n_resamples, resample, ci_method = check_options(
+        ci, n_resamples, resample, ci_method, seed, progress)
+    if resample != "item":
+        raise ValueError(
+            f"annotators() resamples items only (its values belong to named annotators); got "
+            f"resample={resample!r}")
+    data = da.compute() if _is_dask(da.data) else da
+    result = _point(data, names, single, item, annotator, label)
+
+    def recompute(resampled):
+        return _point(resampled, names, single, item, annotator, label)[INTERVAL_VARIABLES]
+
+    statistic = RecomputedStatistic(recompute, data, item=item, annotator=annotator)
+    result = bootstrap(statistic, result, ci=ci, n_resamples=n_resamples, resample=resample,
+                       ci_method=ci_method, seed=seed, progress=progress,
+                       variables=INTERVAL_VARIABLES, item=item)
+    note = ("items resampled, annotators kept (the values belong to named annotators); "
+            "every interval variable recomputed on each resample")
+    result.attrs["ci_note"] = "; ".join(filter(None, [note, result.attrs.get("ci_note")]))
+    return result

@@ -1,0 +1,142 @@
+"""Decisions -> the additive count arrays of the diagnostics, on numpy and dask alike.
+
+Every count is a sum over items, so a block of items is counted on its own and blocks add
+up: numpy input is split over the process's threads (:func:`_core.threads._thread_pool`,
+each range with its own accumulators), dask input is counted one item block per task and
+the partial sums are added by a tree reduction; only the small sums reach memory.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import xarray as xr
+
+from .._core.arrays import _is_dask
+from .._core.threads import _thread_pool
+from .._core.validate import describe_position
+from . import kernels as _kernels
+
+# Below this many decisions one thread is faster than starting several.
+PARALLEL_THRESHOLD = 1 << 20
+
+
+def _annotator_block(values):
+    G, N, n, k = values.shape
+    if values.dtype.kind != "f":
+        # no missing decisions: the products of 1s are all there is to count
+        upper = np.zeros((G, n, n, k), np.int64)
+        invalid = _kernels.complete_pair_products(values, upper)
+        pos_pos = upper + np.swapaxes(upper, 1, 2)
+        diagonal = np.arange(n)
+        pos_pos[:, diagonal, diagonal] = upper[:, diagonal, diagonal]
+        return {"pos_pos": np.moveaxis(pos_pos, 3, 1)}, invalid
+    out = {
+        "pos_pos": np.zeros((G, k, n, n), np.int64),
+        "pos_miss": np.zeros((G, k, n, n), np.int64),
+        "miss_miss": np.zeros((G, k, n, n), np.int64),
+        "cells": np.zeros((G, k, n + 1, n + 1), np.int64),
+        "cells_pos": np.zeros((G, n, k, n + 1, n + 1), np.int64),
+        "cells_miss": np.zeros((G, n, k, n + 1, n + 1), np.int64),
+        "items_annotated": np.zeros((G, n), np.int64),
+    }
+    invalid = _kernels.annotator_counts(values, *out.values())
+    return out, invalid
+
+
+def _confusion_block(values):
+    G, N, n, k = values.shape
+    if values.dtype.kind != "f":
+        # no missing decisions: P[a, b] = N_a and E = n (complete_confusion_counts)
+        co_selection = np.zeros((G, k, k), np.int64)
+        substitution = np.zeros((G, k, k), np.int64)
+        disagreeing = np.zeros((G, k), np.int64)
+        invalid = _kernels.complete_confusion_counts(values, co_selection, substitution,
+                                                     disagreeing, np.zeros((k, k), np.int64))
+        out = {"co_selection": co_selection.astype(np.float64),
+               "substitution": substitution.astype(np.float64),
+               "n_disagreeing_pairs": np.repeat(disagreeing[:, :, None], k, 2).astype(float)}
+        return out, invalid
+    out = {name: np.zeros((G, k, k)) for name in
+           ("co_selection", "substitution", "n_disagreeing_pairs")}
+    invalid = _kernels.confusion_counts(values, *out.values(), np.zeros((3, k, k)))
+    return out, invalid
+
+
+KERNELS = {"annotators": _annotator_block, "confusions": _confusion_block}
+
+
+def _as_kernel_input(block: np.ndarray) -> np.ndarray:
+    block = np.asarray(block)
+    return block.view(np.uint8) if block.dtype == np.bool_ else block
+
+
+def _count(block, coords, kind, parallel):
+    """Sums of one block (*extra, item, annotator, label) as {name: array (G, ...)}."""
+    block = _as_kernel_input(block)
+    N, n, k = block.shape[-3:]
+    G = int(np.prod(block.shape[:-3]))
+    values = block.reshape((G, N, n, k))
+    count = KERNELS[kind]
+    threads = min(os.cpu_count() or 1, max(1, N // 256))
+    if parallel and values.size >= PARALLEL_THRESHOLD and threads > 1:
+        bounds = np.linspace(0, N, threads + 1).astype(int)
+        parts = list(_thread_pool().map(
+            lambda t: count(values[:, bounds[t]:bounds[t + 1]]), range(threads)))
+        sums = {name: sum(part[0][name] for part in parts) for name in parts[0][0]}
+        invalid = sum(part[1] for part in parts)
+    else:
+        sums, invalid = count(values)
+    if invalid:
+        raise ValueError(describe_position(np.asarray(block), coords))
+    return sums
+
+
+def _add(left, right):
+    return {name: left[name] + right[name] for name in left}
+
+
+def block_sums(da: xr.DataArray, kind: str, item: str, annotator: str, label: str):
+    """(sums, extra dims) for ``kind`` ("annotators" or "confusions") on a validated
+    DataArray: sums is {name: numpy array (*extra, ...)}, or on dask input one
+    ``dask.delayed`` dict of them: each item block (annotator, label and extra dims in one
+    chunk) is counted in its own task and the partial sums are added by a tree of
+    additions. Nothing is computed here."""
+    extra = [d for d in da.dims if d not in (item, annotator, label)]
+    ordered = da.transpose(*extra, item, annotator, label)
+    extra_shape = tuple(ordered.shape[:-3])
+    coords = [(d, ordered[d].values) for d in ordered.dims]
+
+    def shaped(sums):
+        return {name: value.reshape(extra_shape + value.shape[1:]) for name, value in sums.items()}
+
+    if not _is_dask(ordered.data):
+        return shaped(_count(ordered.values, coords, kind, parallel=True)), extra
+    import dask
+
+    axis = len(extra)
+    data = ordered.data.rechunk({a: -1 for a in range(ordered.ndim) if a != axis})
+    offsets = np.concatenate([[0], np.cumsum(data.chunks[axis])])
+    parts = []
+    for b, block in enumerate(data.to_delayed().ravel()):
+        block_coords = list(coords)
+        block_coords[axis] = (item, coords[axis][1][offsets[b]:offsets[b + 1]])
+        parts.append(dask.delayed(_count, pure=True)(block, block_coords, kind, False))
+    while len(parts) > 1:  # a tree of additions: no task holds more than two partial sums
+        parts = [dask.delayed(_add, pure=True)(*parts[j:j + 2]) if j + 1 < len(parts)
+                 else parts[j] for j in range(0, len(parts), 2)]
+    return dask.delayed(shaped, pure=True)(parts[0]), extra
+
+
+def finish_lazily(finish, sums, specs: dict) -> dict:
+    """``finish(sums)`` (a dict of numpy arrays) as dask arrays when ``sums`` is delayed;
+    ``specs`` gives each output's (shape, dtype)."""
+    if isinstance(sums, dict):
+        return finish(sums)
+    import dask
+    import dask.array
+
+    finished = dask.delayed(finish, pure=True)(sums)
+    return {name: dask.array.from_delayed(finished[name], shape, dtype)
+            for name, (shape, dtype) in specs.items()}

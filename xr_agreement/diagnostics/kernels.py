@@ -1,0 +1,227 @@
+"""numba kernels of the diagnostics: one pass over a block of decisions (G, N, n, k) each.
+
+Decisions are 0/1 (any integer dtype) or 0/1/NaN (float). Both kernels visit, per item and
+label, only the positive and the missing decisions when they build pair terms, so their cost
+grows with the number of 1s and NaNs, not with the number of annotator pairs. They return
+the number of values that are not 0, 1 (or NaN): the caller raises, naming the first one.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(nogil=True, cache=True)
+def _state(value):
+    """0: said 0, 1: said 1, 2: no decision (NaN), 3: invalid."""
+    if value == 0:
+        return 0
+    if value == 1:
+        return 1
+    if value != value:
+        return 2
+    return 3
+
+
+@numba.njit(nogil=True, cache=True)
+def annotator_counts(values, pos_pos, pos_miss, miss_miss, cells, cells_pos, cells_miss,
+                     items_annotated):
+    """Add the annotator-level counts of ``values`` (G, N, n, k) to the accumulators.
+
+    Per group g and label l: ``pos_pos[g, l, r, s]`` items where r and s both said 1,
+    ``pos_miss[g, l, r, s]`` r said 1 and s did not decide, ``miss_miss[g, l, r, s]`` neither
+    decided (diagonals: r's 1s, r's missing decisions). ``cells[g, l, m, x]`` counts the
+    (item, label) cells with m deciders of whom x said 1; ``cells_pos[g, r, l, m, x]`` and
+    ``cells_miss[g, r, l, m, x]`` the same cells where r said 1 / did not decide (leaving
+    annotator r out follows from them). ``items_annotated[g, r]``: items r decided at least
+    one label of.
+    """
+    G, N, n, k = values.shape
+    positive = np.empty(n, np.int64)
+    missing = np.empty(n, np.int64)
+    invalid = 0
+    for g in range(G):
+        for i in range(N):
+            for r in range(n):
+                for l in range(k):
+                    if values[g, i, r, l] == values[g, i, r, l]:
+                        items_annotated[g, r] += 1
+                        break
+            for l in range(k):
+                n_pos = 0
+                n_miss = 0
+                for r in range(n):
+                    state = _state(values[g, i, r, l])
+                    if state == 1:
+                        positive[n_pos] = r
+                        n_pos += 1
+                    elif state == 2:
+                        missing[n_miss] = r
+                        n_miss += 1
+                    elif state == 3:
+                        invalid += 1
+                m = n - n_miss
+                cells[g, l, m, n_pos] += 1
+                for a in range(n_pos):
+                    r = positive[a]
+                    cells_pos[g, r, l, m, n_pos] += 1
+                    for b in range(n_pos):
+                        pos_pos[g, l, r, positive[b]] += 1
+                    for b in range(n_miss):
+                        pos_miss[g, l, r, missing[b]] += 1
+                for a in range(n_miss):
+                    r = missing[a]
+                    cells_miss[g, r, l, m, n_pos] += 1
+                    for b in range(n_miss):
+                        miss_miss[g, l, r, missing[b]] += 1
+    return invalid
+
+
+@numba.njit(nogil=True, cache=True)
+def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, scratch):
+    """Add the label x other_label counts of ``values`` (G, N, n, k) to the accumulators
+    (G, k, k), float64.
+
+    Per item, with x the 1s and d the decided mask (annotators r, labels a, b):
+    ``P[a, b] = sum_r x_ra d_rb`` (= N_a - sum_r x_ra (1 - d_rb)), ``C[a, b] = sum_r x_ra
+    x_rb`` and ``E[a, b] = sum_r d_ra d_rb``; then over ordered pairs r != s
+    co_selection += P * P.T - C, substitution += U * U.T with U = P - C, and
+    n_disagreeing_pairs += P * (E - P) (the r = s terms of the last two are 0).
+    ``scratch`` is (3, k, k) float64 of zeros, left zero.
+    """
+    G, N, n, k = values.shape
+    R = scratch[0]  # sum_r x_ra (1 - d_rb)
+    C = scratch[1]
+    MM = scratch[2]  # sum_r (1 - d_ra)(1 - d_rb)
+    positives = np.empty(k, np.int64)
+    missing = np.empty(k, np.int64)
+    n_pos_label = np.empty(k, np.float64)
+    n_miss_label = np.empty(k, np.float64)
+    invalid = 0
+    for g in range(G):
+        for i in range(N):
+            n_pos_label[:] = 0.0
+            n_miss_label[:] = 0.0
+            for r in range(n):
+                n_pos = 0
+                n_miss = 0
+                for l in range(k):
+                    state = _state(values[g, i, r, l])
+                    if state == 1:
+                        positives[n_pos] = l
+                        n_pos += 1
+                    elif state == 2:
+                        missing[n_miss] = l
+                        n_miss += 1
+                    elif state == 3:
+                        invalid += 1
+                for p in range(n_pos):
+                    a = positives[p]
+                    n_pos_label[a] += 1.0
+                    for q in range(n_pos):
+                        C[a, positives[q]] += 1.0
+                    for q in range(n_miss):
+                        R[a, missing[q]] += 1.0
+                for p in range(n_miss):
+                    a = missing[p]
+                    n_miss_label[a] += 1.0
+                    for q in range(n_miss):
+                        MM[a, missing[q]] += 1.0
+            for a in range(k):
+                na = n_pos_label[a]
+                if na == 0.0:  # then P[a, b] = 0 for every b: see below
+                    continue
+                for b in range(k):
+                    p_ab = na - R[a, b]
+                    if p_ab == 0.0:  # every term has the factor P[a, b] (C[a, b] <= P[a, b])
+                        continue
+                    p_ba = n_pos_label[b] - R[b, a]
+                    u_ab = p_ab - C[a, b]
+                    u_ba = p_ba - C[b, a]
+                    e_ab = n - n_miss_label[a] - n_miss_label[b] + MM[a, b]
+                    co_selection[g, a, b] += p_ab * p_ba - C[a, b]
+                    substitution[g, a, b] += u_ab * u_ba
+                    n_disagreeing_pairs[g, a, b] += p_ab * (e_ab - p_ab)
+            # reset the scratch entries this item touched (the same sparse loops)
+            for r in range(n):
+                n_pos = 0
+                n_miss = 0
+                for l in range(k):
+                    state = _state(values[g, i, r, l])
+                    if state == 1:
+                        positives[n_pos] = l
+                        n_pos += 1
+                    elif state == 2:
+                        missing[n_miss] = l
+                        n_miss += 1
+                for p in range(n_pos):
+                    for q in range(n_pos):
+                        C[positives[p], positives[q]] = 0.0
+                    for q in range(n_miss):
+                        R[positives[p], missing[q]] = 0.0
+                for p in range(n_miss):
+                    for q in range(n_miss):
+                        MM[missing[p], missing[q]] = 0.0
+    return invalid
+
+
+# --------------------------------------------------------------------------- complete designs
+# Integer (and bool) input has no missing decisions: the pair terms then need only the 1s, in
+# loops over labels that numba vectorizes (labels are the contiguous axis).
+
+
+@numba.njit(nogil=True, cache=True)
+def complete_pair_products(values, pos_pos):
+    """``pos_pos[g, r, s, l] += sum_i x_irl x_isl`` for r <= s (the upper triangle) of integer
+    decisions (G, N, n, k); returns the number of values other than 0 and 1."""
+    G, N, n, k = values.shape
+    invalid = 0
+    for g in range(G):
+        for i in range(N):
+            for r in range(n):
+                for l in range(k):
+                    invalid += (values[g, i, r, l] != 0) & (values[g, i, r, l] != 1)
+                for s in range(r, n):
+                    for l in range(k):
+                        pos_pos[g, r, s, l] += values[g, i, r, l] * values[g, i, s, l]
+    return invalid
+
+
+@numba.njit(nogil=True, cache=True)
+def complete_confusion_counts(values, co_selection, substitution, disagreeing, scratch):
+    """:func:`confusion_counts` for integer decisions (G, N, n, k), where nothing is
+    missing: ``P[a, b] = N_a`` (the 1s on a) and ``E = n``, so per item ``co_selection +=
+    N_a N_b - C[a, b]``, ``substitution += (N_a - C[a, b]) (N_b - C[a, b])`` and
+    ``disagreeing[a] += N_a (n - N_a)`` (the same for every b), with C[a, b] = sum_r x_ra
+    x_rb. Accumulators int64; ``scratch`` is (k, k) int64 of zeros, left zero. Returns the
+    number of values other than 0 and 1.
+
+    Dense rows of length k (vectorized) beat scattered updates here: C gets the row x_r
+    for each label a that r selected, then one pass over C updates both sums.
+    """
+    G, N, n, k = values.shape
+    counts = np.empty(k, np.int64)
+    C = scratch
+    invalid = 0
+    for g in range(G):
+        for i in range(N):
+            counts[:] = 0
+            for r in range(n):
+                for l in range(k):
+                    v = values[g, i, r, l]
+                    invalid += (v != 0) & (v != 1)
+                    counts[l] += v
+                for a in range(k):
+                    if values[g, i, r, a] == 1:
+                        for b in range(k):
+                            C[a, b] += values[g, i, r, b]
+            for a in range(k):
+                na = counts[a]
+                disagreeing[g, a] += na * (n - na)
+                for b in range(k):
+                    c = C[a, b]
+                    co_selection[g, a, b] += na * counts[b] - c
+                    substitution[g, a, b] += (na - c) * (counts[b] - c)
+                    C[a, b] = 0
+    return invalid

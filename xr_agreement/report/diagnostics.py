@@ -1,0 +1,159 @@
+"""The report's "Annotators" and "Labels confused with each other" sections: the facts
+(plain Python, kept in ``Report.design`` so a report restored from JSON renders them too),
+the section blocks and the pair heat map."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.arrays import _plain
+from ..diagnostics import annotators, confusions
+
+# substitutions named in the report
+N_SUBSTITUTIONS = 5
+
+
+def _numbers(values) -> list:
+    """Floats as a nested list, NaN as None (JSON has no NaN)."""
+    array = np.asarray(values, dtype=float)
+    return np.where(np.isnan(array), None, array).tolist()
+
+
+def diagnostic_facts(da, baseline, item, annotator, label) -> dict:
+    """{"annotators": ..., "confusions": ...} for :class:`~xr_agreement.report.Report`'s
+    design; the primary baseline's coefficients."""
+    dims = {"item": item, "annotator": annotator, "label": label}
+    ds = annotators(da, baseline, **dims).compute()
+    drift = (ds.annotator_prevalence - ds.label_prevalence).transpose(annotator, label)
+    magnitude = np.abs(drift.values)
+    rows = []
+    for r, ident in enumerate(ds[annotator].values):
+        defined = np.isfinite(magnitude[r])
+        if defined.any():
+            j = int(np.nanargmax(np.where(defined, magnitude[r], -1)))
+            largest = {"label": _plain(ds[label].values[j]),
+                       "annotator_prevalence": float(ds.annotator_prevalence.transpose(
+                           annotator, label).values[r, j]),
+                       "label_prevalence": float(ds.label_prevalence.values[j])}
+        else:
+            largest = None
+        rows.append({"annotator": _plain(ident),
+                     "n_items_annotated": int(ds.n_items_annotated.values[r]),
+                     "annotator_observed": _numbers(ds.annotator_observed.values[r]),
+                     "agreement_without": _numbers(ds.agreement_without.values[r]),
+                     "largest_drift": largest})
+    table = confusions(da, **dims).compute()
+    rate = table.substitution_rate.values
+    count = table.substitution.values
+    candidates = [(a, b) for a, b in zip(*np.nonzero(count > 0))]
+    candidates.sort(key=lambda ab: (-rate[ab], -count[ab]))
+    labels = table[label].values
+    top = [{"label": _plain(labels[a]), "other_label": _plain(labels[b]),
+            "substitution": float(count[a, b]),
+            "n_disagreeing_pairs": float(table.n_disagreeing_pairs.values[a, b]),
+            "substitution_rate": float(rate[a, b])}
+           for a, b in candidates[:N_SUBSTITUTIONS]]
+    return {
+        "annotators": {
+            "baseline": baseline,
+            "agreement": _numbers(ds.agreement.values),
+            "ids": [_plain(v) for v in ds[annotator].values],
+            "pair_observed": _numbers(ds.pair_observed.values),
+            "pair_agreement": _numbers(ds.pair_agreement.values),
+            "rows": rows,
+        },
+        "confusions": top,
+    }
+
+
+def _value(fmt, value):
+    return fmt(float("nan") if value is None else value)
+
+
+def annotators_section(f, number: int):
+    """Pair matrix, each annotator's observed agreement and agreement without them, and
+    their largest prevalence drift; None for a report without these facts."""
+    facts = f.d.get("annotators")
+    if not facts:
+        return None
+    fmt, rep = f.fmt, f.rep
+    corpus = facts["agreement"]
+    rows, largest_gain = [], None
+    for row in facts["rows"]:
+        without = row["agreement_without"]
+        gain = None if without is None or corpus is None else without - corpus
+        if gain is not None and (largest_gain is None or gain > largest_gain[1]):
+            largest_gain = (row["annotator"], gain)
+        drift = row["largest_drift"]
+        drift_text = "-" if drift is None else (
+            f"{rep.label_name(drift['label'])}: {fmt(drift['annotator_prevalence'])} vs "
+            f"{fmt(drift['label_prevalence'])}")
+        rows.append([str(row["annotator"]), str(row["n_items_annotated"]),
+                     _value(fmt, row["annotator_observed"]), _value(fmt, without),
+                     "-" if gain is None else f"{gain:+.{f.s['digits']}f}", drift_text])
+    ids = [str(v) for v in facts["ids"]]
+    pair_rows = [[ids[r]] + [_value(fmt, v) for v in facts["pair_agreement"][r]]
+                 for r in range(len(ids))]
+    text = (f"Each annotator against the others: observed agreement over all their "
+            f"(item, label) comparisons with every other annotator, and the corpus "
+            f"coefficient under {facts['baseline']} recomputed without them (now "
+            f"{_value(fmt, corpus)}). Prevalence drift: the label on which the annotator's "
+            "share of 1s differs most from the pooled prevalence.")
+    if largest_gain is not None and largest_gain[1] > 0:
+        text += (f" Leaving out annotator {largest_gain[0]} raises agreement most "
+                 f"({largest_gain[1]:+.{f.s['digits']}f}): the first annotator to talk to.")
+    return f"{number}. Annotators", [
+        ("p", text),
+        ("table", ["annotator", "items annotated", "A_o with the others",
+                   f"A_ml without ({facts['baseline']})", "change", "largest prevalence drift "
+                   "(annotator vs pool)"], rows, None),
+        ("p", f"Pairwise coefficients A_ml ({facts['baseline']}) of each annotator pair alone "
+         "(rows x columns; the heat map in the HTML report shows observed agreement and "
+         "this coefficient)."),
+        ("table", ["annotator", *ids], pair_rows, None),
+        ("figures", ("pairs",)),
+    ]
+
+
+def confusions_section(f, number: int):
+    """The top substitutions with their rates; None for a report without these facts."""
+    top = f.d.get("confusions")
+    if top is None:
+        return None
+    title = f"{number}. Labels confused with each other"
+    if not top:
+        return title, [("p", "No label was chosen by one annotator where another chose a "
+                        "different label on the same item (no substitutions).")]
+    fmt, rep = f.fmt, f.rep
+    rows = [[rep.label_name(entry["label"]), rep.label_name(entry["other_label"]),
+             f"{entry['substitution']:g}", f"{entry['n_disagreeing_pairs']:g}",
+             fmt(entry["substitution_rate"])] for entry in top]
+    return title, [
+        ("p", "Over items and ordered pairs of annotators who both decided both labels: how "
+         "often one selected label a and not b while the other selected b and not a, out of "
+         "the pairs where the first selected a and the second did not (the share of a's "
+         "disagreements where b was chosen instead). High rates point at codebook entries to "
+         "rewrite; xr_agreement.confusions() gives the full tables."),
+        ("table", ["label a", "chosen instead (b)", "substitutions", "disagreeing pairs on a",
+                   "substitution rate"], rows, None),
+    ]
+
+
+def pair_heat_map(facts):
+    """matplotlib Figure: pair observed agreement and pair coefficient side by side."""
+    import matplotlib.pyplot as plt
+
+    ids = [str(v) for v in facts["ids"]]
+    panels = (("pair_observed", "observed agreement A_o"),
+              ("pair_agreement", f"A_ml ({facts['baseline']})"))
+    size = max(3.0, 0.45 * len(ids) + 1.5)
+    figure, axes = plt.subplots(1, 2, figsize=(2 * size + 1, size), constrained_layout=True)
+    for ax, (name, caption) in zip(axes, panels):
+        values = np.array(facts[name], dtype=float)
+        image = ax.imshow(values, cmap="viridis", vmin=np.nanmin(values) if np.isfinite(
+            values).any() else 0, vmax=1)
+        ax.set_xticks(range(len(ids)), ids, rotation=90)
+        ax.set_yticks(range(len(ids)), ids)
+        ax.set_title(caption)
+        figure.colorbar(image, ax=ax, shrink=0.8)
+    return figure

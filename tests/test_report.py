@@ -324,11 +324,13 @@ def test_ci_options_need_ci(example):
 
 def test_reports_of_an_earlier_format_are_refused_with_the_reason(example):
     text = xr_agreement.report(example).to_json()
-    old = text.replace('"xr-agreement-report/2"', '"xr-agreement-report/1"')
-    with pytest.raises(ValueError, match="earlier version with other variable names"):
-        xr_agreement.Report.from_json(old)
+    for earlier in ("1", "2"):  # 1: other variable names; 2: no summary block
+        old = text.replace('"xr-agreement-report/3"', f'"xr-agreement-report/{earlier}"')
+        with pytest.raises(ValueError, match="earlier version .other variable names or "
+                           "entries.; this version reads 'xr-agreement-report/3'"):
+            xr_agreement.Report.from_json(old)
     with pytest.raises(ValueError, match="not an"):
-        xr_agreement.Report.from_json(text.replace('"xr-agreement-report/2"', '"something"'))
+        xr_agreement.Report.from_json(text.replace('"xr-agreement-report/3"', '"something"'))
 
 
 # ---------------------------------------------------------------------------------------

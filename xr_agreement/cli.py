@@ -19,6 +19,11 @@ EXAMPLE = """examples:
   xr-agreement report decisions.parquet --layout long --format html --output report.html
       one row per item x annotator x label with a 0/1 column "value"
   xr-agreement report votes.tsv --baseline AC1 --sensitivity F,PB --ci 0.95 --seed 1
+  xr-agreement report export.json --labels config.xml
+      a Label Studio export (the tool is told from the content; --from TOOL forces one:
+      label-studio, prodigy, doccano, argilla, mturk, crowd, wide, table); config.xml the
+      project's labeling config (its <Choice> values are the label universe)
+  xr-agreement report export.json --format json | jq .summary.agreement.F
 """
 
 
@@ -65,6 +70,12 @@ def _level(text: str) -> float:
     return value
 
 
+def _tools() -> list[str]:
+    from .io.tools import TOOLS
+
+    return list(TOOLS)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xr-agreement",
@@ -85,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("file", nargs="?", metavar="FILE",
                         help="CSV, TSV, parquet or JSON-lines file (default: the bundled "
                         "worked example)")
+    report.add_argument("--from", dest="tool", choices=_tools(), metavar="TOOL",
+                        help="the annotation tool that wrote FILE: " + ", ".join(_tools())
+                        + " (default: told from the content)")
+    report.add_argument("--control", metavar="NAME",
+                        help="the Label Studio control (from_name), Argilla question or MTurk "
+                        "crowd element to read when the file holds several")
     report.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
                         help="sets: row per item x annotator with a label list; long: row per "
                         "item x annotator x label with a 0/1 column; single: one rating per "
@@ -99,15 +116,15 @@ def _parser() -> argparse.ArgumentParser:
                         "(default: the two baselines other than the primary)")
     report.add_argument("--labels", metavar="FILE",
                         help="declared label universe: one label per line (optionally "
-                        "label<TAB>name)")
+                        "label<TAB>name), or a Label Studio labeling config (XML)")
     report.add_argument("--labels-fixed", type=_yes_no, metavar="yes|no",
                         help="was the label inventory fixed before annotation?")
     report.add_argument("--all-labels-considered", type=_yes_no, metavar="yes|no",
                         help="was every annotator expected to consider every label?")
     report.add_argument("--joint-omissions", metavar="TEXT",
                         help="what a joint omission means in this task (stated in the report)")
-    report.add_argument("--sep", default=";", help="separator inside a label-list cell "
-                        "(default: ;)")
+    report.add_argument("--sep", help="separator inside a label-list cell "
+                        "(default: ;, and # for doccano CSV)")
     for role in ("item", "annotator", "labels", "label", "value", "rating"):
         report.add_argument(f"--{role}-column", metavar="NAME",
                             help=f"name of the {role} column (default: recognised)")
@@ -135,7 +152,8 @@ def _decisions(args):
         return bias_example(), title, fixed, []
     columns = {f"{role}_column": getattr(args, f"{role}_column")
                for role in ("item", "annotator", "labels", "label", "value", "rating")}
-    da = read_annotations(args.file, args.layout, labels=args.labels, sep=args.sep, **columns)
+    da = read_annotations(args.file, args.layout, tool=args.tool, control=args.control,
+                          labels=args.labels, sep=args.sep, **columns)
     title = f"Multi-label agreement report: {os.path.basename(args.file)}"
     if args.layout == "single":
         import pandas as pd

@@ -1,0 +1,412 @@
+"""Annotation-tool exports read by xr_agreement.read_annotations, against hand-written oracles.
+
+The fixtures in tests/data/tools_oracle follow each tool's documented export layout
+(README.md there cites the page or exporter source of each). Beside each fixture, this file
+writes out by hand the decisions the tool meant, as (item, annotator, label set or None)
+records, and builds the expected DataArray with ``xr_agreement.from_sets`` (existing
+record-level code, independent of the tool readers). A reader passes when its DataArray
+holds the same decisions (same ids, same NaN pattern) and gives the same MLA values, and
+when the command line reports the same F coefficient.
+"""
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import xr_agreement
+from xr_agreement import AnnotationFileError, read_annotations
+from xr_agreement.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "tools_oracle")
+
+# the words a reader may use for the tools' "no decision" entries (attrs["dropped"] keys)
+DROP_REASONS = {"skipped", "cancelled", "ignored", "rejected", "discarded", "draft"}
+BASELINES = ["F", "AC1", "PB"]
+
+
+@dataclass
+class Case:
+    path: str
+    tool: str
+    labels: list
+    records: list = None          # (item, annotator, set of labels | None)
+    long_rows: list = None        # (item, annotator, label, 0/1) for per-label decisions
+    dropped: dict = field(default_factory=dict)   # annotator -> number of entries dropped
+    reason_words: set = field(default_factory=lambda: set(DROP_REASONS))
+    kwargs: dict = field(default_factory=dict)    # extra read_annotations keywords
+    cli_args: list = field(default_factory=list)
+
+    def expected(self):
+        if self.records is not None:
+            return xr_agreement.from_sets(self.records, labels=self.labels)
+        table = pd.DataFrame(self.long_rows, columns=["item", "annotator", "label", "value"])
+        return xr_agreement.from_long(table, value_column="value", labels=self.labels)
+
+
+# --------------------------------------------------------------------------------------
+# The decisions, by hand
+# --------------------------------------------------------------------------------------
+
+LS_TOPICS = ["Politics", "Sports", "Economy", "Science"]
+LS_CHOICES_RECORDS = [
+    (101, "3", {"Politics", "Economy"}), (101, "7", {"Politics"}),
+    (101, "12", {"Politics", "Economy"}),
+    (102, "3", {"Sports"}), (102, "7", {"Sports"}), (102, "12", None),      # 12 cancelled
+    (103, "3", set()), (103, "7", {"Science"}), (103, "12", {"Science", "Economy"}),
+    (104, "3", {"Economy"}), (104, "7", None), (104, "12", {"Economy"}),    # 7 cancelled
+    (105, "3", {"Science"}), (105, "12", {"Science", "Politics"}),          # 7 never saw 105
+]
+
+ANA, BEN, CHEN = "ana@lab.example", "ben@lab.example", "chen@lab.example"
+TAXONOMY = ["Archaea", "Bacteria", "Eukarya", "Eukarya/Human", "Eukarya/Opossum"]
+LS_TAXONOMY_RECORDS = [
+    (201, ANA, {"Bacteria"}), (201, BEN, {"Bacteria"}), (201, CHEN, {"Bacteria", "Archaea"}),
+    (202, ANA, {"Eukarya/Human"}), (202, BEN, {"Eukarya/Human", "Eukarya/Opossum"}),
+    (202, CHEN, None),
+    (203, ANA, {"Archaea"}), (203, BEN, set()), (203, CHEN, {"Archaea"}),
+    (204, ANA, {"Eukarya"}), (204, BEN, {"Eukarya/Opossum"}), (204, CHEN, {"Eukarya/Opossum"}),
+]
+
+LS_TWO_CONTROLS_TOPIC_RECORDS = [
+    (301, "4", {"Sports", "Economy"}), (301, "9", {"Sports"}),
+    (302, "4", set()), (302, "9", {"Politics"}),          # 4 gave a sentiment, no topic
+    (303, "4", {"Politics"}), (303, "9", None),            # 9 cancelled
+    (304, "4", {"Economy"}), (304, "9", {"Economy"}),
+]
+
+PRODIGY_OPTIONS = ["POLITICS", "SPORTS", "TECH", "HEALTH"]
+ALEX, BEA, CAT = "news_topics-alex", "news_topics-bea", "news_topics-cat"
+PRODIGY_CHOICE_RECORDS = [
+    (-1223457234, ALEX, {"POLITICS", "TECH"}), (-1223457234, BEA, {"POLITICS"}),
+    (-1223457234, CAT, {"POLITICS", "TECH"}),
+    (849378123, ALEX, {"SPORTS"}), (849378123, BEA, None),               # ignored
+    (849378123, CAT, {"SPORTS", "HEALTH"}),
+    (193847561, ALEX, set()), (193847561, BEA, {"HEALTH"}), (193847561, CAT, None),
+    (-583920174, ALEX, {"TECH"}), (-583920174, BEA, {"TECH"}),
+]
+
+DAN, EVE = "sports_binary-dan", "sports_binary-eve"
+PRODIGY_BINARY_ROWS = [          # accept -> 1, reject -> 0, ignore / never asked -> absent
+    (402133811, DAN, "SPORTS", 1), (402133811, EVE, "SPORTS", 1),
+    (402133811, DAN, "POLITICS", 0), (402133811, EVE, "POLITICS", 1),
+    (-77120934, DAN, "SPORTS", 0), (-77120934, EVE, "SPORTS", 0),
+    (-77120934, EVE, "POLITICS", 0),
+    (1300022871, DAN, "SPORTS", 1),
+]
+
+DOCCANO_JSONL_RECORDS = [
+    (17, "alice", {"bug"}), (17, "bob", {"bug", "docs"}), (17, "carol", {"bug"}),
+    (18, "alice", {"feature"}), (18, "bob", {"question"}), (18, "carol", set()),
+    (19, "alice", {"question", "docs"}), (19, "bob", {"question"}),
+    (20, "bob", {"feature"}), (20, "carol", {"feature", "bug"}),
+]
+DOCCANO_CSV_RECORDS = [
+    (31, "alice", {"bug", "feature"}), (31, "bob", {"bug"}),
+    (32, "alice", {"question"}), (32, "bob", set()),
+    (33, "alice", {"feature"}), (33, "bob", {"feature"}),
+    (34, "bob", {"bug", "question"}),
+    (35, "alice", {"bug"}),
+]
+
+U1 = "0f8b2c1e-6a39-4d0b-9b2e-3c5d7a1e9f01"
+U2 = "5c1d9e7a-2b4f-4e8a-8f3c-9a0b1c2d3e02"
+U3 = "a7e3f1b9-8c2d-4f6e-b1a0-4d5e6f7a8b03"
+ARGILLA_TOPICS = ["billing", "outage", "account", "feedback"]
+ARGILLA_V2_RECORDS = [
+    ("rec-001", U1, {"billing"}), ("rec-001", U2, {"billing", "account"}),
+    ("rec-001", U3, {"billing"}),
+    ("rec-002", U1, {"outage"}), ("rec-002", U2, None), ("rec-002", U3, {"outage", "feedback"}),
+    ("rec-003", U1, None), ("rec-003", U2, {"account"}), ("rec-003", U3, {"account", "billing"}),
+    ("rec-004", U1, {"feedback"}), ("rec-004", U3, {"feedback"}),
+]
+ARGILLA_V1_RECORDS = [
+    ("ticket-0007", U1, {"outage"}), ("ticket-0007", U2, {"outage"}),
+    ("ticket-0008", U1, {"billing", "account"}), ("ticket-0008", U2, None),
+    ("ticket-0008", U3, {"billing"}),
+    ("ticket-0009", U1, None), ("ticket-0009", U2, {"feedback"}),
+    ("ticket-0009", U3, {"feedback", "outage"}),
+    ("ticket-0010", U2, {"account"}), ("ticket-0010", U3, {"account"}),
+]
+
+W1, W2, W3 = "A1B2C3D4E5F6G7", "A2Z9Y8X7W6V5U4", "A3QWERTYUIOP12"
+H1, H2, H3, H4 = ("3T2HW4QDUVJ0M1XKJ7Q9N5YHM1A9PZ", "3K8CQCQRMQ8FX0C2Y1S7PRZ8D8BY2L",
+                  "3D0LPO3EAB14KQ0A1T4XK7UQZTBYO5", "3LB1BGHFL3ZK9P0QYAZ5UA6M2QF7YS")
+MTURK_TASKANSWERS_RECORDS = [
+    (H1, W1, {"Positive"}), (H1, W2, {"Positive", "Neutral"}), (H1, W3, None),   # rejected
+    (H2, W1, {"Negative"}), (H2, W2, {"Negative"}), (H2, W3, {"Negative", "Neutral"}),
+    (H3, W1, {"Neutral"}), (H3, W2, None), (H3, W3, {"Neutral"}),                # rejected
+    (H4, W1, {"Positive", "Negative"}), (H4, W3, {"Negative"}),
+]
+C1, C2, C3 = ("3VP28W7DUNV2H8E0EQMGH0ZT4PRZFA", "3Q2T3FD0ON8B4M7N2C1AWX9K0E2M3B",
+              "3X0EMNLXEPNK3QGZ9ZYN1P4A0CTPV3")
+MTURK_CHECKBOX_RECORDS = [
+    (C1, W1, {"funny"}), (C1, W2, {"funny", "sarcastic"}), (C1, W3, set()),
+    (C2, W1, {"offensive"}), (C2, W2, {"offensive"}), (C2, W3, None),            # rejected
+    (C3, W1, {"sarcastic"}), (C3, W3, {"sarcastic", "funny"}),
+]
+
+CROWD_RECORDS = [
+    ("t1", "w1", {"cat"}), ("t1", "w2", {"cat"}), ("t1", "w3", {"dog"}),
+    ("t2", "w1", {"dog"}), ("t2", "w2", {"dog"}), ("t2", "w3", {"dog"}),
+    ("t3", "w1", {"bird"}), ("t3", "w3", {"cat"}),
+    ("t4", "w2", {"bird"}), ("t4", "w3", {"bird"}),
+]
+
+EMOTIONS = ("admiration amusement anger annoyance approval caring confusion curiosity desire "
+            "disappointment disapproval disgust embarrassment excitement fear gratitude grief "
+            "joy love nervousness optimism pride realization relief remorse sadness surprise "
+            "neutral").split()
+GOEMOTIONS_RECORDS = [
+    ("eew5j0j", 1, {"joy"}), ("eew5j0j", 37, {"joy", "gratitude"}), ("eew5j0j", 61, {"joy"}),
+    ("ed2mah1", 1, {"neutral"}), ("ed2mah1", 37, None), ("ed2mah1", 61, {"annoyance"}),
+    ("eeibobj", 1, {"anger", "annoyance"}), ("eeibobj", 37, {"anger"}),
+    ("eeibobj", 61, {"anger", "disgust"}),
+    ("eda6yn6", 37, {"curiosity"}), ("eda6yn6", 61, {"curiosity", "confusion"}),
+]
+
+CASES = {
+    "ls_choices": Case("ls_choices.json", "label-studio", LS_TOPICS, LS_CHOICES_RECORDS,
+                       dropped={"12": 1, "7": 1}),
+    "ls_taxonomy": Case("ls_taxonomy.json", "label-studio", TAXONOMY, LS_TAXONOMY_RECORDS,
+                        dropped={CHEN: 1}),
+    "ls_two_controls": Case("ls_two_controls.json", "label-studio",
+                            ["Sports", "Economy", "Politics"], LS_TWO_CONTROLS_TOPIC_RECORDS,
+                            dropped={"9": 1}, kwargs={"control": "topic"},
+                            cli_args=["--control", "topic"]),
+    # JSON-min leaves cancelled annotations out: nothing to count
+    "ls_min": Case("ls_min.json", "label-studio", LS_TOPICS,
+                   [r for r in LS_CHOICES_RECORDS if r[2] is not None]),
+    "prodigy_choice": Case("prodigy_choice.jsonl", "prodigy", PRODIGY_OPTIONS,
+                           PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
+    "prodigy_binary": Case("prodigy_binary.jsonl", "prodigy", ["SPORTS", "POLITICS"],
+                           long_rows=PRODIGY_BINARY_ROWS, dropped={DAN: 1, EVE: 1}),
+    "doccano_jsonl": Case("doccano_jsonl.zip", "doccano", ["bug", "feature", "question", "docs"],
+                          DOCCANO_JSONL_RECORDS),
+    "doccano_csv": Case("doccano_csv.zip", "doccano", ["bug", "feature", "question"],
+                        DOCCANO_CSV_RECORDS),
+    "argilla_v2": Case("argilla_v2.jsonl", "argilla", ARGILLA_TOPICS, ARGILLA_V2_RECORDS,
+                       dropped={U1: 1, U2: 1}),
+    "argilla_v1": Case("argilla_v1.jsonl", "argilla", ARGILLA_TOPICS, ARGILLA_V1_RECORDS,
+                       dropped={U1: 1, U2: 1}),
+    "mturk_taskanswers": Case("mturk_taskanswers.csv", "mturk",
+                              ["Positive", "Negative", "Neutral"], MTURK_TASKANSWERS_RECORDS,
+                              dropped={W3: 1, W2: 1}),
+    "mturk_checkbox": Case("mturk_checkbox.csv", "mturk", ["funny", "offensive", "sarcastic"],
+                           MTURK_CHECKBOX_RECORDS, dropped={W3: 1}),
+    "crowd": Case("crowd_kit.csv", "crowd", ["cat", "dog", "bird"], CROWD_RECORDS),
+    # GoEmotions' flag is no tool status word: the reason's name is the reader's choice
+    "wide": Case("goemotions_raw.csv", "wide", EMOTIONS, GOEMOTIONS_RECORDS,
+                 dropped={"37": 1}, reason_words=None),
+}
+
+MALFORMED = {
+    "ls_truncated": ["bad_ls_truncated.json"],
+    "ls_no_task_id": ["bad_ls_no_task_id.json"],
+    "ls_no_annotator": ["bad_ls_no_annotator.json"],
+    "ls_no_result": ["bad_ls_no_result.json"],
+    "prodigy_unknown_answer": ["bad_prodigy_unknown_answer.jsonl"],
+    "prodigy_mixed": ["bad_prodigy_mixed.jsonl"],
+    "prodigy_no_annotator": ["bad_prodigy_no_annotator.jsonl"],
+    # MTurk's Answer.taskAnswers cells in a generic item/annotator/labels table
+    "generic_json_labels": ["bad_generic_json_labels.csv", "--layout", "sets"],
+}
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+# --------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------
+
+def as_strings(da):
+    """Coords as strings, in sorted order: ids compare as text whatever dtype a reader keeps."""
+    da = da.transpose("item", "annotator", "label")
+    da = da.assign_coords({dim: [str(v) for v in da[dim].values]
+                           for dim in ("item", "annotator", "label")})
+    return da.sel({dim: sorted(da[dim].values) for dim in ("item", "annotator", "label")})
+
+
+def coord_set(da, dim):
+    return {str(v) for v in da[dim].values}
+
+
+def file_digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def cli(args):
+    proc = subprocess.run([sys.executable, "-m", "xr_agreement.cli", "report", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=180, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def cli_runs():
+    """The command-line runs on the good fixtures, at once (each starts an interpreter)."""
+    jobs = {name: ["--format", "json", data(case.path), *case.cli_args]
+            for name, case in CASES.items()}
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {key: pool.submit(cli, args) for key, args in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def case(request):
+    return request.param, CASES[request.param]
+
+
+# --------------------------------------------------------------------------------------
+# 1. the tool is recognised from the content and by name; the file is left alone
+# --------------------------------------------------------------------------------------
+
+def test_reader_detected_and_named(case):
+    name, c = case
+    path = data(c.path)
+    before = file_digest(path)
+    detected = read_annotations(path, **c.kwargs)
+    named = read_annotations(path, tool=c.tool, **c.kwargs)
+    assert detected.attrs.get("reader") == c.tool, (name, detected.attrs)
+    assert named.attrs.get("reader") == c.tool, (name, named.attrs)
+    assert file_digest(path) == before
+
+
+# --------------------------------------------------------------------------------------
+# 2. the decisions and the MLA values equal those of the hand-written records
+# --------------------------------------------------------------------------------------
+
+def test_decisions_equal_the_oracle(case):
+    name, c = case
+    read = read_annotations(data(c.path), tool=c.tool, **c.kwargs)
+    expected = c.expected()
+    for dim in ("item", "annotator", "label"):
+        assert coord_set(read, dim) == coord_set(expected, dim), (name, dim)
+    got, want = as_strings(read).astype(float), as_strings(expected).astype(float)
+    np.testing.assert_array_equal(np.isnan(got.values), np.isnan(want.values), err_msg=name)
+    # the decided cells hold the same 0/1 (assert_array_equal treats NaN == NaN)
+    np.testing.assert_array_equal(got.values, want.values, err_msg=name)
+
+
+def test_mla_equals_the_oracle(case):
+    name, c = case
+    got = xr_agreement.mla(read_annotations(data(c.path), tool=c.tool, **c.kwargs),
+                           baseline="all")
+    want = xr_agreement.mla(c.expected(), baseline="all")
+    for var in ("agreement", "minimum"):
+        for baseline in BASELINES:
+            np.testing.assert_allclose(float(got[var].sel(baseline=baseline)),
+                                       float(want[var].sel(baseline=baseline)),
+                                       rtol=0, atol=1e-12, err_msg=f"{name} {var} {baseline}")
+    np.testing.assert_allclose(float(got["observed"]), float(want["observed"]),
+                               rtol=0, atol=1e-12, err_msg=name)
+
+
+# --------------------------------------------------------------------------------------
+# 3. the command line reports the same F
+# --------------------------------------------------------------------------------------
+
+def test_cli_json_summary(case, cli_runs):
+    name, c = case
+    code, out, err = cli_runs[name]
+    assert code == 0, (name, err)
+    document = json.loads(out)
+    assert next(iter(document)) == "summary", (name, list(document)[:5])
+    want = float(xr_agreement.mla(c.expected(), baseline="all").agreement.sel(baseline="F"))
+    assert abs(float(document["summary"]["agreement"]["F"]) - want) < 1e-9, name
+
+
+# --------------------------------------------------------------------------------------
+# 4. the tool's "no decision" entries are counted per annotator
+# --------------------------------------------------------------------------------------
+
+def test_dropped_entries_counted(case):
+    name, c = case
+    read = read_annotations(data(c.path), tool=c.tool, **c.kwargs)
+    assert "dropped" in read.attrs, (name, sorted(read.attrs))
+    dropped = read.attrs["dropped"]
+    assert isinstance(dropped, dict), (name, dropped)
+    totals = {}
+    for reason, per_annotator in dropped.items():
+        if c.reason_words is not None:
+            assert reason in c.reason_words, (name, reason)
+        for annotator, count in per_annotator.items():
+            totals[str(annotator)] = totals.get(str(annotator), 0) + int(count)
+    totals = {k: v for k, v in totals.items() if v}
+    assert totals == c.dropped, (name, dropped)
+
+
+# --------------------------------------------------------------------------------------
+# a fixture with two control tags needs control=; malformed exports are refused
+# --------------------------------------------------------------------------------------
+
+def test_two_controls_need_a_choice():
+    with pytest.raises((AnnotationFileError, ValueError)) as info:
+        read_annotations(data("ls_two_controls.json"), tool="label-studio")
+    message = str(info.value)
+    assert "sentiment" in message and "topic" in message, message
+
+
+def test_the_other_control_reads_too():
+    read = read_annotations(data("ls_two_controls.json"), tool="label-studio",
+                            control="sentiment")
+    expected = xr_agreement.from_sets(
+        [(301, "4", {"Positive"}), (301, "9", {"Positive"}), (302, "4", {"Negative"}),
+         (302, "9", {"Negative"}), (303, "4", set()), (303, "9", None), (304, "4", set()),
+         (304, "9", {"Neutral"})],
+        labels=["Positive", "Negative", "Neutral"])
+    got, want = as_strings(read).astype(float), as_strings(expected).astype(float)
+    assert coord_set(read, "label") == coord_set(expected, "label")
+    np.testing.assert_array_equal(got.values, want.values)
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_exports_fail_in_one_line(name, capsys):
+    # in-process, as tests/test_cli.py does: one interpreter start per file would cost more
+    # than the rest of this module; the console-script run below covers the real process
+    args = MALFORMED[name]
+    code = main(["report", data(args[0]), *args[1:]])
+    out, err = capsys.readouterr()
+    assert code == 2, (name, code, err)
+    assert err.count("\n") == 1 and err.strip(), (name, err)
+    assert "Traceback" not in out + err, name
+    assert re.search(r"\d", out) is None, (name, out)
+
+
+def test_malformed_export_in_a_real_process():
+    code, out, err = cli([data("bad_prodigy_unknown_answer.jsonl"), "--format", "json"])
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in out + err, err
+    assert re.search(r"\d", out) is None, out
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_exports_raise(name):
+    with pytest.raises((AnnotationFileError, ValueError)):
+        read_annotations(data(MALFORMED[name][0]))
+
+
+def test_mturk_batch_with_generic_flags_is_never_a_json_label():
+    """The whole batch file with the generic column flags: refused, or read as the MTurk
+    export it is; never a label named by a JSON document."""
+    try:
+        read = read_annotations(data("mturk_taskanswers.csv"), "sets", item_column="HITId",
+                                annotator_column="WorkerId",
+                                labels_column="Answer.taskAnswers")
+    except (AnnotationFileError, ValueError) as error:
+        assert "Answer.taskAnswers" in str(error), error
+        return
+    assert coord_set(read, "label") == {"Positive", "Negative", "Neutral"}
+    expected = CASES["mturk_taskanswers"].expected()
+    np.testing.assert_array_equal(as_strings(read).astype(float).values,
+                                  as_strings(expected).astype(float).values)

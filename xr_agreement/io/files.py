@@ -465,6 +465,11 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
     if _is_blank(value):
         return []
     if isinstance(value, str):
+        if value.strip()[:1] in "[{":  # a JSON list or a Python list repr: never one label
+            from .tools._common import cell_labels
+
+            return cell_labels(value, sep, lambda message, *_: locate(message, position,
+                                                                      column))
         return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, (list, tuple, np.ndarray, set, frozenset)):
         return [_label_value(v) for v in value if not _is_blank(v)]
@@ -510,6 +515,8 @@ def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
                for p, v in enumerate(table[column].tolist())]
     per_row, universe = _unify_labels(per_row, universe)
     _check_universe(per_row, universe, column, locate)
+    if universe is None:
+        _check_joined(per_row, sep, column, locate)
     for position, row in enumerate(per_row):
         if len(set(row)) != len(row):
             raise locate(f"a label is listed twice in {row!r}", position, column)
@@ -518,6 +525,25 @@ def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
         raise locate("no label is selected anywhere and no label universe is declared; "
                      "pass labels=... (--labels FILE)", column=column)
     return from_sets(records, labels=universe, item=item, annotator=annotator, label=label)
+
+
+def _check_joined(per_row, sep, column, locate):
+    """Refuse a label that is other labels of the file joined by another separator than
+    ``sep`` ("x, y" beside "x" and "y" is two labels, not a third)."""
+    from .tools._common import SEPARATORS
+
+    labels = {v for row in per_row for v in row if isinstance(v, str)}
+    for position, row in enumerate(per_row):
+        for value in row:
+            for other in SEPARATORS:
+                if other == sep or not isinstance(value, str) or other not in value:
+                    continue
+                parts = [p.strip() for p in value.split(other)]
+                if all(p in labels for p in parts):
+                    raise locate(f"the label {value!r} is the labels {parts} joined by "
+                                 f"{other!r}, not one label; if labels are separated by "
+                                 f"{other!r} here, say so (sep={other!r}, --sep {other!r})",
+                                 position, column)
 
 
 def _binary(value, position, column, locate) -> float:

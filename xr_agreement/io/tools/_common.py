@@ -66,12 +66,16 @@ class Dropped:
 class Where:
     """Builds one-line AnnotationFileErrors for one file."""
 
-    def __init__(self, path, kind: str = "row"):
-        self.path, self.kind = path, kind
+    def __init__(self, path, kind: str = "row", line_offset: int | None = None):
+        # kind "line": positions are lines (JSON lines); line_offset: data row r of a text
+        # table is line r + line_offset (1 below a header)
+        self.path, self.kind, self.line_offset = path, kind, line_offset
 
     def __call__(self, message, row=None, column=None, line=None):
         if self.kind == "line" and line is None and row is not None:
             line, row = row, None
+        if line is None and row is not None and self.line_offset is not None:
+            line = row + self.line_offset
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)
 
 

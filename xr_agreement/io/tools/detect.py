@@ -52,7 +52,8 @@ def _columns_tool(columns, rows) -> str | None:
     if crowd_item and crowd_worker and crowd_label:
         return "crowd"
     if crowd_item and crowd_worker and rows is not None:
-        binary = [c for c in columns if c.lower() not in FLAG_COLUMNS and all(
+        ids = set(CROWD_ITEMS) | set(CROWD_WORKERS) | set(FLAG_COLUMNS)
+        binary = [c for c in columns if c.lower() not in ids and all(
             _binary(v) is not None for v in rows[c].tolist())]
         if binary:
             return "wide"
@@ -68,10 +69,11 @@ def detect_tool(path) -> str:
     Raises
     ------
     AnnotationFileError
-        The file is missing, or it carries the signatures of two tools.
+        The file carries the signatures of two tools, or is a JSON array that cannot be
+        parsed.
     """
     if not os.path.exists(path):
-        raise AnnotationFileError("file not found", path=path)
+        return "table"  # whose message (unknown extension, file not found) stays as it was
     if is_collection(path):
         return "doccano"
     name = os.fspath(path).lower()
@@ -79,7 +81,12 @@ def detect_tool(path) -> str:
         name = name.removesuffix(suffix)
     if name.endswith((".json", ".jsonl", ".ndjson")) and name == os.fspath(path).lower():
         text = read_text(path)
-        records, kind = load_json_records(path, text)
+        try:
+            records, kind = load_json_records(path, text)
+        except AnnotationFileError:
+            if text.lstrip().startswith("["):
+                raise  # only a tool writes one JSON array; the table reader reads lines
+            return "table"  # the table reader says what is wrong, as it always did
         found = _json_tools(records)
         if len(found) > 1:
             raise AnnotationFileError(f"the file looks like an export of several tools "
@@ -92,6 +99,9 @@ def detect_tool(path) -> str:
             return "doccano"
         return "table"
     if name.endswith((".csv", ".tsv", ".tab", ".parquet", ".pq")):
-        table, _ = read_table(path)
+        try:
+            table, _ = read_table(path)
+        except AnnotationFileError:
+            return "table"  # the table reader says what is wrong, as it always did
         return _columns_tool(list(table.columns), table) or "table"
     return "table"

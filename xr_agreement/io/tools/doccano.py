@@ -58,7 +58,7 @@ def _jsonl(name, text, who, path, sep):
 
 
 def _csv(name, text, who, path, sep):
-    where = Where(path)
+    where = Where(path, line_offset=1)
     table = read_csv(path, text)
     lower = {c.lower(): c for c in table.columns}
     for needed in ("id", "label"):
@@ -81,7 +81,7 @@ def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annot
     """Decisions from a doccano export: a zip or directory of per-user files, or one user's
     file (see the module docstring)."""
     sep = "#" if sep is None else sep
-    if is_collection(path):
+    if is_collection(path) or os.fspath(path).lower().endswith(".zip"):
         members = [(n, t) for n, t in member_files(path)
                    if os.path.splitext(n)[1].lower() in EXTENSIONS]
     else:

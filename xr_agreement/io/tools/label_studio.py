@@ -188,6 +188,10 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                                 f"{column}.result[{position}]")
                 if _is_label_type(str(result["type"])) and "from_name" in result:
                     found.setdefault(result["from_name"], str(result["type"]).lower())
+                elif result.get("from_name") == control:
+                    raise where(f"control {control!r} is a {result['type']!r} result, not "
+                                "choices, taxonomy or labels", row,
+                                f"{column}.result[{position}]")
     chosen_control = _pick_control(found, control, config, where, "export")
     dropped = Dropped()
     groups = {}

@@ -34,7 +34,7 @@ TRUE, FALSE = {"true", "on", "1", "yes"}, {"false", "off", "0", "no", ""}
 def read_mturk(path, *, universe=None, control=None, item="item", annotator="annotator",
                label="label", **_):
     """Decisions from an MTurk batch results CSV (see the module docstring)."""
-    where = Where(path)
+    where = Where(path, line_offset=1)
     table = read_csv(path)
     for needed in ("HITId", "WorkerId"):
         if needed not in table.columns:

@@ -108,8 +108,8 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
                labels_column=None, item="item", annotator="annotator", label="label", **_):
     """Decisions from a crowd table (see the module docstring)."""
     sep = ";" if sep is None else sep
-    where = Where(path)
     table, first_line = read_table(path)
+    where = Where(path, line_offset=first_line - 1 if first_line else None)
     item_col = find_column(table, item_column, CROWD_ITEMS, "item", where, required=False)
     if item_col is None:  # Toloka without task ids: the one INPUT: column identifies the task
         item_col = find_column(table, None, (), "item", where, prefix="input:")
@@ -150,8 +150,8 @@ def _binary(value):
 def read_wide(path, *, universe=None, item_column=None, annotator_column=None, item="item",
               annotator="annotator", label="label", **_):
     """Decisions from a wide table, one 0/1 column per label (see the module docstring)."""
-    where = Where(path)
     table, first_line = read_table(path)
+    where = Where(path, line_offset=first_line - 1 if first_line else None)
     item_col = find_column(table, item_column, CROWD_ITEMS, "item", where)
     annotator_col = find_column(table, annotator_column, CROWD_WORKERS, "annotator", where)
     flags = [c for c in table.columns if c.lower() in FLAG_COLUMNS]

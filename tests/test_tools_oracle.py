@@ -15,7 +15,6 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -186,6 +185,8 @@ CASES = {
     # JSON-min leaves cancelled annotations out: nothing to count
     "ls_min": Case("ls_min.json", "label-studio", LS_TOPICS,
                    [r for r in LS_CHOICES_RECORDS if r[2] is not None]),
+    "ls_taxonomy_min": Case("ls_taxonomy_min.json", "label-studio", TAXONOMY,
+                            [r for r in LS_TAXONOMY_RECORDS if r[2] is not None]),
     "prodigy_choice": Case("prodigy_choice.jsonl", "prodigy", PRODIGY_OPTIONS,
                            PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
     "prodigy_binary": Case("prodigy_binary.jsonl", "prodigy", ["SPORTS", "POLITICS"],
@@ -253,16 +254,6 @@ def cli(args):
     return proc.returncode, proc.stdout, proc.stderr
 
 
-@pytest.fixture(scope="module")
-def cli_runs():
-    """The command-line runs on the good fixtures, at once (each starts an interpreter)."""
-    jobs = {name: ["--format", "json", data(case.path), *case.cli_args]
-            for name, case in CASES.items()}
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {key: pool.submit(cli, args) for key, args in jobs.items()}
-        return {key: future.result() for key, future in futures.items()}
-
-
 @pytest.fixture(scope="module", params=sorted(CASES))
 def case(request):
     return request.param, CASES[request.param]
@@ -317,14 +308,27 @@ def test_mla_equals_the_oracle(case):
 # 3. the command line reports the same F
 # --------------------------------------------------------------------------------------
 
-def test_cli_json_summary(case, cli_runs):
-    name, c = case
-    code, out, err = cli_runs[name]
+def check_summary(name, case, code, out, err):
     assert code == 0, (name, err)
     document = json.loads(out)
     assert next(iter(document)) == "summary", (name, list(document)[:5])
-    want = float(xr_agreement.mla(c.expected(), baseline="all").agreement.sel(baseline="F"))
+    want = float(xr_agreement.mla(case.expected(), baseline="all").agreement.sel(baseline="F"))
     assert abs(float(document["summary"]["agreement"]["F"]) - want) < 1e-9, name
+
+
+def test_cli_json_summary(case, capsys):
+    # in-process, as tests/test_cli.py does: an interpreter start per fixture would cost
+    # more than the rest of this module; test_cli_in_a_real_process covers the real process
+    name, c = case
+    code = main(["report", "--format", "json", data(c.path), *c.cli_args])
+    out, err = capsys.readouterr()
+    check_summary(name, c, code, out, err)
+
+
+@pytest.mark.parametrize("name", ["prodigy_choice", "argilla_v2"])
+def test_cli_in_a_real_process(name):
+    c = CASES[name]
+    check_summary(name, c, *cli(["--format", "json", data(c.path), *c.cli_args]))
 
 
 # --------------------------------------------------------------------------------------
@@ -345,6 +349,32 @@ def test_dropped_entries_counted(case):
             totals[str(annotator)] = totals.get(str(annotator), 0) + int(count)
     totals = {k: v for k, v in totals.items() if v}
     assert totals == c.dropped, (name, dropped)
+
+
+# --------------------------------------------------------------------------------------
+# exports that also hold items nobody decided on (an unlabeled task, a pending record)
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path, oracle", [("ls_choices_with_unlabeled.json", "ls_choices"),
+                                          ("argilla_v2_with_pending.jsonl", "argilla_v2")])
+def test_undecided_items_change_nothing(path, oracle):
+    """Such an item is either left out or all missing; the decisions and values stay."""
+    c = CASES[oracle]
+    read = read_annotations(data(path))
+    assert read.attrs.get("reader") == c.tool
+    expected = c.expected()
+    extra = coord_set(read, "item") - coord_set(expected, "item")
+    assert extra <= {"106", "rec-005"}, extra
+    if extra:
+        assert bool(as_strings(read).sel(item=sorted(extra)).isnull().all()), extra
+    kept = as_strings(read).sel(item=sorted(coord_set(expected, "item")))
+    np.testing.assert_array_equal(kept.astype(float).values,
+                                  as_strings(expected).astype(float).values)
+    got, want = xr_agreement.mla(read, baseline="all"), xr_agreement.mla(expected,
+                                                                      baseline="all")
+    for var in ("agreement", "observed", "minimum"):
+        np.testing.assert_allclose(got[var].values, want[var].values, rtol=0, atol=1e-12,
+                                   err_msg=var)
 
 
 # --------------------------------------------------------------------------------------
@@ -373,8 +403,7 @@ def test_the_other_control_reads_too():
 
 @pytest.mark.parametrize("name", sorted(MALFORMED))
 def test_malformed_exports_fail_in_one_line(name, capsys):
-    # in-process, as tests/test_cli.py does: one interpreter start per file would cost more
-    # than the rest of this module; the console-script run below covers the real process
+    # in-process, as tests/test_cli.py does; the run below covers the real process
     args = MALFORMED[name]
     code = main(["report", data(args[0]), *args[1:]])
     out, err = capsys.readouterr()

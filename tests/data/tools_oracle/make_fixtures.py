@@ -150,18 +150,24 @@ def ls_two_control_tasks():
 def json_min(tasks, control):
     """Export -> JSON-min, following label_studio_converter.Converter.convert_to_json_min:
     one record per annotation that was not cancelled (newest first within a task); the
-    control's value is the choice string when one choice was made, else {"choices": [...]};
-    an annotation without a result for the control has no key for it."""
+    control's value by utils.prettify_result: for Choices the choice string when one choice
+    was made, else {"choices": [...]}; for other tags (Taxonomy) the list of region values
+    with their "type" removed; an annotation without a result for the control has no key
+    for it. annotator: get_annotator(int_id=True), the email of a user object, else the int."""
     records = []
     for task in tasks:
         live = [a for a in task["annotations"] if not a["was_cancelled"]]
         for ann in sorted(live, key=lambda a: a["created_at"], reverse=True):
             record = copy.deepcopy(task["data"])
             record["id"] = task["id"]
-            values = [r["value"] for r in ann["result"] if r["from_name"] == control]
-            if values:
-                chosen = values[0]["choices"]
-                record[control] = chosen[0] if len(chosen) == 1 else {"choices": chosen}
+            regions = [r for r in ann["result"] if r["from_name"] == control]
+            if regions:
+                values = [r["value"] for r in regions]
+                if regions[0]["type"] == "choices":
+                    chosen = values[0]["choices"]
+                    record[control] = chosen[0] if len(chosen) == 1 else {"choices": chosen}
+                else:
+                    record[control] = values
             completed_by = ann["completed_by"]
             record["annotator"] = (completed_by.get("email") if isinstance(completed_by, dict)
                                    else completed_by)
@@ -176,8 +182,21 @@ def json_min(tasks, control):
 def label_studio():
     write_json("ls_taxonomy.json", ls_taxonomy_tasks())
     write_json("ls_two_controls.json", ls_two_control_tasks())
+    write_json("ls_taxonomy_min.json", json_min(ls_taxonomy_tasks(), "taxonomy"), indent=2)
     with open(os.path.join(HERE, "ls_choices.json"), encoding="utf-8") as f:
-        write_json("ls_min.json", json_min(json.load(f), "topic"), indent=2)
+        tasks = json.load(f)
+    write_json("ls_min.json", json_min(tasks, "topic"), indent=2)
+    # the same project exported with its unlabeled tasks: one task without annotations,
+    # pre-annotated by a model
+    unlabeled = ls_task(106, 12, "Storms delay the harvest across the region.", [], 6, [
+        {"id": 53,
+         "result": [dict(choices("topic", ["Science"], "mdl0003"), origin="prediction")],
+         "model_version": "topic-clf-v2", "created_ago": "3 days, 2 hours", "score": 0.52,
+         "cluster": None, "neighbors": None, "mislabeling": 0.0,
+         "created_at": "2024-04-30T07:00:00.000000Z",
+         "updated_at": "2024-04-30T07:00:00.000000Z", "model": None, "model_run": None,
+         "task": 106, "project": 12}])
+    write_json("ls_choices_with_unlabeled.json", tasks + [unlabeled])
 
     # malformed variants
     text = json.dumps(ls_two_control_tasks())

@@ -94,6 +94,14 @@ PRODIGY_CHOICE_RECORDS = [
     (-583920174, ALEX, {"TECH"}), (-583920174, BEA, {"TECH"}),
 ]
 
+# choice_style "single" with int option ids (labels compare as the strings "1", "2", "3")
+ANA_S, RAJ, LOU = "review_sentiment-ana", "review_sentiment-raj", "review_sentiment-lou"
+PRODIGY_SINGLE_RECORDS = [
+    (-401928374, ANA_S, {1}), (1638201947, ANA_S, {2}), (-99102833, ANA_S, {3}),
+    (-401928374, RAJ, {1}), (1638201947, RAJ, {2}), (-99102833, RAJ, {1}),
+    (-401928374, LOU, {1}), (-99102833, LOU, {3}),
+]
+
 DAN, EVE = "sports_binary-dan", "sports_binary-eve"
 PRODIGY_BINARY_ROWS = [          # accept -> 1, reject -> 0, ignore / never asked -> absent
     (402133811, DAN, "SPORTS", 1), (402133811, EVE, "SPORTS", 1),
@@ -137,6 +145,14 @@ ARGILLA_V1_RECORDS = [
     ("ticket-0010", U2, {"account"}), ("ticket-0010", U3, {"account"}),
 ]
 
+# a label_selection question: each response value is one label string
+ARGILLA_V2_SINGLE_RECORDS = [
+    ("c-1", U1, {"positive"}), ("c-1", U2, {"positive"}), ("c-1", U3, {"positive"}),
+    ("c-2", U1, {"negative"}), ("c-2", U2, {"neutral"}), ("c-2", U3, None),      # discarded
+    ("c-3", U1, {"neutral"}), ("c-3", U3, {"neutral"}),
+    ("c-4", U1, None), ("c-4", U2, {"neutral"}), ("c-4", U3, {"positive"}),      # draft
+]
+
 W1, W2, W3 = "A1B2C3D4E5F6G7", "A2Z9Y8X7W6V5U4", "A3QWERTYUIOP12"
 H1, H2, H3, H4 = ("3T2HW4QDUVJ0M1XKJ7Q9N5YHM1A9PZ", "3K8CQCQRMQ8FX0C2Y1S7PRZ8D8BY2L",
                   "3D0LPO3EAB14KQ0A1T4XK7UQZTBYO5", "3LB1BGHFL3ZK9P0QYAZ5UA6M2QF7YS")
@@ -159,6 +175,14 @@ CROWD_RECORDS = [
     ("t2", "w1", {"dog"}), ("t2", "w2", {"dog"}), ("t2", "w3", {"dog"}),
     ("t3", "w1", {"bird"}), ("t3", "w3", {"cat"}),
     ("t4", "w2", {"bird"}), ("t4", "w3", {"bird"}),
+]
+
+# relevance grades 0/1/2 as single-choice labels (not 0/1 decision values)
+CROWD_INT_RECORDS = [
+    ("q17-d3", "w11", {1}), ("q17-d3", "w12", {1}), ("q17-d3", "w13", {0}),
+    ("q17-d8", "w11", {0}), ("q17-d8", "w12", {0}), ("q17-d8", "w13", {0}),
+    ("q21-d1", "w11", {2}), ("q21-d1", "w12", {1}), ("q21-d1", "w13", {2}),
+    ("q21-d5", "w12", {1}), ("q21-d5", "w13", {1}),
 ]
 
 EMOTIONS = ("admiration amusement anger annoyance approval caring confusion curiosity desire "
@@ -189,6 +213,8 @@ CASES = {
                             [r for r in LS_TAXONOMY_RECORDS if r[2] is not None]),
     "prodigy_choice": Case("prodigy_choice.jsonl", "prodigy", PRODIGY_OPTIONS,
                            PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
+    "prodigy_single": Case("prodigy_choice_single.jsonl", "prodigy", [1, 2, 3],
+                           PRODIGY_SINGLE_RECORDS),
     "prodigy_binary": Case("prodigy_binary.jsonl", "prodigy", ["SPORTS", "POLITICS"],
                            long_rows=PRODIGY_BINARY_ROWS, dropped={DAN: 1, EVE: 1}),
     "doccano_jsonl": Case("doccano_jsonl.zip", "doccano", ["bug", "feature", "question", "docs"],
@@ -199,12 +225,16 @@ CASES = {
                        dropped={U1: 1, U2: 1}),
     "argilla_v1": Case("argilla_v1.jsonl", "argilla", ARGILLA_TOPICS, ARGILLA_V1_RECORDS,
                        dropped={U1: 1, U2: 1}),
+    "argilla_v2_single": Case("argilla_v2_single.jsonl", "argilla",
+                              ["positive", "negative", "neutral"], ARGILLA_V2_SINGLE_RECORDS,
+                              dropped={U1: 1, U3: 1}),
     "mturk_taskanswers": Case("mturk_taskanswers.csv", "mturk",
                               ["Positive", "Negative", "Neutral"], MTURK_TASKANSWERS_RECORDS,
                               dropped={W3: 1, W2: 1}),
     "mturk_checkbox": Case("mturk_checkbox.csv", "mturk", ["funny", "offensive", "sarcastic"],
                            MTURK_CHECKBOX_RECORDS, dropped={W3: 1}),
     "crowd": Case("crowd_kit.csv", "crowd", ["cat", "dog", "bird"], CROWD_RECORDS),
+    "crowd_int": Case("crowd_kit_int.csv", "crowd", [0, 1, 2], CROWD_INT_RECORDS),
     # GoEmotions' flag is no tool status word: the reason's name is the reader's choice
     "wide": Case("goemotions_raw.csv", "wide", EMOTIONS, GOEMOTIONS_RECORDS,
                  dropped={"37": 1}, reason_words=None),

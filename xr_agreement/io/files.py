@@ -239,15 +239,13 @@ def read_label_universe(path) -> tuple[list, list | None]:
     return labels, (names if any(n is not None for n in names) else None)
 
 
-def read_annotations(
+def read_table_annotations(
     path,
     layout: str = "auto",
     *,
-    tool: str | None = None,
-    control: str | None = None,
     format: str | None = None,
     labels: Sequence | str | os.PathLike | None = None,
-    sep: str | None = None,
+    sep: str = ";",
     item_column: str | None = None,
     annotator_column: str | None = None,
     labels_column: str | None = None,
@@ -258,16 +256,14 @@ def read_annotations(
     annotator: str = "annotator",
     label: str = "label",
 ) -> xr.DataArray:
-    """Read annotations from an annotation tool's export or a CSV, TSV, parquet or
-    JSON-lines table.
+    """Read annotations from a CSV, TSV, parquet or JSON-lines table (the generic reader
+    of :func:`xr_agreement.read_annotations`, ``tool="table"``).
 
     Parameters
     ----------
     path : str or path-like
-        The file (a directory or a .zip of per-annotator files for doccano). For the
-        generic table reader its extension gives the format (``.csv``, ``.tsv``/``.tab``,
-        ``.parquet``/``.pq``, ``.jsonl``/``.ndjson``/``.json``, optionally compressed, e.g.
-        ``.csv.gz``).
+        The file; its extension gives the format (``.csv``, ``.tsv``/``.tab``, ``.parquet``/
+        ``.pq``, ``.jsonl``/``.ndjson``/``.json``, optionally compressed, e.g. ``.csv.gz``).
     layout : {"auto", "sets", "long", "single"}
         ``"sets"``: one row per (item, annotator) with a label-list column (``sep``-separated
         text, or a list in parquet / JSON-lines); an empty cell is an empty set and an absent
@@ -276,31 +272,14 @@ def read_annotations(
         positive decision and the design is taken to be complete. ``"single"``: one rating
         per (item, annotator). ``"auto"`` picks "long" when label and 0/1 columns are found,
         else "sets" when a label-list column is found.
-    tool : str, optional
-        The tool that wrote the file: "label-studio" (JSON and JSON-min exports), "prodigy"
-        (``db-out`` JSONL), "doccano" (per-user JSONL / CSV, a zip or directory of them),
-        "argilla" (v2 flat records, v1 response lists), "mturk" (batch results CSV),
-        "crowd" (crowd-kit / Toloka tables), "wide" (one 0/1 column per label) or "table"
-        (the generic reader: ``layout``, ``format`` and the column options). By default
-        the tool is told from the content when that is unambiguous (else "table"). Each
-        tool's reader keeps that tool's meaning of "no decision" (NaN) and documents it:
-        see :mod:`xr_agreement.io.tools` and the "From your annotation tool" page. The
-        column options apply to "table", "crowd" and "wide"; the other tools' own fields
-        are used (a Prodigy file is read as Prodigy whatever the column options say).
-    control : str, optional
-        The Label Studio control tag (``from_name``), Argilla question or MTurk crowd
-        element to read when the file holds several (an error lists them).
     format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Overrides the extension (generic reader).
+        Overrides the extension.
     labels : sequence or path, optional
-        The declared label universe: a list, a text file with one label per line (see
-        :func:`read_label_universe`; names given there become the ``label_name``
-        coordinate) or, for Label Studio, the project's labeling config (XML: the
-        ``<Choice value=...>`` of the control read). A label in the annotations outside it
-        is an error. Without it, the labels used.
-    sep : str, optional
-        Separator inside a label-list cell of a text file (";" by default, "#" for doccano
-        CSV).
+        The declared label universe: a list, or a text file with one label per line (see
+        :func:`read_label_universe`; names given there become the ``label_name`` coordinate).
+        A label in the annotations outside it is an error. Without it, the labels used.
+    sep : str
+        Separator inside a label-list cell of a text file.
     item_column, annotator_column, labels_column, label_column, value_column, rating_column : str
         Column names; by default recognised from common names (``item``, ``annotator``,
         ``labels``, ``label``, ``value``, ``rating`` and synonyms) when exactly one column fits.
@@ -312,12 +291,7 @@ def read_annotations(
     xarray.DataArray
         Layouts "sets" and "long": 0/1 decisions (item, annotator, label), float with NaN
         where missing. Layout "single": ratings (item, annotator), NaN/None where missing.
-        Text that is an integer in every row (item ids, labels) becomes int. A tool's
-        reader returns float decisions with the tool's ids as coordinates (item ids as the
-        tool wrote them, annotator ids and labels as text). Attrs ``reader`` (the tool
-        name, "table" for the generic reader) and ``dropped`` (reason -> {annotator: number
-        of annotations that were not decisions}, e.g. "cancelled", "ignored", "rejected",
-        "discarded", "draft", "superseded"; empty when nothing was dropped).
+        Text that is an integer in every row (item ids, labels) becomes int.
 
     Raises
     ------
@@ -328,54 +302,19 @@ def read_annotations(
 
     Examples
     --------
-    >>> import json, os, tempfile, xr_agreement
+    >>> import os, tempfile, xr_agreement
     >>> path = os.path.join(tempfile.mkdtemp(), "votes.csv")
     >>> with open(path, "w") as f:
     ...     _ = f.write("item,annotator,labels\\ns1,ann,a\\ns1,bob,a;b\\ns2,ann,\\ns2,bob,b\\n")
-    >>> da = xr_agreement.read_annotations(path)
+    >>> da = xr_agreement.read_annotations(path, tool="table")
     >>> da.sel(item="s1").values
     array([[1, 0],
            [1, 1]], dtype=uint8)
-    >>> xr_agreement.read_annotations(path, labels=["a", "b", "c"]).sizes["label"]
+    >>> read_table_annotations(path, labels=["a", "b", "c"]).sizes["label"]
     3
-
-    A Label Studio export (a JSON array of tasks); the skipped annotation is no decision:
-
-    >>> tasks = [{"id": 7, "annotations": [
-    ...     {"completed_by": 1, "result": [{"from_name": "topic", "to_name": "text",
-    ...      "type": "choices", "value": {"choices": ["sport"]}}]},
-    ...     {"completed_by": 2, "was_cancelled": True, "result": []}]}]
-    >>> path = os.path.join(tempfile.mkdtemp(), "export.json")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write(json.dumps(tasks))
-    >>> da = xr_agreement.read_annotations(path, labels=["news", "sport"])
-    >>> da.attrs["reader"], da.attrs["dropped"]
-    ('label-studio', {'cancelled': {'2': 1}})
-    >>> da.sel(item=7).values
-    array([[ 0.,  1.],
-           [nan, nan]])
     """
     if layout not in ("auto", "sets", "long", "single"):
         raise ValueError(f"layout must be 'auto', 'sets', 'long' or 'single', got {layout!r}")
-    from . import tools
-
-    if tool is not None and tool not in tools.TOOLS:
-        raise ValueError(f"tool must be one of {list(tools.TOOLS)}, got {tool!r}")
-    if tool is None:
-        tool = tools.detect_tool(path) if format is None else "table"
-        if tool != "table" and layout in ("long", "single"):
-            raise AnnotationFileError(
-                f"the file is a {tool} export, read by its own reader; layout={layout!r} is "
-                "for the generic table reader (tool='table', --from table)", path=path)
-    if tool != "table":
-        return tools.read_tool(path, tool, labels=labels, control=control, sep=sep,
-                               item_column=item_column, annotator_column=annotator_column,
-                               labels_column=labels_column, item=item,
-                               annotator=annotator, label=label)
-    if control is not None:
-        raise ValueError("control= picks a control of a tool's export; the generic table "
-                         "reader has none")
-    sep = ";" if sep is None else sep
     format = file_format(path, format)
     table, first_line = _read_table(path, format)
     locate = _Locator(path, first_line)
@@ -466,7 +405,7 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
         return []
     if isinstance(value, str):
         if value.strip()[:1] in "[{":  # a JSON list or a Python list repr: never one label
-            from .tools._common import cell_labels
+            from .cells import cell_labels
 
             return cell_labels(value, sep, lambda message, *_: locate(message, position,
                                                                       column))
@@ -530,7 +469,7 @@ def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
 def _check_joined(per_row, sep, column, locate):
     """Refuse a label that is other labels of the file joined by another separator than
     ``sep`` ("x, y" beside "x" and "y" is two labels, not a third)."""
-    from .tools._common import SEPARATORS
+    from .cells import SEPARATORS
 
     labels = {v for row in per_row for v in row if isinstance(v, str)}
     for position, row in enumerate(per_row):

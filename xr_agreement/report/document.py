@@ -368,26 +368,13 @@ class Report(_RenderedReport):
         ``agreement``, ``minimum``, ``agreement_lower`` and ``agreement_upper`` per baseline
         (None without intervals), ``N``, ``n``, ``k``, ``observed`` (A_o), ``p_r`` (the raw
         prevalence), and how the annotations were read (``reader``, ``dropped``)."""
-        ds, baselines = self.result, self.baselines
-
-        def per_baseline(name):
-            if name not in ds:
-                return {b: None for b in baselines}
-            return {b: float(ds[name].sel(baseline=b)) for b in baselines}
-
-        return {
-            "agreement": per_baseline("agreement"),
-            "minimum": per_baseline("minimum"),
-            "agreement_lower": per_baseline("agreement_lower"),
-            "agreement_upper": per_baseline("agreement_upper"),
-            "N": self.design["n_items"],
-            "n": self.design["n_annotators"],
-            "k": self.design["n_labels"],
-            "observed": float(ds.observed),
-            "p_r": float(ds.raw_prevalence),
-            "reader": self.design.get("reader"),
-            "dropped": self.design.get("dropped") or {},
-        }
+        ds, d = self.result, self.design
+        out = {name: {b: float(ds[name].sel(baseline=b)) if name in ds else None
+                      for b in self.baselines}
+               for name in ("agreement", "minimum", "agreement_lower", "agreement_upper")}
+        return {**out, "N": d["n_items"], "n": d["n_annotators"], "k": d["n_labels"],
+                "observed": float(ds.observed), "p_r": float(ds.raw_prevalence),
+                "reader": d.get("reader"), "dropped": d.get("dropped") or {}}
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -515,12 +502,15 @@ def _reading(f: _Facts) -> list:
         return []
     text = f"Read with the {reader!r} reader. "
     if dropped:
-        text += "Not decisions, left out (missing): " + "; ".join(
+        text += "Annotations left out, per reason (per annotator): " + "; ".join(
             f"{reason} {sum(per.values())} ("
             + ", ".join(f"{who}: {n}" for who, n in per.items()) + ")"
             for reason, per in dropped.items()) + "."
+        text += (" A left-out annotation is no decision (missing), not an empty label set"
+                 + ("; a superseded one was replaced by the same annotator's later "
+                    "annotation of the item." if "superseded" in dropped else "."))
     else:
-        text += "Nothing was dropped."
+        text += "No annotation was left out."
     single = f.d.get("items_with_fewer_than_two_annotators") or []
     if single:
         shown = ", ".join(map(str, single[:10])) + (", ..." if len(single) > 10 else "")

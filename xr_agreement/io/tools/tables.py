@@ -27,7 +27,7 @@ import os
 import pandas as pd
 
 from ..files import AnnotationFileError
-from ._common import Annotation, Dropped, Where, blank, build, cell_labels, read_csv
+from ._common import Annotation, Dropped, Where, blank, build, cell_labels
 
 CROWD_ITEMS = ("task", "task_id", "assignment:task_id", "hitid", "_input_hash", "item",
                "item_id", "unit_id", "example_id", "id")

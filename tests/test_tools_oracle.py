@@ -240,16 +240,17 @@ CASES = {
                  dropped={"37": 1}, reason_words=None),
 }
 
+# file and command-line flags, and the field the one-line message must name
 MALFORMED = {
-    "ls_truncated": ["bad_ls_truncated.json"],
-    "ls_no_task_id": ["bad_ls_no_task_id.json"],
-    "ls_no_annotator": ["bad_ls_no_annotator.json"],
-    "ls_no_result": ["bad_ls_no_result.json"],
-    "prodigy_unknown_answer": ["bad_prodigy_unknown_answer.jsonl"],
-    "prodigy_mixed": ["bad_prodigy_mixed.jsonl"],
-    "prodigy_no_annotator": ["bad_prodigy_no_annotator.jsonl"],
+    "ls_truncated": (["bad_ls_truncated.json"], "JSON"),
+    "ls_no_task_id": (["bad_ls_no_task_id.json"], "id"),
+    "ls_no_annotator": (["bad_ls_no_annotator.json"], "completed_by"),
+    "ls_no_result": (["bad_ls_no_result.json"], "result"),
+    "prodigy_unknown_answer": (["bad_prodigy_unknown_answer.jsonl"], "maybe"),
+    "prodigy_mixed": (["bad_prodigy_mixed.jsonl"], "line"),
+    "prodigy_no_annotator": (["bad_prodigy_no_annotator.jsonl"], "_annotator_id"),
     # MTurk's Answer.taskAnswers cells in a generic item/annotator/labels table
-    "generic_json_labels": ["bad_generic_json_labels.csv", "--layout", "sets"],
+    "generic_json_labels": (["bad_generic_json_labels.csv", "--layout", "sets"], "labels"),
 }
 
 
@@ -408,6 +409,24 @@ def test_undecided_items_change_nothing(path, oracle):
 
 
 # --------------------------------------------------------------------------------------
+# a declared label universe keeps labels nobody used (AC1 and PB depend on them)
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["ls_choices", "argilla_v2", "crowd"])
+def test_declared_universe_keeps_unused_labels(name):
+    c = CASES[name]
+    universe = [*c.labels, "unused-label"]
+    read = read_annotations(data(c.path), tool=c.tool, labels=universe, **c.kwargs)
+    expected = xr_agreement.from_sets(c.records, labels=universe)
+    assert coord_set(read, "label") == {str(v) for v in universe}
+    np.testing.assert_array_equal(as_strings(read).astype(float).values,
+                                  as_strings(expected).astype(float).values)
+    got = xr_agreement.mla(read, baseline="all").agreement
+    want = xr_agreement.mla(expected, baseline="all").agreement
+    np.testing.assert_allclose(got.values, want.values, rtol=0, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
 # a fixture with two control tags needs control=; malformed exports are refused
 # --------------------------------------------------------------------------------------
 
@@ -434,13 +453,15 @@ def test_the_other_control_reads_too():
 @pytest.mark.parametrize("name", sorted(MALFORMED))
 def test_malformed_exports_fail_in_one_line(name, capsys):
     # in-process, as tests/test_cli.py does; the run below covers the real process
-    args = MALFORMED[name]
+    args, fragment = MALFORMED[name]
     code = main(["report", data(args[0]), *args[1:]])
     out, err = capsys.readouterr()
     assert code == 2, (name, code, err)
     assert err.count("\n") == 1 and err.strip(), (name, err)
     assert "Traceback" not in out + err, name
     assert re.search(r"\d", out) is None, (name, out)
+    # the message says what is wrong and where (a row or line of the file)
+    assert fragment in err and re.search(r"\b(row|line)\b", err), (name, err)
 
 
 def test_malformed_export_in_a_real_process():
@@ -452,7 +473,7 @@ def test_malformed_export_in_a_real_process():
 @pytest.mark.parametrize("name", sorted(MALFORMED))
 def test_malformed_exports_raise(name):
     with pytest.raises((AnnotationFileError, ValueError)):
-        read_annotations(data(MALFORMED[name][0]))
+        read_annotations(data(MALFORMED[name][0][0]))
 
 
 def test_mturk_batch_with_generic_flags_is_never_a_json_label():

@@ -198,17 +198,17 @@ def label_studio():
          "task": 106, "project": 12}])
     write_json("ls_choices_with_unlabeled.json", tasks + [unlabeled])
 
-    # malformed variants
-    text = json.dumps(ls_two_control_tasks())
+    # malformed variants of the single-control taxonomy export
+    text = json.dumps(ls_taxonomy_tasks())
     with open(os.path.join(HERE, "bad_ls_truncated.json"), "w", encoding="utf-8") as f:
         f.write(text[: len(text) * 2 // 3])
-    no_id = ls_two_control_tasks()
+    no_id = ls_taxonomy_tasks()
     del no_id[1]["id"]
     write_json("bad_ls_no_task_id.json", no_id)
-    no_result = ls_two_control_tasks()
+    no_result = ls_taxonomy_tasks()
     del no_result[0]["annotations"][1]["result"]
     write_json("bad_ls_no_result.json", no_result)
-    anonymous = ls_two_control_tasks()
+    anonymous = ls_taxonomy_tasks()
     del anonymous[2]["annotations"][0]["completed_by"]
     write_json("bad_ls_no_annotator.json", anonymous)
 

@@ -420,3 +420,20 @@ def test_matplotlib_is_imported_only_for_figures():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_summary_is_flat_and_first_in_the_json(example):
+    rep = xr_agreement.report(example)
+    document = json.loads(rep.to_json())
+    assert list(document)[0] == "summary"
+    summary = document["summary"]
+    assert summary == rep.summary()
+    assert summary["N"] == 4 and summary["n"] == 3 and summary["k"] == 31
+    # the paper's worked example (section 3.7): A_ml^(F) = 0.232, p_r = 28 / (12 * 31)
+    assert summary["agreement"]["F"] == pytest.approx(0.232, abs=5e-4)
+    assert summary["p_r"] == pytest.approx(28 / (12 * 31))
+    for name in ("agreement_lower", "agreement_upper"):
+        assert summary[name] == {"F": None, "AC1": None, "PB": None}
+    # an array built in Python was read by no reader: the report says nothing about reading
+    assert summary["reader"] is None and summary["dropped"] == {}
+    assert "reader" not in str(rep).split("1. Label universe")[0]

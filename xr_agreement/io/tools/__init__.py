@@ -44,8 +44,36 @@ def _is_config(labels) -> bool:
 def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_column=None,
               annotator_column=None, labels_column=None, item="item", annotator="annotator",
               label="label"):
-    """The decisions of a tool's export read by that tool's reader (see
-    :func:`xr_agreement.read_annotations`)."""
+    """The decisions of a tool's export, read by that tool's reader.
+
+    :func:`xr_agreement.read_annotations` calls this once it knows the tool; the parameters
+    are its own (``labels`` may be a Label Studio labeling config, XML, for "label-studio").
+
+    Parameters
+    ----------
+    path : str or path-like
+    tool : str
+        One of ``READERS``: "label-studio", "prodigy", "doccano", "argilla", "mturk",
+        "crowd", "wide".
+    labels, control, sep, item_column, annotator_column, labels_column, item, annotator, label
+        As in :func:`xr_agreement.read_annotations`.
+
+    Returns
+    -------
+    xarray.DataArray
+        Float decisions (item, annotator, label), NaN where the tool says no decision;
+        attrs ``reader`` and ``dropped``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "votes.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("task,worker,label\\nt1,w1,a\\nt1,w2,b\\n")
+    >>> read_tool(path, "crowd").sel(item="t1").values
+    array([[1., 0.],
+           [0., 1.]])
+    """
     if tool not in READERS:
         raise ValueError(f"tool must be one of {list(TOOLS)}, got {tool!r}")
     if not os.path.exists(path):

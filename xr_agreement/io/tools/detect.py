@@ -71,6 +71,16 @@ def detect_tool(path) -> str:
     AnnotationFileError
         The file carries the signatures of two tools, or is a JSON array that cannot be
         parsed.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "db-out.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(json.dumps({"_input_hash": 1, "_annotator_id": "a", "label": "X",
+    ...                             "answer": "accept"}) + "\\n")
+    >>> detect_tool(path)
+    'prodigy'
     """
     if not os.path.exists(path):
         return "table"  # whose message (unknown extension, file not found) stays as it was

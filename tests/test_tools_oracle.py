@@ -409,6 +409,20 @@ def test_undecided_items_change_nothing(path, oracle):
 
 
 # --------------------------------------------------------------------------------------
+# a tool named wrongly is refused, not guessed
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, wrong", [
+    ("ls_choices", "prodigy"), ("prodigy_choice", "label-studio"), ("doccano_jsonl", "argilla"),
+    ("argilla_v2", "prodigy"), ("crowd", "mturk"), ("wide", "crowd"),
+    ("mturk_checkbox", "doccano")])
+def test_wrong_tool_is_refused(name, wrong):
+    c = CASES[name]
+    with pytest.raises((AnnotationFileError, ValueError)):
+        read_annotations(data(c.path), tool=wrong)
+
+
+# --------------------------------------------------------------------------------------
 # a declared label universe keeps labels nobody used (AC1 and PB depend on them)
 # --------------------------------------------------------------------------------------
 

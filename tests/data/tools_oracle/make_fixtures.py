@@ -107,7 +107,9 @@ def ls_taxonomy_tasks():
             a(2004, 202, 31, 1, [taxonomy([["Eukarya", "Human"]], "tx04")], obj_user=True),
             a(2005, 202, 31, 2, [taxonomy([["Eukarya", "Human"], ["Eukarya", "Opossum"]],
                                           "tx05")], obj_user=True),
-            a(2006, 202, 31, 5, [], cancelled=True, obj_user=True),
+            # chen picked a path, then skipped the task: still no decision
+            a(2006, 202, 31, 5, [taxonomy([["Eukarya", "Human"]], "tx06")], cancelled=True,
+              obj_user=True),
         ], 2),
         ls_task(203, 31, "Hot springs host extremophiles unlike anything else.", [
             a(2007, 203, 31, 1, [taxonomy([["Archaea"]], "tx07")], obj_user=True),

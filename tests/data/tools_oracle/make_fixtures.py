@@ -271,6 +271,14 @@ def doccano_zip(name, per_user, ext):
 def doccano():
     doccano_zip("doccano_jsonl.zip", DOCCANO_JSONL, "jsonl")
     doccano_zip("doccano_csv.zip", DOCCANO_CSV, "csv")
+    # collaborative annotation on: create_collaborative_dataset writes one "all.jsonl" with
+    # everyone's labels merged per example, and no trace of who chose what
+    merged = {}
+    for rows in DOCCANO_JSONL.values():
+        for ex, labels in rows:
+            merged.setdefault(ex, set()).update(labels)
+    doccano_zip("bad_doccano_collaborative.zip",
+                {"all": [(ex, sorted(labels)) for ex, labels in sorted(merged.items())]}, "jsonl")
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def read_annotations(
         The Label Studio control tag (``from_name``), Argilla question or MTurk crowd
         element to read when the file holds several (an error lists them).
     format : {"csv", "tsv", "parquet", "jsonl"}, optional
-        Overrides the extension (generic reader).
+        Overrides the extension; the file is then read by the generic table reader.
     labels : sequence or path, optional
         The declared label universe: a list, a text file with one label per line (see
         :func:`xr_agreement.io.files.read_label_universe`; names given there become the ``label_name``

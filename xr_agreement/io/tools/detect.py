@@ -18,9 +18,13 @@ from ._common import is_collection, load_json_records, read_text
 from .tables import CROWD_ITEMS, CROWD_LABELS, CROWD_WORKERS, FLAG_COLUMNS, _binary, read_table
 
 
+# how many rows or lines are read to tell the tool (a large table is read once, by its reader)
+PEEK_ROWS = 1000
+
+
 def _json_tools(records) -> set[str]:
     found = set()
-    for _, record in records[:200]:
+    for _, record in records[:PEEK_ROWS]:
         keys = set(record)
         if isinstance(record.get("annotations"), list):
             found.add("label-studio")
@@ -91,6 +95,8 @@ def detect_tool(path) -> str:
         name = name.removesuffix(suffix)
     if name.endswith((".json", ".jsonl", ".ndjson")) and name == os.fspath(path).lower():
         text = read_text(path)
+        if not text.lstrip().startswith("["):  # JSON lines: the first lines tell the tool
+            text = "\n".join(text.splitlines()[:PEEK_ROWS])
         try:
             records, kind = load_json_records(path, text)
         except AnnotationFileError:
@@ -110,7 +116,7 @@ def detect_tool(path) -> str:
         return "table"
     if name.endswith((".csv", ".tsv", ".tab", ".parquet", ".pq")):
         try:
-            table, _ = read_table(path)
+            table, _ = read_table(path, nrows=PEEK_ROWS)
         except AnnotationFileError:
             return "table"  # the table reader says what is wrong, as it always did
         return _columns_tool(list(table.columns), table) or "table"

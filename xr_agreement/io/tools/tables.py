@@ -42,21 +42,27 @@ FLAG_COLUMNS = {"example_very_unclear": "unclear", "very_unclear": "unclear",
 TRUE, FALSE = {"1", "1.0", "true", "yes"}, {"0", "0.0", "false", "no"}
 
 
-def read_table(path) -> tuple[pd.DataFrame, int]:
-    """A CSV / TSV / parquet table as text cells, and the line of data row 1 (0: parquet)."""
+def read_table(path, nrows: int | None = None) -> tuple[pd.DataFrame, int]:
+    """A CSV / TSV / parquet table as text cells, and the line of data row 1 (0: parquet);
+    ``nrows``: only the first rows (the first row group of a parquet file)."""
     name = os.fspath(path).lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
         name = name.removesuffix(suffix)
     if name.endswith((".parquet", ".pq")):
         try:
-            table = pd.read_parquet(path)
+            if nrows is None:
+                table = pd.read_parquet(path)
+            else:
+                import pyarrow.parquet as pq
+
+                table = pq.ParquetFile(path).read_row_group(0).to_pandas().head(nrows)
         except Exception as error:  # noqa: BLE001 - pyarrow raises several unrelated types
             raise AnnotationFileError(f"cannot read parquet: {error}", path=path) from None
         table.columns = [str(c) for c in table.columns]
         return table, 0
     sep = "\t" if name.endswith((".tsv", ".tab")) else ","
     try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, nrows=nrows)
     except FileNotFoundError:
         raise AnnotationFileError("file not found", path=path) from None
     except pd.errors.EmptyDataError:

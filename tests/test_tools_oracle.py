@@ -257,6 +257,9 @@ MALFORMED = {
     # doccano's collaborative export merges everyone's labels: no annotator to compare (a
     # whole-file defect: no row to name)
     "doccano_collaborative": (["bad_doccano_collaborative.zip"], "all.jsonl"),
+    "crowd_duplicate": (["bad_crowd_duplicate.csv"], "w2"),
+    "mturk_checkbox_value": (["bad_mturk_checkbox_value.csv"], "Answer.sarcastic.on"),
+    "wide_value_declared": (["bad_wide_value.csv", "--labels", "goemotions_labels.txt"], "joy"),
 }
 WHOLE_FILE = {"doccano_collaborative", "ls_truncated"}
 
@@ -475,7 +478,8 @@ def test_the_other_control_reads_too():
 def test_malformed_exports_fail_in_one_line(name, capsys):
     # in-process, as tests/test_cli.py does; the run below covers the real process
     args, fragment = MALFORMED[name]
-    code = main(["report", data(args[0]), *args[1:]])
+    code = main(["report", data(args[0]), *[data(a) if a.endswith(".txt") else a
+                                            for a in args[1:]]])
     out, err = capsys.readouterr()
     assert code == 2, (name, code, err)
     assert err.count("\n") == 1 and err.strip(), (name, err)
@@ -494,8 +498,22 @@ def test_malformed_export_in_a_real_process():
 
 @pytest.mark.parametrize("name", sorted(MALFORMED))
 def test_malformed_exports_raise(name):
+    # the command-line flags of MALFORMED, as keywords
+    kwargs = {"generic_json_labels": {"layout": "sets"},
+              "wide_value_declared": {"labels": EMOTIONS}}.get(name, {})
     with pytest.raises((AnnotationFileError, ValueError)):
-        read_annotations(data(MALFORMED[name][0][0]))
+        read_annotations(data(MALFORMED[name][0][0]), **kwargs)
+
+
+def test_wide_label_column_with_a_bad_value_is_not_dropped():
+    """A 2 in GoEmotions' joy column (every emotion column is 0/1): refused, or joy kept;
+    never 27 labels read silently instead of 28."""
+    try:
+        read = read_annotations(data("bad_wide_value.csv"), tool="wide")
+    except (AnnotationFileError, ValueError) as error:
+        assert "joy" in str(error), error
+        return
+    assert "joy" in coord_set(read, "label"), sorted(coord_set(read, "label"))
 
 
 def test_mturk_batch_with_generic_flags_is_never_a_json_label():

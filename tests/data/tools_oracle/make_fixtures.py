@@ -281,6 +281,15 @@ def doccano():
                 {"all": [(ex, sorted(labels)) for ex, labels in sorted(merged.items())]}, "jsonl")
 
 
+def argilla_parquet():
+    """argilla_v2.jsonl as parquet: the file dataset.to_hub() leaves on the Hub."""
+    import pandas as pd
+
+    frame = pd.read_json(os.path.join(HERE, "argilla_v2.jsonl"), lines=True, dtype=False)
+    frame.to_parquet(os.path.join(HERE, "argilla_v2.parquet"), index=False)
+
+
 if __name__ == "__main__":
     label_studio()
     doccano()
+    argilla_parquet()

@@ -83,7 +83,7 @@ LS_TWO_CONTROLS_TOPIC_RECORDS = [
     (304, "4", {"Economy"}), (304, "9", {"Economy"}),
 ]
 
-PRODIGY_OPTIONS = ["POLITICS", "SPORTS", "TECH", "HEALTH"]
+PRODIGY_OPTIONS = ["POLITICS", "SPORTS", "TECH", "HEALTH", "SCIENCE"]   # SCIENCE never chosen
 ALEX, BEA, CAT = "news_topics-alex", "news_topics-bea", "news_topics-cat"
 PRODIGY_CHOICE_RECORDS = [
     (-1223457234, ALEX, {"POLITICS", "TECH"}), (-1223457234, BEA, {"POLITICS"}),
@@ -234,7 +234,9 @@ CASES = {
     "mturk_taskanswers": Case("mturk_taskanswers.csv", "mturk",
                               ["Positive", "Negative", "Neutral"], MTURK_TASKANSWERS_RECORDS,
                               dropped={W3: 1, W2: 1}),
-    "mturk_checkbox": Case("mturk_checkbox.csv", "mturk", ["funny", "offensive", "sarcastic"],
+    # nobody ticked "spam": still a label of the universe
+    "mturk_checkbox": Case("mturk_checkbox.csv", "mturk",
+                           ["funny", "offensive", "sarcastic", "spam"],
                            MTURK_CHECKBOX_RECORDS, dropped={W3: 1}),
     "crowd": Case("crowd_kit.csv", "crowd", ["cat", "dog", "bird"], CROWD_RECORDS),
     "crowd_int": Case("crowd_kit_int.csv", "crowd", [0, 1, 2], CROWD_INT_RECORDS),

@@ -260,6 +260,8 @@ MALFORMED = {
     # whole-file defect: no row to name)
     "doccano_collaborative": (["bad_doccano_collaborative.zip"], "all.jsonl"),
     "crowd_duplicate": (["bad_crowd_duplicate.csv"], "w2"),
+    # alex answered the same input twice, differently (re-served by an overlapping feed)
+    "prodigy_duplicate": (["bad_prodigy_duplicate.jsonl"], "news_topics-alex"),
     "mturk_checkbox_value": (["bad_mturk_checkbox_value.csv"], "Answer.sarcastic.on"),
     "wide_value_declared": (["bad_wide_value.csv", "--labels", "goemotions_labels.txt"], "joy"),
 }
@@ -505,6 +507,22 @@ def test_malformed_exports_raise(name):
               "wide_value_declared": {"labels": EMOTIONS}}.get(name, {})
     with pytest.raises((AnnotationFileError, ValueError)):
         read_annotations(data(MALFORMED[name][0][0]), **kwargs)
+
+
+def test_two_annotations_by_one_user_on_one_task():
+    """Label Studio lets a user add a second annotation to a task: refused, or one kept and
+    the other counted in attrs["dropped"]; never both merged into one label set."""
+    path = data("bad_ls_two_annotations_by_one_user.json")
+    try:
+        read = read_annotations(path)
+    except (AnnotationFileError, ValueError) as error:
+        assert ANA in str(error), error
+        return
+    decided = as_strings(read).sel(item="201", annotator=ANA)
+    chosen = {str(v) for v in decided.label.values[decided.values == 1]}
+    assert chosen in ({"Bacteria"}, {"Archaea"}), chosen
+    counted = sum(int(per.get(ANA, 0)) for per in read.attrs["dropped"].values())
+    assert counted == 1, read.attrs["dropped"]
 
 
 def test_wide_label_column_with_a_bad_value_is_not_dropped():

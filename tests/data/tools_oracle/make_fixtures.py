@@ -213,6 +213,12 @@ def label_studio():
     anonymous = ls_taxonomy_tasks()
     del anonymous[2]["annotations"][0]["completed_by"]
     write_json("bad_ls_no_annotator.json", anonymous)
+    # ana opened task 201 again and submitted a second, different annotation
+    twice = ls_taxonomy_tasks()
+    twice[0]["annotations"].append(ls_annotation(2013, 201, 31, 1, [taxonomy([["Archaea"]],
+                                                                          "tx13")],
+                                                 obj_user=True))
+    write_json("bad_ls_two_annotations_by_one_user.json", twice)
 
 
 # --------------------------------------------------------------------------------------

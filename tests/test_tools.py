@@ -330,9 +330,11 @@ MTURK_RECORDS = [
 ]
 
 
-@pytest.mark.parametrize("name", ["batch_results.csv", "batch_results_checkboxes.csv"])
-def test_mturk_batch_results(name, capsys):
-    check(MTURK / name, sets(MTURK_RECORDS, NEWS_SORTED), "mturk", {"rejected": {W2: 1}},
+# the checkbox columns declare the labels (in their order); taskAnswers only the labels used
+@pytest.mark.parametrize("name, labels", [("batch_results.csv", NEWS_SORTED),
+                                          ("batch_results_checkboxes.csv", NEWS)])
+def test_mturk_batch_results(name, labels, capsys):
+    check(MTURK / name, sets(MTURK_RECORDS, labels), "mturk", {"rejected": {W2: 1}},
           capsys=capsys)
 
 
@@ -590,3 +592,11 @@ def test_doccano_malformed_archives(tmp_path, capsys):
         code = main(["report", str(path), *extra])
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and err.count("\n") == 1 and fragment in err, err
+
+
+def test_a_labeling_config_is_for_label_studio_only():
+    for path in (PRODIGY / "textcat_manual.jsonl",
+                 Path(__file__).parent / "data" / "bias_sets.csv"):
+        with pytest.raises(AnnotationFileError, match=r"config.xml: a labeling config \(XML\) "
+                           r"declares a Label Studio project's labels"):
+            read_annotations(path, labels=LS_CONFIG)

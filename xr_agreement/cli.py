@@ -94,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument("file", nargs="?", metavar="FILE",
-                        help="CSV, TSV, parquet or JSON-lines file (default: the bundled "
+                        help="an annotation tool's export (a directory or .zip for doccano), "
+                        "or a CSV, TSV, parquet or JSON-lines table (default: the bundled "
                         "worked example)")
     report.add_argument("--from", dest="tool", choices=_tools(), metavar="TOOL",
                         help="the annotation tool that wrote FILE: " + ", ".join(_tools())

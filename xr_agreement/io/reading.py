@@ -150,6 +150,10 @@ def read_annotations(
     if control is not None:
         raise ValueError("control= picks a control of a tool's export; the generic table "
                          "reader has none")
+    if tools.is_config(labels):  # its XML lines would otherwise be read as labels
+        raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
+                                  "project's labels; this file is read as a table",
+                                  path=labels)
     return read_table_annotations(
         path, layout, format=format, labels=labels, sep=";" if sep is None else sep,
         item_column=item_column, annotator_column=annotator_column,

@@ -29,7 +29,8 @@ READERS = {
 TOOLS = (*READERS, "table")
 
 
-def _is_config(labels) -> bool:
+def is_config(labels) -> bool:
+    """Whether ``labels`` names a Label Studio labeling config (an XML file)."""
     if not isinstance(labels, (str, os.PathLike)):
         return False
     if os.fspath(labels).lower().endswith(".xml"):
@@ -79,7 +80,7 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
     if not os.path.exists(path):
         raise AnnotationFileError("file not found", path=path)
     universe, config, names = None, None, None
-    if _is_config(labels):
+    if is_config(labels):
         if tool != "label-studio":
             raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                       f"project's labels; this file is read as {tool!r}",

@@ -16,8 +16,9 @@ submits no value for an unchecked box).
 Meaning read here: item ``HITId``, annotator ``WorkerId``; a ``Rejected`` assignment is no
 decision (dropped "rejected": the requester refused the work); ``Submitted`` and
 ``Approved`` are decisions; the labels come from ``Answer.taskAnswers`` (a JSON cell,
-parsed, never taken as one label) or from the ``Answer.<label>.on`` columns; several crowd
-elements in ``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
+parsed, never taken as one label) or from the ``Answer.<label>.on`` columns (whose labels
+are then the universe, a box nobody ticked included); several crowd elements in
+``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
 (MTurk gives a worker one assignment per HIT).
 """
 
@@ -93,6 +94,13 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
             annotations.append(Annotation(record["HITId"].strip(), record["WorkerId"].strip(),
                                           chosen, row=row, line=line,
                                           column="Answer.taskAnswers"))
+    if checkboxes and universe is None:  # one column per label: the export declares them all
+        universe = [c[len("Answer."):-len(".on")] for c in checkboxes]
+    elif checkboxes:
+        outside = [c for c in checkboxes if c[len("Answer."):-len(".on")] not in universe]
+        if outside:
+            raise where(f"checkbox column {outside[0]!r} is not a label of the declared "
+                        "universe", column=outside[0])
     return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
                  item=item, annotator=annotator, label=label, sep_option="",
                  duplicate_hint=" (MTurk gives a worker one assignment per HIT)")

@@ -168,9 +168,19 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
             raise where(f"declared labels without a column: {missing}", column=missing[0])
         label_cols = list(universe)
     else:
-        label_cols = [c for c in rest if all(_binary(v) is not None
-                                             for v in table[c].tolist())
-                      and any(_binary(v) not in (None, "blank") for v in table[c].tolist())]
+        label_cols = []
+        for column in rest:
+            values = [_binary(v) for v in table[column].tolist()]
+            binary = sum(v in (0.0, 1.0) for v in values)
+            bad = [i for i, v in enumerate(values) if v is None]
+            if binary and not bad:
+                label_cols.append(column)
+            elif binary >= len(bad):  # mostly 0/1: a label column with a bad cell
+                row = bad[0] + 1
+                raise where(f"the column looks like a 0/1 label column but holds "
+                            f"{table[column].iat[bad[0]]!r}; fix the cell, or name the "
+                            "label columns (labels=..., --labels FILE)", row, column,
+                            row + first_line - 1 if first_line else None)
         if not label_cols:
             raise where("no 0/1 label columns: a wide table has one 0/1 column per label "
                         "(or name them: labels=..., --labels FILE)")

@@ -213,6 +213,9 @@ CASES = {
                             [r for r in LS_TAXONOMY_RECORDS if r[2] is not None]),
     "prodigy_choice": Case("prodigy_choice.jsonl", "prodigy", PRODIGY_OPTIONS,
                            PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
+    # the same answers from a "blocks" interface (choice + text_input), as custom recipes do
+    "prodigy_blocks": Case("prodigy_blocks.jsonl", "prodigy", PRODIGY_OPTIONS,
+                           PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
     "prodigy_single": Case("prodigy_choice_single.jsonl", "prodigy", [1, 2, 3],
                            PRODIGY_SINGLE_RECORDS),
     "prodigy_binary": Case("prodigy_binary.jsonl", "prodigy", ["SPORTS", "POLITICS"],

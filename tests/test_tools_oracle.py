@@ -403,16 +403,25 @@ def test_dropped_entries_counted(case):
 # exports that also hold items nobody decided on (an unlabeled task, a pending record)
 # --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, oracle", [("ls_choices_with_unlabeled.json", "ls_choices"),
-                                          ("argilla_v2_with_pending.jsonl", "argilla_v2")])
-def test_undecided_items_change_nothing(path, oracle):
+# doccano 1.5 wrote examples nobody labeled to "unknown.jsonl": a placeholder, no annotator
+DOCCANO_15 = Case("doccano_v15.zip", "doccano", ["spam", "ham"], [
+    (41, "alice", {"spam"}), (42, "alice", {"ham"}), (44, "alice", {"spam"}),
+    (41, "bob", {"spam"}), (42, "bob", {"spam"}), (43, "bob", {"ham"})])
+UNDECIDED = {"ls_with_unlabeled": ("ls_choices_with_unlabeled.json", CASES["ls_choices"], "106"),
+             "argilla_pending": ("argilla_v2_with_pending.jsonl", CASES["argilla_v2"], "rec-005"),
+             "doccano_15_unknown": ("doccano_v15.zip", DOCCANO_15, "45")}
+
+
+@pytest.mark.parametrize("name", sorted(UNDECIDED))
+def test_undecided_items_change_nothing(name):
     """Such an item is either left out or all missing; the decisions and values stay."""
-    c = CASES[oracle]
+    path, c, undecided = UNDECIDED[name]
     read = read_annotations(data(path))
     assert read.attrs.get("reader") == c.tool
     expected = c.expected()
+    assert coord_set(read, "annotator") == coord_set(expected, "annotator")
     extra = coord_set(read, "item") - coord_set(expected, "item")
-    assert extra <= {"106", "rec-005"}, extra
+    assert extra <= {undecided}, extra
     if extra:
         assert bool(as_strings(read).sel(item=sorted(extra)).isnull().all()), extra
     kept = as_strings(read).sel(item=sorted(coord_set(expected, "item")))

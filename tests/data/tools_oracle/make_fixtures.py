@@ -274,7 +274,33 @@ def doccano_zip(name, per_user, ext):
         shutil.copy(archive, os.path.join(HERE, name))
 
 
+# doccano 1.5 (backend/api/views/download/repositories.py and writer.py at tag v1.5.5):
+# one record per (example, user who labeled it), written to "<username>.jsonl" as
+# {"id", "data", "label", **meta}; an example nobody labeled goes to "unknown.jsonl" with
+# label [] ("a quick solution", says the source); zipped flat with zipfile.
+DOCCANO_15 = {
+    "alice": [(41, ["spam"]), (42, ["ham"]), (44, ["spam"])],
+    "bob": [(41, ["spam"]), (42, ["spam"]), (43, ["ham"])],
+}
+DOCCANO_15_TEXT = {41: "WIN A FREE CRUISE, reply now", 42: "Lunch at noon?",
+                   43: "Your parcel is waiting, confirm here", 44: "Cheap meds online",
+                   45: "See you at the match"}
+
+
+def doccano_15_zip(name):
+    import zipfile
+
+    files = {user: [{"id": ex, "data": DOCCANO_15_TEXT[ex], "label": labels, "lang": "en"}
+                    for ex, labels in rows] for user, rows in DOCCANO_15.items()}
+    files["unknown"] = [{"id": 45, "data": DOCCANO_15_TEXT[45], "label": []}]
+    with zipfile.ZipFile(os.path.join(HERE, name), "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for user, records in files.items():
+            zf.writestr(f"{user}.jsonl",
+                        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
 def doccano():
+    doccano_15_zip("doccano_v15.zip")
     doccano_zip("doccano_jsonl.zip", DOCCANO_JSONL, "jsonl")
     doccano_zip("doccano_csv.zip", DOCCANO_CSV, "csv")
     # collaborative annotation on: create_collaborative_dataset writes one "all.jsonl" with

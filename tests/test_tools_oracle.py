@@ -231,6 +231,11 @@ CASES = {
     "argilla_v2_single": Case("argilla_v2_single.jsonl", "argilla",
                               ["positive", "negative", "neutral"], ARGILLA_V2_SINGLE_RECORDS,
                               dropped={U1: 1, U3: 1}),
+    # a second question (free-text "comment") beside the labels: control= picks the labels
+    "argilla_v2_two_questions": Case("argilla_v2_two_questions.jsonl", "argilla",
+                                     ARGILLA_TOPICS, ARGILLA_V2_RECORDS, dropped={U1: 1, U2: 1},
+                                     kwargs={"control": "topics"},
+                                     cli_args=["--control", "topics"]),
     # the same records as the Hub holds them after dataset.to_hub(): parquet
     "argilla_v2_parquet": Case("argilla_v2.parquet", "argilla", ARGILLA_TOPICS,
                                ARGILLA_V2_RECORDS, dropped={U1: 1, U2: 1}),
@@ -470,11 +475,14 @@ def test_declared_universe_keeps_unused_labels(name):
 # a fixture with two control tags needs control=; malformed exports are refused
 # --------------------------------------------------------------------------------------
 
-def test_two_controls_need_a_choice():
+@pytest.mark.parametrize("path, tool, names", [
+    ("ls_two_controls.json", "label-studio", ["sentiment", "topic"]),
+    ("argilla_v2_two_questions.jsonl", "argilla", ["comment", "topics"])])
+def test_two_controls_need_a_choice(path, tool, names):
     with pytest.raises((AnnotationFileError, ValueError)) as info:
-        read_annotations(data("ls_two_controls.json"), tool="label-studio")
+        read_annotations(data(path), tool=tool)
     message = str(info.value)
-    assert "sentiment" in message and "topic" in message, message
+    assert all(n in message for n in names), message
 
 
 def test_the_other_control_reads_too():

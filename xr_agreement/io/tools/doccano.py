@@ -14,7 +14,9 @@ an empty ``label`` list is an annotation with no label chosen (doccano writes ev
 of the project into each user's file unless "export only approved documents" is ticked: tick
 it so that examples a user never annotated are absent, i.e. missing, rather than empty);
 a record without a ``label`` field is no decision. ``all.jsonl`` (collaborative mode) has no
-annotator and is refused.
+annotator and is refused. ``unknown.jsonl`` beside users' files, holding only examples with no
+label, is doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator,
+not read.
 """
 
 from __future__ import annotations
@@ -99,7 +101,10 @@ def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annot
     for (name, text), who in zip(members, stems):
         member = f"{path}:{name}" if is_collection(path) else path
         reader = _csv if name.lower().endswith(".csv") else _jsonl
-        annotations += reader(name, text, who, member, sep)
+        read = reader(name, text, who, member, sep)
+        if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
+            continue  # doccano's placeholder for examples nobody labelled: no annotator
+        annotations += read
     return build(annotations, reader="doccano", dropped=Dropped(), where=where,
                  universe=universe, item=item, annotator=annotator, label=label,
                  sep_in_use=sep)

@@ -213,6 +213,11 @@ CASES = {
                             [r for r in LS_TAXONOMY_RECORDS if r[2] is not None]),
     "prodigy_choice": Case("prodigy_choice.jsonl", "prodigy", PRODIGY_OPTIONS,
                            PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
+    # a dataset from a Prodigy version that wrote no _annotator_id: _session_id names the
+    # annotator
+    "prodigy_session_only": Case("prodigy_choice_session_only.jsonl", "prodigy",
+                                 PRODIGY_OPTIONS, PRODIGY_CHOICE_RECORDS,
+                                 dropped={BEA: 1, CAT: 1}),
     # the same answers from a "blocks" interface (choice + text_input), as custom recipes do
     "prodigy_blocks": Case("prodigy_blocks.jsonl", "prodigy", PRODIGY_OPTIONS,
                            PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
@@ -474,6 +479,12 @@ def test_declared_universe_keeps_unused_labels(name):
 # --------------------------------------------------------------------------------------
 # a fixture with two control tags needs control=; malformed exports are refused
 # --------------------------------------------------------------------------------------
+
+def test_unknown_control_is_refused():
+    with pytest.raises((AnnotationFileError, ValueError)) as info:
+        read_annotations(data("ls_choices.json"), tool="label-studio", control="sentiment")
+    assert "sentiment" in str(info.value) and "topic" in str(info.value), info.value
+
 
 @pytest.mark.parametrize("path, tool, names", [
     ("ls_two_controls.json", "label-studio", ["sentiment", "topic"]),

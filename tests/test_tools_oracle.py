@@ -370,8 +370,14 @@ def check_summary(name, case, code, out, err):
     assert code == 0, (name, err)
     document = json.loads(out)
     assert next(iter(document)) == "summary", (name, list(document)[:5])
-    want = float(xr_agreement.mla(case.expected(), baseline="all").agreement.sel(baseline="F"))
-    assert abs(float(document["summary"]["agreement"]["F"]) - want) < 1e-9, name
+    want = xr_agreement.mla(case.expected(), baseline="all").agreement
+    assert abs(float(document["summary"]["agreement"]["F"]) - float(want.sel(baseline="F"))) \
+        < 1e-9, name
+    # the sensitivity baselines of the summary too (AC1 and PB depend on the label universe)
+    for baseline in ("AC1", "PB"):
+        value = document["summary"]["agreement"].get(baseline)
+        if value is not None:
+            assert abs(float(value) - float(want.sel(baseline=baseline))) < 1e-9, (name, baseline)
 
 
 def test_cli_json_summary(case, capsys):
@@ -461,6 +467,13 @@ def test_wrong_tool_is_refused(name, wrong):
 # --------------------------------------------------------------------------------------
 # a declared label universe keeps labels nobody used (AC1 and PB depend on them)
 # --------------------------------------------------------------------------------------
+
+def test_declared_universe_without_a_used_label_is_refused():
+    with pytest.raises((AnnotationFileError, ValueError)) as info:
+        read_annotations(data("ls_choices.json"), tool="label-studio",
+                         labels=["Politics", "Sports", "Science"])
+    assert "Economy" in str(info.value), info.value
+
 
 @pytest.mark.parametrize("name", ["ls_choices", "argilla_v2", "crowd"])
 def test_declared_universe_keeps_unused_labels(name):

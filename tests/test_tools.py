@@ -600,3 +600,24 @@ def test_a_labeling_config_is_for_label_studio_only():
         with pytest.raises(AnnotationFileError, match=r"config.xml: a labeling config \(XML\) "
                            r"declares a Label Studio project's labels"):
             read_annotations(path, labels=LS_CONFIG)
+
+
+def test_argilla_v2_nested_records(tmp_path):
+    # records.to_json(): {"id", "fields", "responses": {"<question>": [{user_id, value,
+    # status}]}, ...}; the same responses as the v1 fixture
+    rows = [json.loads(line) for line in (ARGILLA / "records_v1.jsonl").read_text()
+            .splitlines()]
+    nested = [{"id": r["external_id"], "status": "completed", "fields": {"text": r["text"]},
+               "metadata": {}, "suggestions": {}, "responses": {"topics": r["topics"]},
+               "vectors": {}} for r in rows]
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(nested))
+    check(path, sets(ARGILLA_RECORDS, TOPICS), "argilla", ARGILLA_DROPPED)
+
+
+def test_a_json_array_of_no_known_tool_is_refused(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"doc": 1, "who": "a", "tags": ["x"]}]))
+    with pytest.raises(AnnotationFileError, match="cannot tell which tool wrote this JSON "
+                       r"array.*--from TOOL"):
+        read_annotations(path)

@@ -6,7 +6,8 @@ Format, from Argilla's documentation: v2 "Export and import datasets" and the re
 record with ``id``, ``status``, the fields, and per question ``<question>.responses`` (the
 values, a list of labels for a multi-label question), ``<question>.responses.users`` (the
 users' ids, in the same order) and ``<question>.responses.status`` ("submitted", "draft",
-"discarded"). v1 FeedbackDataset exports (``push_to_huggingface``/``format_as("datasets")``)
+"discarded"); nested records (``to_json``, ``to_list()``) hold ``"responses": {"<question>":
+[{"user_id", "value", "status"}]}``. v1 FeedbackDataset exports (``push_to_huggingface``/``format_as("datasets")``)
 hold per question a list ``[{"user_id", "value", "status"}]`` and ``external_id``.
 
 Meaning read here: only a "submitted" response is a decision; "discarded" (the annotator
@@ -89,6 +90,12 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                  label="label", **_):
     """Decisions from exported Argilla records (see the module docstring)."""
     records, where = _records(path)
+    if any(isinstance(r.get("responses"), dict) for _, r in records):
+        # v2 nested records (records.to_json / to_list()): responses = {question: [{user_id,
+        # value, status}]}, read as the v1 layout keyed by the question
+        records = [(row, {"id": r.get("id", r.get("_server_id")),
+                          **{q: v for q, v in (r.get("responses") or {}).items()}})
+                   for row, r in records]
     keys = list(dict.fromkeys(k for _, r in records for k in r))
     v2 = [k[: -len(".responses")] for k in keys if k.endswith(".responses")]
     dropped, annotations = Dropped(), []

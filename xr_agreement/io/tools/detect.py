@@ -32,6 +32,9 @@ def _json_tools(records) -> set[str]:
             found.add("label-studio")
         if "_input_hash" in keys and "answer" in keys:
             found.add("prodigy")
+        nested = record.get("responses")
+        if isinstance(nested, dict) and any(isinstance(v, list) for v in nested.values()):
+            found.add("argilla")
         if any(k.endswith(".responses") for k in keys) or any(
                 isinstance(v, list) and v and isinstance(v[0], dict) and "user_id" in v[0]
                 and "status" in v[0] for v in record.values()):
@@ -113,6 +116,11 @@ def detect_tool(path) -> str:
         keys = {k.lower() for _, r in records for k in r}
         if {"id", "label"} <= keys and not keys & set(CROWD_WORKERS):
             return "doccano"
+        if kind == "array":  # the table reader reads JSON lines only
+            raise AnnotationFileError(
+                "cannot tell which tool wrote this JSON array (Label Studio tasks, JSON-min "
+                "or Argilla records were expected); name it with tool= (--from TOOL)",
+                path=path)
         return "table"
     if name.endswith((".csv", ".tsv", ".tab", ".parquet", ".pq")):
         try:

@@ -450,6 +450,31 @@ def test_undecided_items_change_nothing(name):
                                    err_msg=var)
 
 
+def test_annotator_who_only_skipped():
+    """User 20 skipped both tasks shown: counted in dropped, and either absent or all
+    missing; the decisions and values of the others stay."""
+    c = CASES["ls_choices"]
+    read = read_annotations(data("ls_choices_with_skipper.json"))
+    expected = c.expected()
+    extra = coord_set(read, "annotator") - coord_set(expected, "annotator")
+    assert extra <= {"20"}, extra
+    if extra:
+        assert bool(as_strings(read).sel(annotator="20").isnull().all())
+    kept = as_strings(read).sel(annotator=sorted(coord_set(expected, "annotator")))
+    np.testing.assert_array_equal(kept.astype(float).values,
+                                  as_strings(expected).astype(float).values)
+    totals = {}
+    for per in read.attrs["dropped"].values():
+        for annotator, count in per.items():
+            totals[str(annotator)] = totals.get(str(annotator), 0) + int(count)
+    assert totals == {"12": 1, "7": 1, "20": 2}, read.attrs["dropped"]
+    got, want = xr_agreement.mla(read, baseline="all"), xr_agreement.mla(expected,
+                                                                      baseline="all")
+    for var in ("agreement", "observed", "minimum"):
+        np.testing.assert_allclose(got[var].values, want[var].values, rtol=0, atol=1e-12,
+                                   err_msg=var)
+
+
 # --------------------------------------------------------------------------------------
 # a tool named wrongly is refused, not guessed
 # --------------------------------------------------------------------------------------

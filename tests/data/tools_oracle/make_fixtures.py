@@ -199,6 +199,13 @@ def label_studio():
          "updated_at": "2024-04-30T07:00:00.000000Z", "model": None, "model_run": None,
          "task": 106, "project": 12}])
     write_json("ls_choices_with_unlabeled.json", tasks + [unlabeled])
+    # user 20 opened tasks 101 and 104 and skipped both: an annotator without any decision
+    skipper = copy.deepcopy(tasks)
+    for task, ann_id in ((skipper[0], 1015), (skipper[3], 1016)):
+        task["annotations"].append(ls_annotation(ann_id, task["id"], 12, 20, [],
+                                                 cancelled=True))
+        task["cancelled_annotations"] += 1
+    write_json("ls_choices_with_skipper.json", skipper)
 
     # malformed variants of the single-control taxonomy export
     text = json.dumps(ls_taxonomy_tasks())

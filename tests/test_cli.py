@@ -278,3 +278,33 @@ def test_ambiguous_or_unknown_layout(tmp_path):
         read_annotations(unknown)
     with pytest.raises(AnnotationFileError, match="cannot tell the format"):
         read_annotations(tmp_path / "votes.xlsx")
+
+
+def test_from_tool_and_control_options(capsys):
+    from xr_agreement.cli import _parser
+    from xr_agreement.io.tools import TOOLS
+
+    parser_help = _parser()._subparsers._group_actions[0].choices["report"].format_help()
+    for tool in TOOLS:
+        assert tool in parser_help
+    assert "--control NAME" in parser_help
+    # an unknown tool is an argparse error (exit 2), not a traceback
+    with pytest.raises(SystemExit) as stop:
+        main(["report", data("bias_sets.csv"), "--from", "inception"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'inception'" in capsys.readouterr().err
+    # the generic reader has no control tags to pick
+    code, _, err = run(["report", data("bias_sets.csv"), "--control", "topic"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "control= picks a control" in err
+
+
+def test_json_report_of_a_table_has_the_summary_first(capsys):
+    import json
+
+    code, out, _ = run(["report", data("bias_sets.csv"), "--labels", data("bias_labels.txt"),
+                        "--format", "json"], capsys)
+    document = json.loads(out)
+    assert code == 0 and list(document)[:2] == ["summary", "format"]
+    assert document["summary"]["reader"] == "table" and document["summary"]["dropped"] == {}
+    result = xr_agreement.mla(xr_agreement.datasets.bias_example(), "F")
+    assert document["summary"]["agreement"]["F"] == pytest.approx(float(result.agreement))

@@ -324,11 +324,13 @@ def test_ci_options_need_ci(example):
 
 def test_reports_of_an_earlier_format_are_refused_with_the_reason(example):
     text = xr_agreement.report(example).to_json()
-    old = text.replace('"xr-agreement-report/2"', '"xr-agreement-report/1"')
-    with pytest.raises(ValueError, match="earlier version with other variable names"):
-        xr_agreement.Report.from_json(old)
+    for earlier in ("1", "2"):  # 1: other variable names; 2: no summary block
+        old = text.replace('"xr-agreement-report/3"', f'"xr-agreement-report/{earlier}"')
+        with pytest.raises(ValueError, match="earlier version .other variable names or "
+                           "entries.; this version reads 'xr-agreement-report/3'"):
+            xr_agreement.Report.from_json(old)
     with pytest.raises(ValueError, match="not an"):
-        xr_agreement.Report.from_json(text.replace('"xr-agreement-report/2"', '"something"'))
+        xr_agreement.Report.from_json(text.replace('"xr-agreement-report/3"', '"something"'))
 
 
 # ---------------------------------------------------------------------------------------
@@ -472,3 +474,20 @@ def test_drifting_annotator_named_in_report():
                               "label": [f"code-{j}" for j in range(6)]})
     text = str(xr_agreement.report(da))
     assert "Leaving out annotator cy raises agreement most" in text
+
+
+def test_summary_is_flat_and_first_in_the_json(example):
+    rep = xr_agreement.report(example)
+    document = json.loads(rep.to_json())
+    assert list(document)[0] == "summary"
+    summary = document["summary"]
+    assert summary == rep.summary()
+    assert summary["N"] == 4 and summary["n"] == 3 and summary["k"] == 31
+    # the paper's worked example (section 3.7): A_ml^(F) = 0.232, p_r = 28 / (12 * 31)
+    assert summary["agreement"]["F"] == pytest.approx(0.232, abs=5e-4)
+    assert summary["p_r"] == pytest.approx(28 / (12 * 31))
+    for name in ("agreement_lower", "agreement_upper"):
+        assert summary[name] == {"F": None, "AC1": None, "PB": None}
+    # an array built in Python was read by no reader: the report says nothing about reading
+    assert summary["reader"] is None and summary["dropped"] == {}
+    assert "reader" not in str(rep).split("1. Label universe")[0]

@@ -19,6 +19,11 @@ EXAMPLE = """examples:
   xr-agreement report decisions.parquet --layout long --format html --output report.html
       one row per item x annotator x label with a 0/1 column "value"
   xr-agreement report votes.tsv --baseline AC1 --sensitivity F,PB --ci 0.95 --seed 1
+  xr-agreement report export.json --labels config.xml
+      a Label Studio export (the tool is told from the content; --from TOOL forces one:
+      label-studio, prodigy, doccano, argilla, mturk, crowd, wide, table); config.xml the
+      project's labeling config (its <Choice> values are the label universe)
+  xr-agreement report export.json --format json | jq .summary.agreement.F
 """
 
 
@@ -65,6 +70,12 @@ def _level(text: str) -> float:
     return value
 
 
+def _tools() -> list[str]:
+    from .io.tools import TOOLS
+
+    return list(TOOLS)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xr-agreement",
@@ -82,13 +93,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    report.add_argument("file", nargs="?", metavar="FILE",
-                        help="CSV, TSV, parquet or JSON-lines file (default: the bundled "
-                        "worked example)")
-    report.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
-                        help="sets: row per item x annotator with a label list; long: row per "
-                        "item x annotator x label with a 0/1 column; single: one rating per "
-                        "row (default: auto)")
+    _add_reading_options(report)
     report.add_argument("--format", choices=["text", "markdown", "json", "html"],
                         default="text", help="output format (default: text)")
     report.add_argument("--output", "-o", metavar="PATH", help="write here instead of stdout")
@@ -97,20 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--sensitivity",
                         help="comma-separated sensitivity baselines, or 'none' "
                         "(default: the two baselines other than the primary)")
-    report.add_argument("--labels", metavar="FILE",
-                        help="declared label universe: one label per line (optionally "
-                        "label<TAB>name)")
     report.add_argument("--labels-fixed", type=_yes_no, metavar="yes|no",
                         help="was the label inventory fixed before annotation?")
     report.add_argument("--all-labels-considered", type=_yes_no, metavar="yes|no",
                         help="was every annotator expected to consider every label?")
     report.add_argument("--joint-omissions", metavar="TEXT",
                         help="what a joint omission means in this task (stated in the report)")
-    report.add_argument("--sep", default=";", help="separator inside a label-list cell "
-                        "(default: ;)")
-    for role in ("item", "annotator", "labels", "label", "value", "rating"):
-        report.add_argument(f"--{role}-column", metavar="NAME",
-                            help=f"name of the {role} column (default: recognised)")
     report.add_argument("--ci", type=_level, metavar="LEVEL",
                         help="confidence level of bootstrap intervals, e.g. 0.95")
     report.add_argument("--seed", type=int, help="random seed of the bootstrap")
@@ -130,6 +127,32 @@ DISAGREEMENTS_EXAMPLE = """examples:
 """
 
 
+def _add_reading_options(parser) -> None:
+    """FILE and how to read it: the same for every subcommand."""
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="an annotation tool's export (a directory or .zip for doccano), "
+                        "or a CSV, TSV, parquet or JSON-lines table (default: the bundled "
+                        "worked example)")
+    parser.add_argument("--from", dest="tool", choices=_tools(), metavar="TOOL",
+                        help="the annotation tool that wrote FILE: " + ", ".join(_tools())
+                        + " (default: told from the content)")
+    parser.add_argument("--control", metavar="NAME",
+                        help="the Label Studio control (from_name), Argilla question or MTurk "
+                        "crowd element to read when the file holds several")
+    parser.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
+                        help="sets: row per item x annotator with a label list; long: row per "
+                        "item x annotator x label with a 0/1 column; single: one rating per "
+                        "row (default: auto)")
+    parser.add_argument("--labels", metavar="FILE",
+                        help="declared label universe: one label per line (optionally "
+                        "label<TAB>name), or a Label Studio labeling config (XML)")
+    parser.add_argument("--sep", help="separator inside a label-list cell "
+                        "(default: ;, and # for doccano CSV)")
+    for role in ("item", "annotator", "labels", "label", "value", "rating"):
+        parser.add_argument(f"--{role}-column", metavar="NAME",
+                            help=f"name of the {role} column (default: recognised)")
+
+
 def _add_disagreements(commands) -> None:
     """The ``disagreements`` subcommand: reads FILE as ``report`` does."""
     parser = commands.add_parser(
@@ -143,21 +166,9 @@ def _add_disagreements(commands) -> None:
         epilog=DISAGREEMENTS_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="CSV, TSV, parquet or JSON-lines file (default: the bundled "
-                        "worked example)")
-    parser.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
-                        help="as for report (default: auto)")
+    _add_reading_options(parser)
     parser.add_argument("--output", "-o", metavar="PATH",
                         help="a .csv or .json file (default: CSV on stdout)")
-    parser.add_argument("--labels", metavar="FILE",
-                        help="declared label universe: one label per line (optionally "
-                        "label<TAB>name)")
-    parser.add_argument("--sep", default=";", help="separator inside a label-list cell "
-                        "(default: ;)")
-    for role in ("item", "annotator", "labels", "label", "value", "rating"):
-        parser.add_argument(f"--{role}-column", metavar="NAME",
-                            help=f"name of the {role} column (default: recognised)")
     parser.set_defaults(labels_fixed=None)
 
 
@@ -195,7 +206,8 @@ def _decisions(args):
         return bias_example(), title, fixed, []
     columns = {f"{role}_column": getattr(args, f"{role}_column")
                for role in ("item", "annotator", "labels", "label", "value", "rating")}
-    da = read_annotations(args.file, args.layout, labels=args.labels, sep=args.sep, **columns)
+    da = read_annotations(args.file, args.layout, tool=args.tool, control=args.control,
+                          labels=args.labels, sep=args.sep, **columns)
     title = f"Multi-label agreement report: {os.path.basename(args.file)}"
     if args.layout == "single":
         import pandas as pd

@@ -239,7 +239,7 @@ def read_label_universe(path) -> tuple[list, list | None]:
     return labels, (names if any(n is not None for n in names) else None)
 
 
-def read_annotations(
+def read_table_annotations(
     path,
     layout: str = "auto",
     *,
@@ -256,7 +256,8 @@ def read_annotations(
     annotator: str = "annotator",
     label: str = "label",
 ) -> xr.DataArray:
-    """Read annotations from a CSV, TSV, parquet or JSON-lines file.
+    """Read annotations from a CSV, TSV, parquet or JSON-lines table (the generic reader
+    of :func:`xr_agreement.read_annotations`, ``tool="table"``).
 
     Parameters
     ----------
@@ -305,11 +306,11 @@ def read_annotations(
     >>> path = os.path.join(tempfile.mkdtemp(), "votes.csv")
     >>> with open(path, "w") as f:
     ...     _ = f.write("item,annotator,labels\\ns1,ann,a\\ns1,bob,a;b\\ns2,ann,\\ns2,bob,b\\n")
-    >>> da = xr_agreement.read_annotations(path)
+    >>> da = xr_agreement.read_annotations(path, tool="table")
     >>> da.sel(item="s1").values
     array([[1, 0],
            [1, 1]], dtype=uint8)
-    >>> xr_agreement.read_annotations(path, labels=["a", "b", "c"]).sizes["label"]
+    >>> read_table_annotations(path, labels=["a", "b", "c"]).sizes["label"]
     3
     """
     if layout not in ("auto", "sets", "long", "single"):
@@ -361,6 +362,7 @@ def read_annotations(
     if names is not None:
         da = da.assign_coords(label_name=(label, [n or str(v) for n, v in
                                                   zip(names, da[label].values.tolist())]))
+    da.attrs.update(reader="table", dropped={})
     return da
 
 
@@ -402,6 +404,11 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
     if _is_blank(value):
         return []
     if isinstance(value, str):
+        if value.strip()[:1] in "[{":  # a JSON list or a Python list repr: never one label
+            from .cells import cell_labels
+
+            return cell_labels(value, sep, lambda message, *_: locate(message, position,
+                                                                      column))
         return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, (list, tuple, np.ndarray, set, frozenset)):
         return [_label_value(v) for v in value if not _is_blank(v)]
@@ -447,6 +454,8 @@ def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
                for p, v in enumerate(table[column].tolist())]
     per_row, universe = _unify_labels(per_row, universe)
     _check_universe(per_row, universe, column, locate)
+    if universe is None:
+        _check_joined(per_row, sep, column, locate)
     for position, row in enumerate(per_row):
         if len(set(row)) != len(row):
             raise locate(f"a label is listed twice in {row!r}", position, column)
@@ -455,6 +464,25 @@ def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
         raise locate("no label is selected anywhere and no label universe is declared; "
                      "pass labels=... (--labels FILE)", column=column)
     return from_sets(records, labels=universe, item=item, annotator=annotator, label=label)
+
+
+def _check_joined(per_row, sep, column, locate):
+    """Refuse a label that is other labels of the file joined by another separator than
+    ``sep`` ("x, y" beside "x" and "y" is two labels, not a third)."""
+    from .cells import SEPARATORS
+
+    labels = {v for row in per_row for v in row if isinstance(v, str)}
+    for position, row in enumerate(per_row):
+        for value in row:
+            for other in SEPARATORS:
+                if other == sep or not isinstance(value, str) or other not in value:
+                    continue
+                parts = [p.strip() for p in value.split(other)]
+                if all(p in labels for p in parts):
+                    raise locate(f"the label {value!r} is the labels {parts} joined by "
+                                 f"{other!r}, not one label; if labels are separated by "
+                                 f"{other!r} here, say so (sep={other!r}, --sep {other!r})",
+                                 position, column)
 
 
 def _binary(value, position, column, locate) -> float:

@@ -29,7 +29,7 @@ from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
 
 
 
-JSON_FORMAT = "xr-agreement-report/2"
+JSON_FORMAT = "xr-agreement-report/3"
 
 
 # the default sensitivity analysis; when the primary is one of them, the other baselines
@@ -261,7 +261,12 @@ def _design(da, result, item, annotator, label, used_labels, unused_labels, n_ha
             "disputed_labels": [_plain(v) for v in da[label].values[row.values]],
         })
     n_decisions = int(np.prod([da.sizes[d] for d in (item, annotator, label)]))
+    # items an annotation tool's export left with fewer than two annotators' decisions
+    single = [_plain(v) for v, n in zip(da[item].values, per_item) if n < 2]
     return {
+        "reader": da.attrs.get("reader"),
+        "dropped": da.attrs.get("dropped") or {},
+        "items_with_fewer_than_two_annotators": single,
         "n_items": int(da.sizes[item]),
         "n_annotators": int(da.sizes[annotator]),
         "annotators_per_item": {"min": int(per_item.min()), "median": float(
@@ -353,6 +358,7 @@ class Report(_RenderedReport):
         """Plain-Python form of the report: settings, design and the Datasets in xarray's
         ``to_dict`` layout (variables keyed by their Dataset names; NaN as None)."""
         return _json_safe({
+            "summary": self.summary(),
             "format": JSON_FORMAT,
             "settings": self.settings,
             "design": self.design,
@@ -363,6 +369,19 @@ class Report(_RenderedReport):
                 else self.used_result.to_dict(data="list"),
             },
         })
+
+    def summary(self) -> dict:
+        """The headline numbers as one flat dict (the JSON report's first entry):
+        ``agreement``, ``minimum``, ``agreement_lower`` and ``agreement_upper`` per baseline
+        (None without intervals), ``N``, ``n``, ``k``, ``observed`` (A_o), ``p_r`` (the raw
+        prevalence), and how the annotations were read (``reader``, ``dropped``)."""
+        ds, d = self.result, self.design
+        out = {name: {b: float(ds[name].sel(baseline=b)) if name in ds else None
+                      for b in self.baselines}
+               for name in ("agreement", "minimum", "agreement_lower", "agreement_upper")}
+        return {**out, "N": d["n_items"], "n": d["n_annotators"], "k": d["n_labels"],
+                "observed": float(ds.observed), "p_r": float(ds.raw_prevalence),
+                "reader": d.get("reader"), "dropped": d.get("dropped") or {}}
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -484,7 +503,32 @@ def _headline(f: _Facts):
                      "to normalise by (1 - A_e = 0, e.g. every label constant under F).")
     return ("__title__", [("p", s["title"] or "Multi-label agreement report"),
                           ("p", headline)]
-            + [("p", note) for note in s.get("notes", [])])
+            + [("p", note) for note in s.get("notes", [])] + _reading(f))
+
+
+def _reading(f: _Facts) -> list:
+    """How an annotation tool's export was read: the reader, what it dropped and why, and
+    the items left with fewer than two annotators."""
+    reader, dropped = f.d.get("reader"), f.d.get("dropped") or {}
+    if reader is None:
+        return []
+    text = f"Read with the {reader!r} reader. "
+    if dropped:
+        text += "Annotations left out, per reason (per annotator): " + "; ".join(
+            f"{reason} {sum(per.values())} ("
+            + ", ".join(f"{who}: {n}" for who, n in per.items()) + ")"
+            for reason, per in dropped.items()) + "."
+        text += (" A left-out annotation is no decision (missing), not an empty label set"
+                 + ("; a superseded one was replaced by the same annotator's later "
+                    "annotation of the item." if "superseded" in dropped else "."))
+    else:
+        text += "No annotation was left out."
+    single = f.d.get("items_with_fewer_than_two_annotators") or []
+    if single:
+        shown = ", ".join(map(str, single[:10])) + (", ..." if len(single) > 10 else "")
+        text += (f" {len(single)} item(s) have fewer than two annotators' decisions and "
+                 f"contribute no pair: {shown}.")
+    return [("p", text)]
 
 
 def _universe_section(f: _Facts):

@@ -51,11 +51,12 @@ class _RenderedReport:
         if found != cls._json_format:
             family, _, version = str(found).rpartition("/")
             if family == cls._json_format.rpartition("/")[0]:
-                # format 1 used the variable names from before docs/vocabulary.md
+                # format 1 used the variable names from before docs/vocabulary.md; format 2
+                # of the report had no summary block and no reading facts
                 raise ValueError(
                     f"this {cls._kind} was written in format {found!r}, by an earlier version "
-                    f"with other variable names; this version reads {cls._json_format!r}: "
-                    "recompute the report from the annotations")
+                    f"(other variable names or entries); this version reads "
+                    f"{cls._json_format!r}: recompute the report from the annotations")
             raise ValueError(f"not an {cls._kind} (format {found!r})")
         return data
 

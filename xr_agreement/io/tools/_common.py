@@ -1,0 +1,290 @@
+"""What every annotation-tool reader shares: loading the export, the guards against silent
+nonsense in label cells, and one builder from annotations to the decision array.
+
+A reader turns its export into :class:`Annotation` records (one per item x annotator, or per
+item x annotator x label for binary tools) and a ``dropped`` tally; :func:`build` checks them
+against the declared universe and the separator guard and makes the DataArray, whose attrs
+``reader`` and ``dropped`` say how it was read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import zipfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ..cells import SEPARATORS, blank, cell_labels, label_text  # noqa: F401 (for readers)
+from ..files import AnnotationFileError
+
+# Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
+# named in ``zeros`` are 0 and the others undecided (a binary accept/reject).
+REST_ZERO = "zero"
+
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+@dataclass
+class Annotation:
+    """One annotator's decisions on one item, and where they came from in the file."""
+
+    item: object
+    annotator: str
+    chosen: list | None  # None: no decision (the item and annotator still get coordinates)
+    zeros: object = REST_ZERO  # REST_ZERO or a list of labels decided 0
+    row: int | None = None  # 1-based record / row / line position
+    column: str | None = None
+    line: int | None = None
+    label: object = None  # binary tools: the one label this record decides
+
+
+@dataclass
+class Dropped:
+    """Counts of annotations that were not decisions, per reason and annotator."""
+
+    counts: dict = field(default_factory=lambda: defaultdict(Counter))
+
+    def add(self, reason: str, annotator) -> None:
+        self.counts[reason][str(annotator)] += 1
+
+    def as_dict(self) -> dict:
+        return {reason: dict(sorted(per.items())) for reason, per in sorted(self.counts.items())}
+
+
+class Where:
+    """Builds one-line AnnotationFileErrors for one file."""
+
+    def __init__(self, path, kind: str = "row", line_offset: int | None = None):
+        # kind "line": positions are lines (JSON lines); line_offset: data row r of a text
+        # table is line r + line_offset (1 below a header)
+        self.path, self.kind, self.line_offset = path, kind, line_offset
+
+    def __call__(self, message, row=None, column=None, line=None):
+        if self.kind == "line" and line is None and row is not None:
+            line, row = row, None
+        if line is None and row is not None and self.line_offset is not None:
+            line = row + self.line_offset
+        return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)
+
+
+# --------------------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------------------
+
+
+def read_text(path) -> str:
+    if not os.path.exists(path):
+        raise AnnotationFileError("file not found", path=path)
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            return handle.read()
+    except UnicodeDecodeError as error:
+        raise AnnotationFileError(f"not UTF-8 text: {error.reason}", path=path) from None
+
+
+def load_json_records(path, text: str | None = None) -> tuple[list, str]:
+    """A JSON array or JSON lines, as (records, "array" | "lines"); every record a dict."""
+    text = read_text(path) if text is None else text
+    stripped = text.lstrip()
+    if not stripped:
+        raise AnnotationFileError("the file is empty", path=path)
+    if stripped.startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise AnnotationFileError(f"invalid JSON (truncated or malformed): {error.msg} at "
+                                      f"column {error.colno}", path=path,
+                                      line=error.lineno) from None
+        kind = "array"
+    else:
+        records, kind = [], "lines"
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise AnnotationFileError(f"invalid JSON (truncated or malformed): {error.msg}",
+                                          path=path, line=number) from None
+            records[-1] = (number, records[-1])
+    checked = []
+    for position, entry in enumerate(records, start=1):
+        number, record = entry if kind == "lines" else (position, entry)
+        if not isinstance(record, dict):
+            raise AnnotationFileError(f"each record must be a JSON object, got "
+                                      f"{type(record).__name__}", path=path,
+                                      **({"line": number} if kind == "lines" else {"row": number}))
+        checked.append((number, record))
+    if not checked:
+        raise AnnotationFileError("the file holds no records", path=path)
+    return checked, kind
+
+
+def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
+    """A CSV as text cells (no NA guessing); header = line 1, data row r = line r + 1."""
+    text = read_text(path) if text is None else text
+    if not text.strip():
+        raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
+    try:
+        table = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise AnnotationFileError(f"cannot parse the CSV: {' '.join(str(error).split())}",
+                                  path=path) from None
+    if table.empty:
+        raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
+    table.columns = [str(c).strip() for c in table.columns]
+    return table
+
+
+def member_files(path) -> list[tuple[str, str]]:
+    """(name, text) of the files in a directory or a .zip, sorted by name; hidden files and
+    folders (``__MACOSX``) left out."""
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if not n.startswith(".")
+                       and os.path.isfile(os.path.join(path, n)))
+        out = []
+        for name in names:
+            out.append((name, read_text(os.path.join(path, name))))
+        return out
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as error:
+        raise AnnotationFileError(f"cannot open the zip archive: {error}", path=path) from None
+    out = []
+    with archive:
+        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+            name = info.filename
+            base = os.path.basename(name)
+            if info.is_dir() or not base or base.startswith(".") or "__MACOSX" in name:
+                continue
+            try:
+                out.append((name, archive.read(info).decode("utf-8-sig")))
+            except UnicodeDecodeError:
+                raise AnnotationFileError("not UTF-8 text", path=f"{path}:{name}") from None
+    return out
+
+
+def is_collection(path) -> bool:
+    return os.path.isdir(path) or (os.fspath(path).lower().endswith(".zip")
+                                   and zipfile.is_zipfile(path))
+
+
+# --------------------------------------------------------------------------------------
+# the guard against labels joined by another separator (the cell guards: io/cells.py)
+# --------------------------------------------------------------------------------------
+
+
+def check_joined(annotations: list[Annotation], where, sep_in_use: str | None,
+                 option: str = "--sep") -> None:
+    """Refuse a label that is other labels of the file joined by a separator that is not the
+    one in use ("x, y" beside "x" and "y")."""
+    labels = {v for a in annotations for v in a.chosen}
+    labels |= {v for a in annotations if isinstance(a.zeros, list) for v in a.zeros}
+    for annotation in annotations:
+        for value in annotation.chosen:
+            for sep in SEPARATORS:
+                if sep == sep_in_use or sep not in value:
+                    continue
+                parts = [p.strip() for p in value.split(sep)]
+                if len(parts) > 1 and all(p in labels and p != value for p in parts):
+                    hint = (f"; if labels are separated by {sep!r} here, say so ({option} "
+                            f"{sep!r})" if option else "")
+                    raise where(f"the label {value!r} is the labels {parts} joined by "
+                                f"{sep!r}, not one label{hint}", annotation.row,
+                                annotation.column, annotation.line)
+
+
+# --------------------------------------------------------------------------------------
+# building the decision array
+# --------------------------------------------------------------------------------------
+
+
+def _coordinate(values: list):
+    """Item ids as the tool gave them: integers (or integer text in every row of a table, as
+    the table reader does) are int, anything else is text."""
+    if values and all((isinstance(v, (int, np.integer)) and not isinstance(v, bool))
+                      or (isinstance(v, str) and _INTEGER.match(v)) for v in values):
+        return [int(v) for v in values]
+    return [str(v) for v in values]
+
+
+def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where,
+          universe: list | None = None, item: str = "item", annotator: str = "annotator",
+          label: str = "label", sep_in_use: str | None = None, sep_option: str = "--sep",
+          key_by_label: bool = False, duplicate_hint: str = "") -> xr.DataArray:
+    """The decision DataArray (item, annotator, label) of the annotations.
+
+    ``key_by_label``: binary tools, where one record decides one label, so an (item,
+    annotator) may have one record per label. A duplicate key is an error naming both rows.
+    """
+    if not any(a.chosen is not None for a in annotations):
+        reasons = ", ".join(f"{n} {r}" for r, per in dropped.as_dict().items()
+                            for n in [sum(per.values())])
+        raise where("no annotation is a decision" + (f" (dropped: {reasons})" if reasons
+                                                       else ""))
+    for annotation in annotations:  # one id per item, however the file spelled it (1, "1")
+        annotation.item = str(annotation.item).strip()
+    missing = [a for a in annotations if a.chosen is None]
+    annotations = [a for a in annotations if a.chosen is not None]
+    if sep_in_use is not False and universe is None:  # a declared label is one label
+        check_joined(annotations, where, sep_in_use, sep_option)
+    seen = {}
+    for annotation in annotations:
+        key = (annotation.item, annotation.annotator)
+        if key_by_label:
+            key += (annotation.label,)
+        if key in seen:
+            first = seen[key]
+            at = (f"row {first.row}" if first.line is None else f"line {first.line}")
+            raise where(f"duplicate annotation: item {annotation.item!r} by annotator "
+                        f"{annotation.annotator!r} already at {at}{duplicate_hint}",
+                        annotation.row, annotation.column, annotation.line)
+        seen[key] = annotation
+    if universe is not None:
+        declared = set(universe)
+        for annotation in annotations:
+            zeros = annotation.zeros if isinstance(annotation.zeros, list) else []
+            for value in list(annotation.chosen) + zeros:
+                if value not in declared:
+                    raise where(f"label {value!r} is not in the declared label universe "
+                                f"({len(universe)} labels: {', '.join(universe[:8])}"
+                                f"{', ...' if len(universe) > 8 else ''})", annotation.row,
+                                annotation.column, annotation.line)
+        labels = list(universe)
+    else:
+        used = {v for a in annotations for v in a.chosen}
+        used |= {v for a in annotations if isinstance(a.zeros, list) for v in a.zeros}
+        if not used:
+            raise where("no label is selected anywhere and no label universe is declared; "
+                        "pass labels=... (--labels FILE)")
+        labels = sorted(used)
+    ordered = sorted(annotations + missing, key=lambda a: (a.line or a.row or 0))
+    items = list(dict.fromkeys(a.item for a in ordered))
+    annotators = list(dict.fromkeys(a.annotator for a in ordered))
+    item_index = {v: i for i, v in enumerate(items)}
+    annotator_index = {v: i for i, v in enumerate(annotators)}
+    label_index = {v: i for i, v in enumerate(labels)}
+    values = np.full((len(items), len(annotators), len(labels)), np.nan)
+    for annotation in annotations:
+        cell = values[item_index[annotation.item], annotator_index[annotation.annotator]]
+        if annotation.zeros == REST_ZERO:
+            cell[:] = 0.0
+        else:
+            for value in annotation.zeros:
+                cell[label_index[value]] = 0.0
+        for value in annotation.chosen:
+            cell[label_index[value]] = 1.0
+    return xr.DataArray(
+        values, dims=(item, annotator, label),
+        coords={item: _coordinate(items), annotator: [str(a) for a in annotators],
+                label: [str(v) for v in labels]},
+        name="decision",
+        attrs={"reader": reader, "dropped": dropped.as_dict()},
+    )

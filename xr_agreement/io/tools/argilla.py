@@ -1,0 +1,164 @@
+"""Argilla exported records: the v2 flat layout and the v1 FeedbackDataset layout.
+
+Format, from Argilla's documentation: v2 "Export and import datasets" and the records API
+(https://docs.argilla.io/latest/how_to_guides/import_export/,
+``dataset.records.to_datasets()`` / ``to_list(flatten=True)`` / ``to_json``): one row per
+record with ``id``, ``status``, the fields, and per question ``<question>.responses`` (the
+values, a list of labels for a multi-label question), ``<question>.responses.users`` (the
+users' ids, in the same order) and ``<question>.responses.status`` ("submitted", "draft",
+"discarded"); nested records (``to_json``, ``to_list()``) hold ``"responses": {"<question>":
+[{"user_id", "value", "status"}]}``. v1 FeedbackDataset exports (``push_to_huggingface``/``format_as("datasets")``)
+hold per question a list ``[{"user_id", "value", "status"}]`` and ``external_id``.
+
+Meaning read here: only a "submitted" response is a decision; "discarded" (the annotator
+declined the record) and "draft" (not submitted) are no decision, dropped as such; a
+submitted multi-label response with an empty list chose no label. The item is the record's
+``id`` (v1: ``external_id``, else ``id``, else the row number); the annotator is the user id.
+A file with several label questions needs ``control=``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+
+import numpy as np
+import pandas as pd
+
+from ..files import AnnotationFileError
+from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
+                      read_csv, read_text)
+
+STATUSES = ("submitted", "discarded", "draft")
+
+
+def _records(path) -> tuple[list[tuple[int, dict]], Where]:
+    name = os.fspath(path).lower()
+    if name.endswith((".parquet", ".pq")):
+        try:
+            table = pd.read_parquet(path)
+        except Exception as error:  # noqa: BLE001 - pyarrow raises several unrelated types
+            raise AnnotationFileError(f"cannot read parquet: {error}", path=path) from None
+        return [(i + 1, r) for i, r in enumerate(table.to_dict("records"))], Where(path)
+    if name.endswith((".csv", ".tsv")):
+        table = read_csv(path, sep="\t" if name.endswith(".tsv") else ",")
+        return [(i + 1, r) for i, r in enumerate(table.to_dict("records"))], Where(path)
+    records, kind = load_json_records(path, read_text(path))
+    return records, Where(path, kind="line" if kind == "lines" else "row")
+
+
+def _listed(value, where, row, column):
+    """A list cell: a list, an array (parquet) or its JSON / Python text (CSV)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, str) and value.strip()[:1] in "[{":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            try:
+                return ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                raise where(f"cannot parse the list {value[:60]!r}", row, column) from None
+    if blank(value):
+        return []
+    return value
+
+
+def _labels(value, where, row, column) -> list[str]:
+    value = _listed(value, where, row, column)
+    if isinstance(value, list):
+        return [label_text(v, where, row, column) for v in value if not blank(v)]
+    return [label_text(value, where, row, column)]
+
+
+def _choose(questions, control, where):
+    if control is not None:
+        if control not in questions:
+            raise where(f"no question named {control!r}; the file has {sorted(questions)}")
+        return control
+    if len(questions) == 1:
+        return questions[0]
+    if not questions:
+        raise where("no question responses found: expected <question>.responses columns "
+                    "(v2) or [{user_id, value, status}] lists (v1)")
+    raise where(f"several questions: {sorted(questions)}; choose one with control=NAME "
+                "(command line: --control NAME)")
+
+
+def read_argilla(path, *, universe=None, control=None, item="item", annotator="annotator",
+                 label="label", **_):
+    """Decisions from exported Argilla records (see the module docstring)."""
+    records, where = _records(path)
+    if any(isinstance(r.get("responses"), dict) for _, r in records):
+        # v2 nested records (records.to_json / to_list()): responses = {question: [{user_id,
+        # value, status}]}, read as the v1 layout keyed by the question
+        records = [(row, {"id": r.get("id", r.get("_server_id")),
+                          **{q: v for q, v in (r.get("responses") or {}).items()}})
+                   for row, r in records]
+    keys = list(dict.fromkeys(k for _, r in records for k in r))
+    v2 = [k[: -len(".responses")] for k in keys if k.endswith(".responses")]
+    dropped, annotations = Dropped(), []
+    if v2:
+        question = _choose(v2, control, where)
+        columns = [f"{question}.responses", f"{question}.responses.users",
+                   f"{question}.responses.status"]
+        for column in columns[1:]:
+            if column not in keys:
+                raise where(f"no {column!r} column next to {columns[0]!r}", column=column)
+        for row, record in records:
+            record_id = record.get("id", record.get("_server_id"))
+            if blank(record_id):
+                raise where("a record without id", row, "id")
+            values, users, statuses = (_listed(record.get(c), where, row, c) for c in columns)
+            if not (isinstance(values, list) and isinstance(users, list)
+                    and isinstance(statuses, list)) or not len(values) == len(users) == len(
+                    statuses):
+                raise where(f"{columns[0]}, .users and .status must be lists of one length",
+                            row, columns[0])
+            for value, user, status in zip(values, users, statuses):
+                _add(annotations, dropped, record_id, user, status, value, where, row,
+                     columns[0])
+    else:
+        questions = [k for k in keys if any(_is_v1(r.get(k)) for _, r in records)]
+        question = _choose(questions, control, where)
+        for row, record in records:
+            record_id = next((record[k] for k in ("external_id", "id")
+                              if not blank(record.get(k))), row)
+            responses = _listed(record.get(question), where, row, question)
+            if not isinstance(responses, list):
+                raise where("responses must be a list of {user_id, value, status}", row,
+                            question)
+            for response in responses:
+                if not isinstance(response, dict) or "user_id" not in response:
+                    raise where("a response without user_id", row, question)
+                _add(annotations, dropped, record_id, response["user_id"],
+                     response.get("status"), response.get("value"), where, row, question)
+    return build(annotations, reader="argilla", dropped=dropped, where=where,
+                 universe=universe, item=item, annotator=annotator, label=label,
+                 sep_option="")
+
+
+def _is_v1(value) -> bool:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    return (isinstance(value, list) and bool(value) and isinstance(value[0], dict)
+            and "user_id" in value[0] and "status" in value[0])
+
+
+def _add(annotations, dropped, record_id, user, status, value, where, row, column):
+    if blank(user):
+        raise where("a response without a user id", row, column)
+    if status not in STATUSES:
+        raise where(f"response status must be one of {list(STATUSES)}, got {status!r}", row,
+                    column)
+    record_id = record_id if not isinstance(record_id, float) else int(record_id)
+    if status != "submitted":
+        dropped.add(status, user)
+        annotations.append(Annotation(record_id, str(user), None, row=row))
+        return
+    if isinstance(value, dict) and "value" in value:
+        value = value["value"]  # v1 responses may nest {"value": ...}
+    chosen = _labels(value, where, row, column)
+    annotations.append(Annotation(record_id, str(user), list(dict.fromkeys(chosen)), row=row,
+                                  column=column))

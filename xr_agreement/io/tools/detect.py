@@ -1,0 +1,131 @@
+"""Which tool wrote a file, told from its content (not its extension).
+
+Each tool leaves a signature no other leaves: Label Studio tasks with ``annotations`` (or
+JSON-min records with ``annotator`` and ``annotation_id``), Prodigy's ``_input_hash`` with
+``answer``, Argilla's ``<question>.responses`` columns or ``[{user_id, value, status}]``
+lists, MTurk's ``HITId`` + ``WorkerId`` + ``Answer.*``, doccano's per-user files. A table
+that the generic reader understands stays "table"; otherwise the crowd-table and wide-table
+column names are tried. Two signatures at once is ambiguous and refused (pass ``tool=``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLUMNS,
+                     AnnotationFileError)
+from ._common import is_collection, load_json_records, read_text
+from .tables import CROWD_ITEMS, CROWD_LABELS, CROWD_WORKERS, FLAG_COLUMNS, _binary, read_table
+
+
+# how many rows or lines are read to tell the tool (a large table is read once, by its reader)
+PEEK_ROWS = 1000
+
+
+def _json_tools(records) -> set[str]:
+    found = set()
+    for _, record in records[:PEEK_ROWS]:
+        keys = set(record)
+        if isinstance(record.get("annotations"), list):
+            found.add("label-studio")
+        if {"annotator", "id"} <= keys and ("annotation_id" in keys or "lead_time" in keys):
+            found.add("label-studio")
+        if "_input_hash" in keys and "answer" in keys:
+            found.add("prodigy")
+        nested = record.get("responses")
+        if isinstance(nested, dict) and any(isinstance(v, list) for v in nested.values()):
+            found.add("argilla")
+        if any(k.endswith(".responses") for k in keys) or any(
+                isinstance(v, list) and v and isinstance(v[0], dict) and "user_id" in v[0]
+                and "status" in v[0] for v in record.values()):
+            found.add("argilla")
+    return found
+
+
+def _columns_tool(columns, rows) -> str | None:
+    lower = {c.lower() for c in columns}
+    if {"hitid", "workerid"} <= lower and any(c.startswith("Answer.") for c in columns):
+        return "mturk"
+    if any(c.endswith(".responses") for c in columns):
+        return "argilla"
+    has = {role: bool(lower & set(names)) for role, names in (
+        ("item", ITEM_COLUMNS), ("annotator", ANNOTATOR_COLUMNS),
+        ("labels", LABELS_COLUMNS + LABEL_COLUMNS))}
+    if all(has.values()):
+        return "table"
+    crowd_item = bool(lower & set(CROWD_ITEMS)) or any(c.startswith("input:") for c in lower)
+    crowd_worker = bool(lower & set(CROWD_WORKERS))
+    crowd_label = bool(lower & set(CROWD_LABELS)) or any(c.startswith("output:") for c in lower)
+    if crowd_item and crowd_worker and crowd_label:
+        return "crowd"
+    if crowd_item and crowd_worker and rows is not None:
+        ids = set(CROWD_ITEMS) | set(CROWD_WORKERS) | set(FLAG_COLUMNS)
+        binary = [c for c in columns if c.lower() not in ids and all(
+            _binary(v) is not None for v in rows[c].tolist())]
+        if binary:
+            return "wide"
+    if {"id", "label"} <= lower and not crowd_worker:
+        return "doccano"
+    return None
+
+
+def detect_tool(path) -> str:
+    """The tool whose export ``path`` is: one of the readers' names, or "table" (the
+    generic reader) when no tool's signature is found.
+
+    Raises
+    ------
+    AnnotationFileError
+        The file carries the signatures of two tools, or is a JSON array that cannot be
+        parsed.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "db-out.jsonl")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write(json.dumps({"_input_hash": 1, "_annotator_id": "a", "label": "X",
+    ...                             "answer": "accept"}) + "\\n")
+    >>> detect_tool(path)
+    'prodigy'
+    """
+    if not os.path.exists(path):
+        return "table"  # whose message (unknown extension, file not found) stays as it was
+    if is_collection(path):
+        return "doccano"
+    name = os.fspath(path).lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        name = name.removesuffix(suffix)
+    if name.endswith((".json", ".jsonl", ".ndjson")) and name == os.fspath(path).lower():
+        text = read_text(path)
+        if not text.lstrip().startswith("["):  # JSON lines: the first lines tell the tool
+            text = "\n".join(text.splitlines()[:PEEK_ROWS])
+        try:
+            records, kind = load_json_records(path, text)
+        except AnnotationFileError:
+            if text.lstrip().startswith("["):
+                raise  # only a tool writes one JSON array; the table reader reads lines
+            return "table"  # the table reader says what is wrong, as it always did
+        found = _json_tools(records)
+        if len(found) > 1:
+            raise AnnotationFileError(f"the file looks like an export of several tools "
+                                      f"({sorted(found)}); name it with tool= (--from TOOL)",
+                                      path=path)
+        if found:
+            return found.pop()
+        keys = {k.lower() for _, r in records for k in r}
+        if {"id", "label"} <= keys and not keys & set(CROWD_WORKERS):
+            return "doccano"
+        if kind == "array":  # the table reader reads JSON lines only
+            raise AnnotationFileError(
+                "cannot tell which tool wrote this JSON array (Label Studio tasks, JSON-min "
+                "or Argilla records were expected); name it with tool= (--from TOOL)",
+                path=path)
+        return "table"
+    if name.endswith((".csv", ".tsv", ".tab", ".parquet", ".pq")):
+        try:
+            table, _ = read_table(path, nrows=PEEK_ROWS)
+        except AnnotationFileError:
+            return "table"  # the table reader says what is wrong, as it always did
+        return _columns_tool(list(table.columns), table) or "table"
+    return "table"

@@ -1,0 +1,110 @@
+"""doccano exports: JSONL with a ``label`` list, or CSV with ``#``-joined labels; one file per
+user (the export zip of a project without collaborative annotation).
+
+Format, from doccano's documentation (https://doccano.github.io/doccano/tutorial/#export-data)
+and its export code (``backend/data_export``: one file per user named after the user,
+``all.jsonl`` when annotation is collaborative): text classification JSONL records are
+``{"id": 1, "text": "...", "label": ["positive", "news"]}``; sequence labelling records hold
+``"label": [[start, end, "PER"], ...]``; the CSV has columns ``id``, ``text``, ``label``, the
+labels of one example joined by ``#``.
+
+Meaning read here: the annotator is the file's name without extension; the item is the
+record's ``id``; a record's labels are its choices (for spans, the set of span labels used);
+an empty ``label`` list is an annotation with no label chosen (doccano writes every example
+of the project into each user's file unless "export only approved documents" is ticked: tick
+it so that examples a user never annotated are absent, i.e. missing, rather than empty);
+a record without a ``label`` field is no decision. ``all.jsonl`` (collaborative mode) has no
+annotator and is refused. ``unknown.jsonl`` beside users' files, holding only examples with no
+label, is doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator,
+not read.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
+                      label_text, load_json_records, member_files, read_csv, read_text)
+
+EXTENSIONS = (".jsonl", ".json", ".csv")
+
+
+def _span_or_label(value, where, row, column):
+    if isinstance(value, list) and len(value) == 3 and not isinstance(value[2], list):
+        return label_text(value[2], where, row, column)  # [start, end, label]
+    if isinstance(value, dict) and "label" in value:
+        return label_text(value["label"], where, row, column)
+    return label_text(value, where, row, column)
+
+
+def _jsonl(name, text, who, path, sep):
+    where = Where(path, kind="line")
+    records, kind = load_json_records(path, text)
+    out = []
+    for line, record in records:
+        if record.get("id") in (None, ""):
+            raise where("a record without id", line, "id")
+        key = "label" if "label" in record else "labels" if "labels" in record else None
+        if key is None:
+            continue  # no decision recorded for this example
+        value = record[key]
+        if isinstance(value, str):
+            chosen = cell_labels(value, sep, where, line, key)
+        elif isinstance(value, list):
+            chosen = [_span_or_label(v, where, line, key) for v in value]
+        else:
+            raise where(f"label must be a list, got {value!r}", line, key)
+        out.append(Annotation(record["id"], who, list(dict.fromkeys(chosen)), line=line,
+                              column=key, row=line if kind == "array" else None))
+    return out
+
+
+def _csv(name, text, who, path, sep):
+    where = Where(path, line_offset=1)
+    table = read_csv(path, text)
+    lower = {c.lower(): c for c in table.columns}
+    for needed in ("id", "label"):
+        if needed not in lower:
+            raise where(f"no {needed!r} column; a doccano CSV export has columns id, text, "
+                        f"label; this file has {list(table.columns)}", column=needed)
+    out = []
+    for position, (item, cell) in enumerate(zip(table[lower["id"]], table[lower["label"]])):
+        row = position + 1
+        if blank(item):
+            raise where("empty id: every row needs an example id", row, lower["id"])
+        chosen = cell_labels(cell, sep, where, row, lower["label"])
+        out.append(Annotation(item.strip(), who, list(dict.fromkeys(chosen)), row=row,
+                              column=lower["label"], line=row + 1))
+    return out
+
+
+def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annotator",
+                 label="label", **_):
+    """Decisions from a doccano export: a zip or directory of per-user files, or one user's
+    file (see the module docstring)."""
+    sep = "#" if sep is None else sep
+    if is_collection(path) or os.fspath(path).lower().endswith(".zip"):
+        members = [(n, t) for n, t in member_files(path)
+                   if os.path.splitext(n)[1].lower() in EXTENSIONS]
+    else:
+        members = [(os.path.basename(os.fspath(path)), read_text(path))]
+    where = Where(path)
+    if not members:
+        raise where("no .jsonl, .json or .csv file inside")
+    stems = [os.path.splitext(os.path.basename(n))[0] for n, _ in members]
+    if stems == ["all"] or (len(stems) > 1 and "all" in stems):
+        raise where("all.jsonl merges every user's labels (collaborative annotation): there "
+                    "is no annotator to compare; export with collaborative annotation off")
+    if len(set(stems)) != len(stems):
+        raise where(f"two files for one user: {sorted(stems)}")
+    annotations = []
+    for (name, text), who in zip(members, stems):
+        member = f"{path}:{name}" if is_collection(path) else path
+        reader = _csv if name.lower().endswith(".csv") else _jsonl
+        read = reader(name, text, who, member, sep)
+        if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
+            continue  # doccano's placeholder for examples nobody labelled: no annotator
+        annotations += read
+    return build(annotations, reader="doccano", dropped=Dropped(), where=where,
+                 universe=universe, item=item, annotator=annotator, label=label,
+                 sep_in_use=sep)

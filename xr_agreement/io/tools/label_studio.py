@@ -1,0 +1,310 @@
+"""Label Studio exports: the JSON export (a JSON array of tasks) and the JSON-min export.
+
+Format, from Label Studio's documentation "Label Studio JSON format of annotated tasks"
+(https://labelstud.io/guide/task_format, https://labelstud.io/guide/export) and the
+``convert_to_json_min`` / ``prettify_result`` code of label-studio-converter:
+
+- JSON: ``[{"id": <task id>, "data": {...}, "annotations": [{"id", "completed_by",
+  "was_cancelled", "created_at", "updated_at", "result": [{"from_name", "to_name", "type",
+  "value": {"choices": [...]}}]}], "predictions": [...]}]``. ``completed_by`` is the user id
+  (an int) or, with annotator details, an object ``{"id", "email", ...}``. ``predictions`` are
+  a model's, not an annotator's, and are not read.
+- JSON-min: one flat record per annotation: the task data fields, ``id`` (task),
+  ``annotator``, ``annotation_id``, ``created_at``, ``updated_at``, ``lead_time``, and one key
+  per control tag (its ``from_name``): a single choice as a string, several as
+  ``{"choices": [...]}``, a taxonomy as ``[{"taxonomy": [[...]]}]``, spans as
+  ``[{"start", "end", "text", "labels": [...]}]``.
+- The labeling config (XML) declares the label universe: ``<Choices name=...>`` with
+  ``<Choice value=... alias=...>`` children (the result holds the alias when one is set),
+  ``<Taxonomy>`` with nested ``<Choice>``, ``<Labels>`` with ``<Label>``.
+
+Meaning read here:
+
+- one annotation per (task, annotator); the annotator is ``completed_by``'s email when
+  present, else its id;
+- ``was_cancelled: true`` (the annotator pressed Skip): no decision, dropped "cancelled";
+- a submitted annotation with no result entry for the control: the annotator chose no label
+  (every label 0);
+- ``choices`` and ``taxonomy`` values (a taxonomy path joined with "/"), ``labels`` and the
+  other ``*labels`` span types: the set of labels used on the task;
+- several annotations by one person on one task: the latest (``updated_at``, else
+  ``created_at``, else the last in the file) is the decision, the others are dropped
+  "superseded";
+- a file holding several control tags needs ``control=`` (an error lists them).
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ElementTree
+
+from ..files import AnnotationFileError
+from ._common import Annotation, Dropped, Where, build, label_text, load_json_records
+
+LABEL_TAGS = ("choices", "taxonomy", "labels")
+
+# JSON-min keys that are annotation metadata, never a control tag
+MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time",
+            "agreement", "drafts", "predictions", "total_annotations", "cancelled_annotations",
+            "total_predictions", "file_upload", "inner_id", "project", "meta"}
+
+
+def _is_label_type(kind: str) -> bool:
+    kind = kind.lower()
+    return kind in ("choices", "taxonomy") or kind.endswith("labels")
+
+
+def read_config(path) -> dict[str, list[str] | None]:
+    """Control name -> its declared label values (None when the choices are dynamic) from a
+    Label Studio labeling config (XML)."""
+    if not os.path.exists(path):
+        raise AnnotationFileError("labeling config not found", path=path)
+    try:
+        root = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as error:
+        raise AnnotationFileError(f"not a valid labeling config (XML): {error}",
+                                  path=path) from None
+    controls = {}
+    for element in root.iter():
+        tag = element.tag.lower()
+        if not (tag in ("choices", "taxonomy") or tag.endswith("labels")) or "name" not in \
+                element.attrib:
+            continue
+        if tag == "taxonomy":
+            values = []
+
+            def walk(node, prefix):
+                for child in node:
+                    if child.tag.lower() == "choice":
+                        name = child.get("alias") or child.get("value")
+                        values.append("/".join(prefix + [name]))
+                        walk(child, prefix + [name])
+
+            walk(element, [])
+        else:
+            child_tag = "choice" if tag == "choices" else "label"
+            values = [c.get("alias") or c.get("value") for c in element.iter()
+                      if c.tag.lower() == child_tag and (c.get("alias") or c.get("value"))]
+        controls[element.get("name")] = values or None
+    if not controls:
+        raise AnnotationFileError("the labeling config has no Choices, Taxonomy or Labels "
+                                  "control", path=path)
+    return controls
+
+
+def _pick_control(found: dict, control, config, where, source: str) -> str:
+    names = list(config) if config else list(found)
+    if control is not None:
+        if control not in found and control not in (config or {}):
+            raise where(f"no control named {control!r}; the {source} has "
+                        f"{sorted(set(found) | set(config or {}))}")
+        return control
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise where("no annotation holds a choices, taxonomy or labels result: nothing to "
+                    "measure agreement on")
+    raise where(f"several control tags: {sorted(names)}; choose one with control=NAME "
+                "(command line: --control NAME)")
+
+
+def _annotator_of(value, where, row, column):
+    if isinstance(value, dict):
+        found = value.get("email") or value.get("id")
+        if found in (None, ""):
+            raise where("completed_by has neither email nor id", row, column)
+        return str(found)
+    if value is None or value == "" or isinstance(value, (bool, list)):
+        raise where(f"missing annotator id ({column} is {value!r})", row, column)
+    return str(value)
+
+
+def _values_of(kind: str, value, where, row, column) -> list[str]:
+    if not isinstance(value, dict):
+        raise where(f"result value must be an object, got {value!r}", row, column)
+    if kind == "taxonomy":
+        paths = value.get("taxonomy")
+        if not isinstance(paths, list):
+            raise where("a taxonomy result without value.taxonomy", row, column)
+        out = []
+        for path in paths:
+            path = path if isinstance(path, list) else [path]
+            out.append("/".join(label_text(p, where, row, column) for p in path))
+        return out
+    chosen = value.get(kind, value.get("choices") if kind == "choices" else None)
+    if not isinstance(chosen, list):
+        raise where(f"a {kind} result without a value.{kind} list", row, column)
+    return [label_text(v, where, row, column) for v in chosen]
+
+
+def _latest(group: list[tuple]) -> int:
+    """Position in ``group`` of the latest annotation: updated_at, else created_at, else the
+    last (ISO timestamps compare as text)."""
+    for key in ("updated_at", "created_at"):
+        stamps = [entry[1].get(key) for entry in group]
+        if all(isinstance(s, str) and s for s in stamps):
+            return max(range(len(group)), key=lambda i: (stamps[i], i))
+    return len(group) - 1
+
+
+def read_label_studio(path, *, universe=None, config=None, control=None, item="item",
+                      annotator="annotator", label="label", text=None):
+    """Decisions from a Label Studio JSON or JSON-min export (see the module docstring)."""
+    where = Where(path)
+    records, kind = load_json_records(path, text)
+    if kind != "array":
+        raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
+                    "lines")
+    if any("annotations" in r for _, r in records):
+        return _read_full(records, where, universe, config, control, item, annotator, label)
+    return _read_min(records, where, universe, config, control, item, annotator, label)
+
+
+def _universe(config, chosen_control, universe):
+    if universe is None and config is not None:
+        return config.get(chosen_control)
+    return universe
+
+
+def _read_full(records, where, universe, config, control, item, annotator, label):
+    found = {}
+    for row, task in records:
+        annotations = task.get("annotations")
+        if annotations is None:
+            raise where("a task without an annotations list", row, "annotations")
+        if not isinstance(annotations, list):
+            raise where("annotations must be a list", row, "annotations")
+        for number, entry in enumerate(annotations):
+            column = f"annotations[{number}]"
+            if not isinstance(entry, dict):
+                raise where("an annotation must be an object", row, column)
+            if "result" not in entry:
+                raise where("an annotation without result", row, f"{column}.result")
+            if not isinstance(entry["result"], list):
+                raise where("result must be a list", row, f"{column}.result")
+            for position, result in enumerate(entry["result"]):
+                if not isinstance(result, dict) or "type" not in result:
+                    raise where("a result entry without type", row,
+                                f"{column}.result[{position}]")
+                if _is_label_type(str(result["type"])) and "from_name" in result:
+                    found.setdefault(result["from_name"], str(result["type"]).lower())
+                elif result.get("from_name") == control:
+                    raise where(f"control {control!r} is a {result['type']!r} result, not "
+                                "choices, taxonomy or labels", row,
+                                f"{column}.result[{position}]")
+    chosen_control = _pick_control(found, control, config, where, "export")
+    dropped = Dropped()
+    groups = {}
+    for row, task in records:
+        if "id" not in task or task["id"] in (None, ""):
+            raise where("a task without id", row, "id")
+        for number, entry in enumerate(task["annotations"]):
+            column = f"annotations[{number}]"
+            if "completed_by" not in entry:
+                raise where("an annotation without completed_by", row,
+                            f"{column}.completed_by")
+            who = _annotator_of(entry["completed_by"], where, row, f"{column}.completed_by")
+            groups.setdefault((task["id"], who), []).append((row, entry, column))
+    annotations = []
+    for (task_id, who), group in groups.items():
+        winner = _latest(group)
+        for position, _ in enumerate(group):
+            if position != winner:
+                dropped.add("superseded", who)
+        row, entry, column = group[winner]
+        cancelled = entry.get("was_cancelled", False)
+        if not isinstance(cancelled, bool):
+            raise where(f"was_cancelled must be true or false, got {cancelled!r}", row,
+                        f"{column}.was_cancelled")
+        if cancelled:
+            dropped.add("cancelled", who)
+            annotations.append(Annotation(task_id, who, None, row=row))
+            continue
+        chosen = []
+        for position, result in enumerate(entry["result"]):
+            if result.get("from_name") != chosen_control:
+                continue
+            kind = str(result["type"]).lower()
+            if not _is_label_type(kind):
+                raise where(f"control {chosen_control!r} is a {kind!r} result, not choices, "
+                            "taxonomy or labels", row, f"{column}.result[{position}]")
+            chosen += _values_of(kind, result.get("value"), where, row,
+                                 f"{column}.result[{position}].value")
+        annotations.append(Annotation(task_id, who, list(dict.fromkeys(chosen)), row=row,
+                                      column=f"{column}.result"))
+    return build(annotations, reader="label-studio", dropped=dropped, where=where,
+                 universe=_universe(config, chosen_control, universe), item=item,
+                 annotator=annotator, label=label, sep_option="")
+
+
+def _min_shape(value) -> bool:
+    """A JSON-min value that can only be a control's result (not task data)."""
+    if isinstance(value, dict):
+        return any(k in value for k in LABEL_TAGS)
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return all(any(k in v for k in LABEL_TAGS) or "labels" in v for v in value)
+    return False
+
+
+def _min_values(value, where, row, column) -> list[str]:
+    if isinstance(value, str):
+        return [label_text(value, where, row, column)]
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise where(f"cannot read labels from {value!r}", row, column)
+    out = []
+    for entry in value:
+        if isinstance(entry, str):
+            out.append(label_text(entry, where, row, column))
+            continue
+        if not isinstance(entry, dict):
+            raise where(f"cannot read labels from {entry!r}", row, column)
+        kinds = [k for k in entry if k in LABEL_TAGS or k.endswith("labels")]
+        if len(kinds) != 1:
+            raise where(f"cannot read labels from {entry!r}", row, column)
+        out += _values_of(kinds[0], entry, where, row, column)
+    return out
+
+
+def _read_min(records, where, universe, config, control, item, annotator, label):
+    for row, record in records:
+        for key in ("id", "annotator"):
+            if key not in record or record[key] in (None, ""):
+                raise where(f"a JSON-min record without {key!r} (is this a Label Studio "
+                            "export?)", row, key)
+    found = {}
+    for _, record in records:
+        for key, value in record.items():
+            if key not in MIN_META and _min_shape(value):
+                found.setdefault(key, "choices")
+    if control is None and not config and not found:
+        keys = sorted({k for _, r in records for k in r if k not in MIN_META})
+        raise where(f"cannot tell which field holds the labels; name the control: "
+                    f"control=NAME (--control NAME) or pass the labeling config (--labels "
+                    f"config.xml); fields: {keys}")
+    chosen_control = _pick_control(found, control, config, where, "export")
+    dropped = Dropped()
+    groups = {}
+    for row, record in records:
+        who = _annotator_of(record["annotator"], where, row, "annotator")
+        groups.setdefault((record["id"], who), []).append((row, record, chosen_control))
+    annotations = []
+    for (task_id, who), group in groups.items():
+        winner = _latest(group)
+        for position, _ in enumerate(group):
+            if position != winner:
+                dropped.add("superseded", who)
+        row, record, _ = group[winner]
+        if record.get("was_cancelled") is True:
+            dropped.add("cancelled", who)
+            annotations.append(Annotation(task_id, who, None, row=row))
+            continue
+        value = record.get(chosen_control)
+        chosen = [] if value in (None, "", []) else _min_values(value, where, row,
+                                                                chosen_control)
+        annotations.append(Annotation(task_id, who, list(dict.fromkeys(chosen)), row=row,
+                                      column=chosen_control))
+    return build(annotations, reader="label-studio", dropped=dropped, where=where,
+                 universe=_universe(config, chosen_control, universe), item=item,
+                 annotator=annotator, label=label, sep_option="")

@@ -1,0 +1,131 @@
+"""Amazon Mechanical Turk batch results CSV (and SageMaker Ground Truth custom templates,
+which use the same crowd HTML elements).
+
+Format, from the MTurk Requester documentation ("Downloading batch results": one row per
+assignment with ``HITId``, ``AssignmentId``, ``WorkerId``, ``AssignmentStatus``
+(``Submitted``, ``Approved``, ``Rejected``), ``Input.<name>`` and ``Answer.<name>``
+columns) and the crowd HTML elements reference for ``crowd-classifier-multi-select``
+(https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-classifier-multi-select.html:
+"The output of this element is an object using the specified name value as a property
+name, and a string from the categories as the property's value": ``[{"<name>": {"labels":
+["label_a", "label_b"]}}]``, submitted by ``crowd-form`` in ``Answer.taskAnswers``;
+``crowd-classifier`` gives ``{"label": "..."}``). Classic HTML checkbox templates give one
+``Answer.<label>.on`` column per label, ``true`` when checked and blank otherwise (a browser
+submits no value for an unchecked box).
+
+Meaning read here: item ``HITId``, annotator ``WorkerId``; a ``Rejected`` assignment is no
+decision (dropped "rejected": the requester refused the work); ``Submitted`` and
+``Approved`` are decisions; the labels come from ``Answer.taskAnswers`` (a JSON cell,
+parsed, never taken as one label) or from the ``Answer.<label>.on`` columns (whose labels
+are then the universe, a box nobody ticked included); several crowd elements in
+``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
+(MTurk gives a worker one assignment per HIT).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ._common import Annotation, Dropped, Where, blank, build, label_text, read_csv
+
+STATUSES = ("Submitted", "Approved", "Rejected")
+TRUE, FALSE = {"true", "on", "1", "yes"}, {"false", "off", "0", "no", ""}
+
+
+def read_mturk(path, *, universe=None, control=None, item="item", annotator="annotator",
+               label="label", **_):
+    """Decisions from an MTurk batch results CSV (see the module docstring)."""
+    where = Where(path, line_offset=1)
+    table = read_csv(path)
+    for needed in ("HITId", "WorkerId"):
+        if needed not in table.columns:
+            raise where(f"no {needed!r} column: not an MTurk batch results file", column=needed)
+    checkboxes = [c for c in table.columns if c.startswith("Answer.") and c.endswith(".on")]
+    answers = "Answer.taskAnswers" in table.columns
+    if not answers and not checkboxes:
+        raise where("no Answer.taskAnswers column and no Answer.<label>.on checkbox columns",
+                    column="Answer.taskAnswers")
+    if answers and checkboxes:
+        raise where("both Answer.taskAnswers and Answer.<label>.on columns: cannot tell which "
+                    "holds the labels", column="Answer.taskAnswers")
+    dropped, annotations, parsed = Dropped(), [], []
+    for position, record in enumerate(table.to_dict("records")):
+        row = position + 1
+        line = row + 1
+        for column in ("HITId", "WorkerId"):
+            if blank(record[column]):
+                raise where(f"empty {column}", row, column, line)
+        who = record["WorkerId"].strip()
+        status = record.get("AssignmentStatus", "Submitted").strip()
+        if status not in STATUSES:
+            raise where(f"AssignmentStatus must be one of {list(STATUSES)}, got {status!r}",
+                        row, "AssignmentStatus", line)
+        if status == "Rejected":
+            dropped.add("rejected", who)
+            annotations.append(Annotation(record["HITId"].strip(), who, None, row=row,
+                                          line=line))
+            continue
+        if answers:
+            parsed.append((row, line, record, _task_answers(record["Answer.taskAnswers"],
+                                                            where, row, line)))
+        else:
+            chosen = []
+            for column in checkboxes:
+                word = str(record[column]).strip().lower()
+                if word in TRUE:
+                    chosen.append(column[len("Answer."):-len(".on")])
+                elif word not in FALSE:
+                    raise where(f"a checkbox cell must be true or blank, got {word!r}", row,
+                                column, line)
+            annotations.append(Annotation(record["HITId"].strip(), who, chosen, row=row,
+                                          line=line, column="Answer"))
+    if answers:
+        names = list(dict.fromkeys(n for *_, found in parsed for n in found))
+        if control is not None and control not in names:
+            raise where(f"no crowd element named {control!r} in Answer.taskAnswers; found "
+                        f"{names}", column="Answer.taskAnswers")
+        if control is None and len(names) > 1:
+            raise where(f"Answer.taskAnswers holds several elements: {names}; choose one with "
+                        "control=NAME (command line: --control NAME)",
+                        column="Answer.taskAnswers")
+        name = control or (names[0] if names else None)
+        for row, line, record, found in parsed:
+            chosen = found.get(name, [])
+            annotations.append(Annotation(record["HITId"].strip(), record["WorkerId"].strip(),
+                                          chosen, row=row, line=line,
+                                          column="Answer.taskAnswers"))
+    if checkboxes and universe is None:  # one column per label: the export declares them all
+        universe = [c[len("Answer."):-len(".on")] for c in checkboxes]
+    elif checkboxes:
+        outside = [c for c in checkboxes if c[len("Answer."):-len(".on")] not in universe]
+        if outside:
+            raise where(f"checkbox column {outside[0]!r} is not a label of the declared "
+                        "universe", column=outside[0])
+    return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
+                 item=item, annotator=annotator, label=label, sep_option="",
+                 duplicate_hint=" (MTurk gives a worker one assignment per HIT)")
+
+
+def _task_answers(cell, where, row, line) -> dict[str, list[str]]:
+    """Element name -> labels from one ``Answer.taskAnswers`` cell."""
+    column = "Answer.taskAnswers"
+    try:
+        value = json.loads(cell)
+    except (json.JSONDecodeError, TypeError):
+        raise where(f"Answer.taskAnswers is not valid JSON: {str(cell)[:60]!r}", row, column,
+                    line) from None
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise where("Answer.taskAnswers must be a list of objects", row, column, line)
+    out = {}
+    for entry in value:
+        for name, answer in entry.items():
+            if isinstance(answer, dict) and isinstance(answer.get("labels"), list):
+                labels = answer["labels"]
+            elif isinstance(answer, dict) and "label" in answer:
+                labels = [] if blank(answer["label"]) else [answer["label"]]
+            else:
+                continue  # another element of the form (free text, a rating): not labels
+            out[name] = list(dict.fromkeys(label_text(v, where, row, column) for v in labels))
+    return out

@@ -1,0 +1,110 @@
+"""Prodigy ``db-out`` exports (JSON lines).
+
+Format, from Prodigy's documentation: "Annotation interfaces" (https://prodi.gy/docs/api-interfaces:
+"Annotated tasks contain an additional "answer" key mapping to either "accept", "reject" or
+"ignore""; the ``choice`` interface: ``"options": [{"id", "text"}]`` and the selected ids in
+``"accept"``; the binary ``classification`` interface: one ``"label"`` per task), the
+``db-out`` recipe (https://prodi.gy/docs/recipes#db-out) and the multi-annotator
+documentation (``_annotator_id`` and ``_session_id``, ``_input_hash`` identifying the input,
+https://prodi.gy/docs/task-routing, https://prodi.gy/docs/review).
+
+Meaning read here:
+
+- item: ``_input_hash``; annotator: ``_annotator_id``, else ``_session_id``;
+- ``"answer": "ignore"``: the annotator skipped the task: no decision, dropped "ignored";
+- choice tasks (with ``options``): ``accept`` -> the ids in ``accept`` are 1 and the other
+  options 0; the label universe is the union of the options' ids (or the declared one);
+- choice tasks answered ``reject``: Prodigy's own conversion of choice annotations for
+  training treats the options selected in a rejected task as wrong (negative) answers and
+  says nothing about the others, so the selected ids are 0 and the other options undecided
+  (NaN); a rejected choice task with nothing selected says nothing about any option: no
+  decision, dropped "rejected";
+- binary tasks (``label`` + ``answer``, no ``options``): ``accept`` -> that label 1,
+  ``reject`` -> that label 0, the other labels undecided for that annotator;
+- a file mixing choice and binary tasks, an unknown ``answer``, a missing ``_input_hash``
+  or annotator id is an error; so is the same (input, annotator) twice (the same label twice
+  in binary tasks): Prodigy has no "latest wins" rule.
+"""
+
+from __future__ import annotations
+
+from ._common import Annotation, Dropped, Where, build, label_text, load_json_records
+
+ANSWERS = ("accept", "reject", "ignore")
+
+
+def read_prodigy(path, *, universe=None, item="item", annotator="annotator", label="label",
+                 text=None, **_):
+    """Decisions from a Prodigy ``db-out`` JSONL file (see the module docstring)."""
+    where = Where(path, kind="line")
+    records, kind = load_json_records(path, text)
+    annotations, dropped, kinds, options = [], Dropped(), {}, []
+    for line, task in records:
+        if kind == "array":
+            raise where("a Prodigy db-out export is JSON lines (one task per line), not one "
+                        "JSON array")
+        if task.get("_input_hash") in (None, ""):
+            raise where("a task without _input_hash", line, "_input_hash")
+        who = task.get("_annotator_id") or task.get("_session_id")
+        if who in (None, ""):
+            raise where("a task without _annotator_id or _session_id", line, "_annotator_id")
+        answer = task.get("answer")
+        if answer not in ANSWERS:
+            raise where(f"answer must be one of {list(ANSWERS)}, got {answer!r}", line,
+                        "answer")
+        task_kind = "choice" if "options" in task else "binary" if "label" in task else None
+        if task_kind is None:
+            raise where("a task with neither options (choice) nor label (binary)", line)
+        kinds.setdefault(task_kind, line)
+        if len(kinds) > 1:
+            first = kinds["choice" if task_kind == "binary" else "binary"]
+            raise where(f"mixed task types: a {task_kind} task here, a "
+                        f"{'choice' if task_kind == 'binary' else 'binary'} task on line "
+                        f"{first}; export one recipe's dataset at a time", line)
+        if task_kind == "choice":
+            if not isinstance(task["options"], list):
+                raise where("options must be a list", line, "options")
+            ids = []
+            for option in task["options"]:
+                if not isinstance(option, dict) or "id" not in option:
+                    raise where("an option without id", line, "options")
+                ids.append(label_text(option["id"], where, line, "options"))
+            options += ids
+        if answer == "ignore":
+            dropped.add("ignored", who)
+            annotations.append(Annotation(task["_input_hash"], str(who), None, line=line))
+            continue
+        if task_kind == "binary":
+            value = label_text(task["label"], where, line, "label")
+            chosen, zeros = ([value], []) if answer == "accept" else ([], [value])
+            annotations.append(Annotation(task["_input_hash"], str(who), chosen, zeros,
+                                          line=line, column="label", label=value))
+            continue
+        accepted = task.get("accept", [])
+        if not isinstance(accepted, list):
+            raise where("accept must be a list of option ids", line, "accept")
+        accepted = [label_text(v, where, line, "accept") for v in accepted]
+        unknown = [v for v in accepted if v not in ids]
+        if unknown:
+            raise where(f"accept holds {unknown}, which are not among this task's options "
+                        f"{ids}", line, "accept")
+        if answer == "accept":
+            annotations.append(Annotation(task["_input_hash"], str(who), accepted, line=line,
+                                          column="accept"))
+        elif accepted:
+            annotations.append(Annotation(task["_input_hash"], str(who), [], accepted,
+                                          line=line, column="accept"))
+        else:
+            dropped.add("rejected", who)
+            annotations.append(Annotation(task["_input_hash"], str(who), None, line=line))
+    if universe is None and "choice" in kinds:
+        universe = list(dict.fromkeys(options))
+    elif universe is not None and "choice" in kinds:
+        declared = set(universe)
+        outside = [v for v in dict.fromkeys(options) if v not in declared]
+        if outside:
+            raise where(f"options {outside} are not in the declared label universe")
+    return build(annotations, reader="prodigy", dropped=dropped, where=where,
+                 universe=universe, item=item, annotator=annotator, label=label,
+                 sep_option="", key_by_label="binary" in kinds,
+                 duplicate_hint=" (Prodigy has no rule for a repeated answer)")

@@ -29,6 +29,21 @@ def _item_values(agreeing, pairs, gaps):
     return observed.reshape(pairs.shape), agreement.reshape((gaps.shape[0], *pairs.shape))
 
 
+def _label_sums(label_counts, m):
+    """:func:`_kernels.label_sums` over any leading axes (numpy): the per-label sums of
+    :func:`finish_counts` in one pass instead of some thirty small array operations (at
+    (1000, 5, 50) these took a third of the call)."""
+    lead = label_counts.shape[:-3]
+    k, M = label_counts.shape[-3:-1]
+    G = int(np.prod(lead))
+    sums = np.empty((G, k, 6), np.int64)
+    disagreement = np.empty((G, k))
+    _kernels.label_sums(np.ascontiguousarray(label_counts, np.int64).reshape(G, k, M, 3),
+                        np.ascontiguousarray(m, np.int64), sums, disagreement)
+    sums = sums.reshape(lead + (k, 6))
+    return (*(sums[..., c] for c in range(6)), disagreement.reshape(lead + (k,)))
+
+
 def _nan_as_zero(values):
     """NaN -> 0 (labels without pairable decisions contribute nothing), numpy or dask."""
     return np.where(np.isnan(values), 0.0, values)
@@ -84,16 +99,25 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         occurs = label_counts[..., 0].reshape(-1, n_annotators + 1).any(axis=0)
         if not occurs.all():
             m, label_counts = m[occurs], label_counts[..., occurs, :]
-    pairable = m >= 2
-    inverse = np.where(pairable, 1.0 / np.maximum(m - 1, 1), 0.0)
-    cells = label_counts[..., 0] * pairable
-    positives = label_counts[..., 1] * pairable
-    squares = label_counts[..., 2] * pairable
-    n_j = _over_m(m * cells)
+    if isinstance(label_counts, np.ndarray):
+        (n_j, positives_j, positive_pairs, positive_total, negative_pairs, negative_total,
+         disagreement) = _label_sums(label_counts, m)
+    else:
+        pairable = m >= 2
+        inverse = np.where(pairable, 1.0 / np.maximum(m - 1, 1), 0.0)
+        cells = label_counts[..., 0] * pairable
+        positives = label_counts[..., 1] * pairable
+        squares = label_counts[..., 2] * pairable
+        n_j = _over_m(m * cells)
+        positives_j = _over_m(positives)
+        # sum_i 2 x (m - x) / (m - 1) = n_j D_o,j
+        disagreement = _over_m(2 * (m * positives - squares) * inverse)
+        positive_pairs = _over_m(squares - positives)
+        positive_total = _over_m((m - 1) * positives)
+        negative_pairs = _over_m(m * m * cells - 2 * m * positives + squares - m * cells
+                                 + positives)
+        negative_total = _over_m((m - 1) * (m * cells - positives))
     total_values = n_j.sum(-1)
-    positives_j = _over_m(positives)
-    # sum_i 2 x (m - x) / (m - 1) = n_j D_o,j
-    disagreement = _over_m(2 * (m * positives - squares) * inverse)
     p_j = divide(positives_j, n_j)
     # coefficients are computed as 1 - D / (1 - A_e): equal to (A_o - A_e) / (1 - A_e), and
     # exactly 1 when nothing disagrees
@@ -144,11 +168,8 @@ def finish_counts(label_counts, item_agreeing, item_pairs, baselines) -> dict:
         label_observed=label_observed,
         label_observed_minimum=1 - divide(2 * max_disagreement, n_j),
         label_prevalence=p_j,
-        label_positive_agreement=divide(_over_m(squares - positives), _over_m((m - 1) * positives)),
-        label_negative_agreement=divide(
-            _over_m(m * m * cells - 2 * m * positives + squares - m * cells + positives),
-            _over_m((m - 1) * (m * cells - positives)),
-        ),
+        label_positive_agreement=divide(positive_pairs, positive_total),
+        label_negative_agreement=divide(negative_pairs, negative_total),
         label_n_pairable_values=n_j,
     )
     return values

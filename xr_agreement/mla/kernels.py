@@ -196,6 +196,49 @@ def item_values(agreeing, pairs, gaps, observed, agreement):
 
 
 @njit(cache=True, nogil=True)
+def label_sums(label_counts, m_values, sums, disagreement):
+    """The per-label sums over m of ``mla.finish_counts`` in one pass (its numpy path; the
+    same integer and float operations as its array arithmetic, so results are identical).
+
+    label_counts (G, k, M, 3) int64 for the numbers of deciders ``m_values`` (M,); writes
+    sums (G, k, 6) int64: n_j = sum m cells, positives, sum (x^2 - x), sum (m - 1) x,
+    sum (m^2 - m) cells - (2m - 1) x + x^2, sum (m - 1)(m cells - x), over pairable cells
+    (m >= 2); and disagreement (G, k) float64 = sum 2 (m x - x^2) / (m - 1).
+    """
+    G, k, M = label_counts.shape[:3]
+    for g in range(G):
+        for j in range(k):
+            n_j = 0
+            positives = 0
+            positive_pairs = 0
+            positive_total = 0
+            negative_pairs = 0
+            negative_total = 0
+            total = 0.0
+            for u in range(M):
+                m = m_values[u]
+                if m < 2:
+                    continue
+                cells = label_counts[g, j, u, 0]
+                x = label_counts[g, j, u, 1]
+                xx = label_counts[g, j, u, 2]
+                n_j += m * cells
+                positives += x
+                total += 2 * (m * x - xx) * (1.0 / (m - 1))
+                positive_pairs += xx - x
+                positive_total += (m - 1) * x
+                negative_pairs += m * m * cells - 2 * m * x + xx - m * cells + x
+                negative_total += (m - 1) * (m * cells - x)
+            sums[g, j, 0] = n_j
+            sums[g, j, 1] = positives
+            sums[g, j, 2] = positive_pairs
+            sums[g, j, 3] = positive_total
+            sums[g, j, 4] = negative_pairs
+            sums[g, j, 5] = negative_total
+            disagreement[g, j] = total
+
+
+@njit(cache=True, nogil=True)
 def max_disagreement(cells, positives):
     """Largest possible sum over cells of ``x (m - x) / (m - 1)`` for each row, keeping the
     number of cells with each ``m`` (``cells[r, m]``) and the total of ``x``

@@ -1,6 +1,6 @@
 """Write the Label Studio, doccano and malformed fixtures of this folder.
 
-Run from this folder: ``python make_fixtures.py``. The other fixtures (Prodigy, Argilla,
+Run from this folder: ``python make_oracle_fixtures.py``. The other fixtures (Prodigy, Argilla,
 MTurk, crowd-kit, GoEmotions) are plain text files written by hand. Each tool's layout is
 copied from its documentation or its exporter's source (see README.md); the decisions in
 the specs below are written out again, independently, in tests/test_tools_oracle.py.

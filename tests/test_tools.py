@@ -178,6 +178,22 @@ def test_label_studio_label_outside_the_config_names_it_and_its_task(tmp_path):
         read_annotations(path, labels=LS_CONFIG)
 
 
+def test_label_studio_config_of_another_project_is_refused(tmp_path):
+    # a config whose control ("category") no result of the export uses would read every
+    # annotation as "chose no label"
+    other = tmp_path / "config.xml"
+    other.write_text(LS_CONFIG.read_text().replace('name="topic"', 'name="category"'))
+    for path in (LS / "export.json", LS / "export_min.json"):
+        with pytest.raises(AnnotationFileError, match=r"control 'category' of the labeling "
+                           r"config occurs in no result.*config has \['category'\], the "
+                           r"export has \[.*'topic'"):
+            read_annotations(path, labels=other)
+    with pytest.raises(AnnotationFileError, match=r"control 'tone' is not a control of the "
+                       r"labeling config; the config has \['topic'\], the export has "
+                       r"\['tone', 'topic'\]"):
+        read_annotations(LS / "two_controls.json", labels=LS_CONFIG, control="tone")
+
+
 # ---------------------------------------------------------------------------------------
 # Prodigy: https://prodi.gy/docs/api-interfaces ("answer" accept / reject / ignore; the
 # choice interface's options and accept; the binary classification interface's label),
@@ -459,6 +475,27 @@ def test_detection_and_forcing():
     assert detect_tool(Path(__file__).parent / "data" / "bias_sets.csv") == "table"
     with pytest.raises(ValueError, match="tool must be one of"):
         read_annotations(LS / "export.json", tool="inception")
+
+
+def test_a_long_table_with_several_0_1_columns_is_ambiguous(capsys):
+    # a wide table with a gold "label" column is also an item/annotator/label table
+    path = DATA / "wide" / "ratings_with_gold_label.csv"
+    with pytest.raises(AnnotationFileError, match=r"ambiguous table: .* 0/1 columns \['joy', "
+                       r"'anger', 'sadness'\]; say how to read it: --from wide .* --from "
+                       r"table / --from crowd"):
+        read_annotations(path)
+    code = main(["report", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--from wide" in err
+    # said: the 0/1 columns are the decisions, row by row (r02 on e1: joy and sadness)
+    decisions = {("e1", "r01"): {"joy": 1, "anger": 0, "sadness": 0},
+                 ("e1", "r02"): {"joy": 1, "anger": 0, "sadness": 1},
+                 ("e2", "r01"): {"joy": 0, "anger": 1, "sadness": 0},
+                 ("e2", "r02"): {"joy": 0, "anger": 1, "sadness": 1},
+                 ("e3", "r01"): {"joy": 0, "anger": 0, "sadness": 1},
+                 ("e3", "r02"): {"joy": 0, "anger": 0, "sadness": 1}}
+    expected = grid(decisions, ["e1", "e2", "e3"], ["r01", "r02"], ["joy", "anger", "sadness"])
+    assert_same_decisions(read_annotations(path, tool="wide"), expected)
 
 
 def test_inputs_are_not_modified(tmp_path):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLUMNS,
-                     AnnotationFileError)
+                     VALUE_COLUMNS, AnnotationFileError)
 from ._common import is_collection, load_json_records, read_text
 from .tables import CROWD_ITEMS, CROWD_LABELS, CROWD_WORKERS, FLAG_COLUMNS, _binary, read_table
 
@@ -42,6 +42,27 @@ def _json_tools(records) -> set[str]:
     return found
 
 
+# a table whose columns are both a long table's and a wide table's
+AMBIGUOUS = "ambiguous"
+TOLOKA_PREFIXES = ("input", "output", "golden", "hint", "assignment", "acceptance")
+
+
+def _binary_columns(columns, rows) -> list[str]:
+    """The columns of no known role whose cells are all 0/1 (true/false)."""
+    known = (set(CROWD_ITEMS) | set(CROWD_WORKERS) | set(CROWD_LABELS) | set(FLAG_COLUMNS)
+             | set(ITEM_COLUMNS) | set(ANNOTATOR_COLUMNS) | set(LABEL_COLUMNS)
+             | set(LABELS_COLUMNS) | set(VALUE_COLUMNS))
+    out = []
+    for column in columns:
+        name = column.lower()
+        if name in known or name.split(":")[0] in TOLOKA_PREFIXES:
+            continue
+        cells = [v for v in rows[column].tolist() if not (isinstance(v, str) and not v.strip())]
+        if cells and all(_binary(v) is not None for v in cells):  # an empty column is no label
+            out.append(column)
+    return out
+
+
 def _columns_tool(columns, rows) -> str | None:
     lower = {c.lower() for c in columns}
     if {"hitid", "workerid"} <= lower and any(c.startswith("Answer.") for c in columns):
@@ -51,13 +72,17 @@ def _columns_tool(columns, rows) -> str | None:
     has = {role: bool(lower & set(names)) for role, names in (
         ("item", ITEM_COLUMNS), ("annotator", ANNOTATOR_COLUMNS),
         ("labels", LABELS_COLUMNS + LABEL_COLUMNS))}
-    if all(has.values()):
-        return "table"
     crowd_item = bool(lower & set(CROWD_ITEMS)) or any(c.startswith("input:") for c in lower)
     crowd_worker = bool(lower & set(CROWD_WORKERS))
     crowd_label = bool(lower & set(CROWD_LABELS)) or any(c.startswith("output:") for c in lower)
-    if crowd_item and crowd_worker and crowd_label:
-        return "crowd"
+    long_tool = "table" if all(has.values()) else (
+        "crowd" if crowd_item and crowd_worker and crowd_label else None)
+    if long_tool is not None:
+        # a wide table may also have a label column (a gold label, a category): with two
+        # or more 0/1 columns beside it, which one holds the decisions is not ours to guess
+        if rows is not None and len(_binary_columns(columns, rows)) >= 2:
+            return AMBIGUOUS
+        return long_tool
     if crowd_item and crowd_worker and rows is not None:
         ids = set(CROWD_ITEMS) | set(CROWD_WORKERS) | set(FLAG_COLUMNS)
         binary = [c for c in columns if c.lower() not in ids and all(
@@ -127,5 +152,13 @@ def detect_tool(path) -> str:
             table, _ = read_table(path, nrows=PEEK_ROWS)
         except AnnotationFileError:
             return "table"  # the table reader says what is wrong, as it always did
-        return _columns_tool(list(table.columns), table) or "table"
+        tool = _columns_tool(list(table.columns), table) or "table"
+        if tool == AMBIGUOUS:
+            binary = _binary_columns(list(table.columns), table)
+            raise AnnotationFileError(
+                f"ambiguous table: it has item, annotator and label columns and also the 0/1 "
+                f"columns {binary}; say how to read it: --from wide (one 0/1 column per "
+                f"label) or --from table / --from crowd (the label column) (tool=...)",
+                path=path)
+        return tool
     return "table"

@@ -92,20 +92,42 @@ def read_config(path) -> dict[str, list[str] | None]:
     return controls
 
 
-def _pick_control(found: dict, control, config, where, source: str) -> str:
+def _pick_control(found: dict, control, config, where, source: str,
+                  present: set | None = None) -> str:
+    """The control to read. ``found``: the label controls of the export; ``present``: every
+    name the export's results (JSON-min: records) use. With a labeling config the control
+    must be one of the config's and must occur in the export: a config of another project
+    would otherwise read every annotation as "chose no label"."""
+    present = set(found) if present is None else present | set(found)
     names = list(config) if config else list(found)
+    if config and control is not None and control not in config:
+        raise where(f"control {control!r} is not a control of the labeling config; the "
+                    f"config has {sorted(config)}, the {source} has {sorted(present)}")
     if control is not None:
-        if control not in found and control not in (config or {}):
+        if control not in present and control not in (config or {}):
             raise where(f"no control named {control!r}; the {source} has "
                         f"{sorted(set(found) | set(config or {}))}")
-        return control
-    if len(names) == 1:
-        return names[0]
-    if not names:
+        chosen = control
+    elif len(names) == 1:
+        chosen = names[0]
+    elif not names:
         raise where("no annotation holds a choices, taxonomy or labels result: nothing to "
                     "measure agreement on")
-    raise where(f"several control tags: {sorted(names)}; choose one with control=NAME "
-                "(command line: --control NAME)")
+    elif config:
+        # several controls in the config: the one the export uses, if only one is
+        used = [n for n in names if n in present]
+        if len(used) != 1:
+            raise where(f"several control tags: {sorted(used or names)}; choose one with "
+                        "control=NAME (command line: --control NAME)")
+        chosen = used[0]
+    else:
+        raise where(f"several control tags: {sorted(names)}; choose one with control=NAME "
+                    "(command line: --control NAME)")
+    if config and chosen not in present:
+        raise where(f"control {chosen!r} of the labeling config occurs in no result of the "
+                    f"{source}: is the config of another project? The config has "
+                    f"{sorted(config)}, the {source} has {sorted(present)}")
+    return chosen
 
 
 def _annotator_of(value, where, row, column):
@@ -167,7 +189,7 @@ def _universe(config, chosen_control, universe):
 
 
 def _read_full(records, where, universe, config, control, item, annotator, label):
-    found = {}
+    found, present = {}, set()
     for row, task in records:
         annotations = task.get("annotations")
         if annotations is None:
@@ -186,13 +208,19 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                 if not isinstance(result, dict) or "type" not in result:
                     raise where("a result entry without type", row,
                                 f"{column}.result[{position}]")
+                name = result.get("from_name")
+                if "from_name" in result and not isinstance(name, str):
+                    raise where(f"from_name must be text, got {name!r}", row,
+                                f"{column}.result[{position}].from_name")
+                if name is not None:
+                    present.add(name)
                 if _is_label_type(str(result["type"])) and "from_name" in result:
                     found.setdefault(result["from_name"], str(result["type"]).lower())
                 elif result.get("from_name") == control:
                     raise where(f"control {control!r} is a {result['type']!r} result, not "
                                 "choices, taxonomy or labels", row,
                                 f"{column}.result[{position}]")
-    chosen_control = _pick_control(found, control, config, where, "export")
+    chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
     groups = {}
     for row, task in records:
@@ -283,7 +311,8 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
         raise where(f"cannot tell which field holds the labels; name the control: "
                     f"control=NAME (--control NAME) or pass the labeling config (--labels "
                     f"config.xml); fields: {keys}")
-    chosen_control = _pick_control(found, control, config, where, "export")
+    present = {k for _, r in records for k in r if k not in MIN_META}
+    chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
     groups = {}
     for row, record in records:

@@ -498,6 +498,27 @@ def test_a_long_table_with_several_0_1_columns_is_ambiguous(capsys):
     assert_same_decisions(read_annotations(path, tool="wide"), expected)
 
 
+def test_ids_are_converted_only_when_no_two_ids_merge(tmp_path):
+    # "01" and "1" are two tasks: as int they would be one item id twice
+    path = CROWD / "padded_ids.csv"
+    da = read_annotations(path)
+    assert da["item"].values.tolist() == ["01", "1", "2"]
+    records = [("01", "w1", {"spam"}), ("01", "w2", {"spam"}), ("1", "w1", {"ham"}),
+               ("1", "w2", {"spam"}), ("2", "w1", {"spam"}), ("2", "w2", {"ham"})]
+    assert_same_decisions(da, sets(records, ["ham", "spam"]))
+    table = tmp_path / "votes.csv"  # the generic table reader: the same rule
+    table.write_text("item,annotator,labels\n01,w1,a\n01,w2,a\n1,w1,b\n1,w2,a\n")
+    assert read_annotations(table)["item"].values.tolist() == ["01", "1"]
+    # " a" and "a" are two ids as written; "b " alone is stripped
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("task,worker,label\n a,w1,x\na,w1,y\nb ,w1,x\n")
+    assert read_annotations(spaced)["item"].values.tolist() == [" a", "a", "b "]
+    spaced.write_text("task,worker,label\n a,w1,x\nb ,w1,y\n7,w1,x\n")
+    assert read_annotations(spaced)["item"].values.tolist() == ["a", "b", "7"]
+    spaced.write_text("task,worker,label\n 3,w1,x\n10,w1,y\n")
+    assert read_annotations(spaced)["item"].values.tolist() == [3, 10]
+
+
 def test_inputs_are_not_modified(tmp_path):
     for source in (LS / "export.json", PRODIGY / "textcat_manual.jsonl",
                    MTURK / "batch_results.csv"):

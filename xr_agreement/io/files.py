@@ -159,11 +159,21 @@ def _is_blank(value) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def _as_integers_if_all(values: list) -> list:
-    """Text that is every time an integer becomes int (so labels 2 and 10 sort as numbers)."""
-    if values and all(isinstance(v, str) and _INTEGER.match(v.strip()) for v in values):
-        return [int(v) for v in values]
-    return values
+def ids_as_coordinate(values: list) -> list:
+    """Ids as coordinate values: text stripped of surrounding blanks, then integer text as
+    int, each step taken only when it merges no two distinct ids ("01" and "1" stay the
+    texts "01" and "1", " a" and "a" stay apart), so no coordinate value is ever repeated
+    by the conversion."""
+    distinct = list(dict.fromkeys(values))
+    step = [v.strip() if isinstance(v, str) else v for v in distinct]
+    if len(set(step)) != len(distinct):
+        step = distinct
+    if step and all(_integer_like(v) for v in step):
+        numbers = [int(v) for v in step]
+        if len(set(numbers)) == len(step):
+            step = numbers
+    mapping = dict(zip(distinct, step))
+    return [mapping[v] for v in values]
 
 
 class _Locator:
@@ -367,7 +377,8 @@ def read_table_annotations(
 
 
 def _ids(table, columns, locate) -> dict[str, list]:
-    """Item and annotator ids per row, checked for blanks; integer text becomes int."""
+    """Item and annotator ids per row, checked for blanks; stripped and integer text made
+    int when that merges no two ids (:func:`ids_as_coordinate`)."""
     out = {}
     for column in columns:
         values = [_plain(v) for v in table[column].tolist()]
@@ -375,8 +386,7 @@ def _ids(table, columns, locate) -> dict[str, list]:
             if _is_blank(value):
                 raise locate("empty cell: every row needs an item and an annotator",
                              position, column)
-        values = [v.strip() if isinstance(v, str) else v for v in values]
-        out[column] = _as_integers_if_all(values)
+        out[column] = ids_as_coordinate(values)
     return out
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -22,13 +21,11 @@ import pandas as pd
 import xarray as xr
 
 from ..cells import SEPARATORS, blank, cell_labels, label_text  # noqa: F401 (for readers)
-from ..files import AnnotationFileError
+from ..files import AnnotationFileError, ids_as_coordinate
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
 # named in ``zeros`` are 0 and the others undecided (a binary accept/reject).
 REST_ZERO = "zero"
-
-_INTEGER = re.compile(r"^[+-]?\d+$")
 
 
 @dataclass
@@ -206,15 +203,6 @@ def check_joined(annotations: list[Annotation], where, sep_in_use: str | None,
 # --------------------------------------------------------------------------------------
 
 
-def _coordinate(values: list):
-    """Item ids as the tool gave them: integers (or integer text in every row of a table, as
-    the table reader does) are int, anything else is text."""
-    if values and all((isinstance(v, (int, np.integer)) and not isinstance(v, bool))
-                      or (isinstance(v, str) and _INTEGER.match(v)) for v in values):
-        return [int(v) for v in values]
-    return [str(v) for v in values]
-
-
 def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where,
           universe: list | None = None, item: str = "item", annotator: str = "annotator",
           label: str = "label", sep_in_use: str | None = None, sep_option: str = "--sep",
@@ -229,8 +217,11 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
                             for n in [sum(per.values())])
         raise where("no annotation is a decision" + (f" (dropped: {reasons})" if reasons
                                                        else ""))
-    for annotation in annotations:  # one id per item, however the file spelled it (1, "1")
-        annotation.item = str(annotation.item).strip()
+    # one id per item, however the file spelled it (1, "1"); stripped and int only when that
+    # merges no two ids ("01" and "1" stay two items)
+    spelled = [str(a.item) for a in annotations]
+    for annotation, value in zip(annotations, ids_as_coordinate(spelled)):
+        annotation.item = value
     missing = [a for a in annotations if a.chosen is None]
     annotations = [a for a in annotations if a.chosen is not None]
     if sep_in_use is not False and universe is None:  # a declared label is one label
@@ -283,7 +274,7 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
             cell[label_index[value]] = 1.0
     return xr.DataArray(
         values, dims=(item, annotator, label),
-        coords={item: _coordinate(items), annotator: [str(a) for a in annotators],
+        coords={item: items, annotator: [str(a) for a in annotators],
                 label: [str(v) for v in labels]},
         name="decision",
         attrs={"reader": reader, "dropped": dropped.as_dict()},

@@ -26,7 +26,7 @@ import os
 
 import pandas as pd
 
-from ..files import AnnotationFileError
+from ..files import AnnotationFileError, ids_as_coordinate
 from ._common import Annotation, Dropped, Where, blank, build, cell_labels
 
 CROWD_ITEMS = ("task", "task_id", "assignment:task_id", "hitid", "_input_hash", "item",
@@ -106,8 +106,8 @@ def _ids(table, column, where, first_line):
         if blank(value):
             raise where("empty cell: every row needs an item and an annotator", position + 1,
                         column, position + first_line if first_line else None)
-        values.append(value.strip() if isinstance(value, str) else value)
-    return values
+        values.append(value)
+    return ids_as_coordinate(values)  # stripped, int: only when no two ids merge
 
 
 def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_column=None,

@@ -299,6 +299,64 @@ def test_large_item_counts_use_threads_same_as_serial():
     np.testing.assert_array_equal(whole.pair_n_pairable_values.values, pieces.values)
 
 
+def crowd(seed, n_items, n_annotators, n_labels, per_item=3, n_full=0):
+    """A crowd design: each item decided by ``per_item`` of many annotators (NaN for the
+    rest), the first ``n_full`` items by everyone; a few single decisions left out too."""
+    rng = np.random.default_rng(seed)
+    values = np.full((n_items, n_annotators, n_labels), np.nan)
+    for i in range(n_items):
+        who = (np.arange(n_annotators) if i < n_full
+               else rng.choice(n_annotators, per_item, replace=False))
+        values[i, who] = rng.random((len(who), n_labels)) < 0.3
+    values[rng.random(values.shape) < 0.02] = np.nan
+    return xr.DataArray(values, dims=("item", "annotator", "label"), coords={
+        "item": [f"task-{i:04d}" for i in range(n_items)],
+        "annotator": [f"worker-{a:03d}" for a in range(n_annotators)],
+        "label": [f"tag-{j}" for j in range(n_labels)]})
+
+
+def test_crowd_design_equals_mla_without_each_annotator():
+    # mostly 3 of 12 annotators per item, a few items by all 12: both ways the counting
+    # kernel takes a cell (few deciders, few non-deciders) meet in one corpus
+    da = crowd(30, n_items=80, n_annotators=12, n_labels=4, n_full=6)
+    ds = annotators(da, ["F", "AC1"])
+    for name in da.annotator.values:
+        expected = xr_agreement.mla(da.drop_sel(annotator=name), ["F", "AC1"]).agreement
+        np.testing.assert_allclose(ds.agreement_without.sel(annotator=name).values,
+                                   expected.values, rtol=1e-12)
+    for r, s in [(0, 1), (3, 7), (11, 2)]:
+        pair = da.isel(annotator=[r, s])
+        expected = xr_agreement.mla(pair).agreement
+        got = ds.pair_agreement.sel(baseline="F", annotator_1=da.annotator.values[r],
+                                    annotator_2=da.annotator.values[s])
+        np.testing.assert_allclose(got.values, expected.values, rtol=1e-12)
+
+
+def test_crowd_design_memory_grows_with_pairs_not_cubes():
+    """Many annotators, 3 per item: the counts and the whole call stay O(n^2 k) bytes (the
+    (n, k, n+1, n+1) tables per annotator, n^3 k, were 2.6 GB at n = 400)."""
+    import tracemalloc
+
+    from xr_agreement.diagnostics.counts import block_sums
+
+    n, k = 150, 4
+    da = crowd(31, n_items=600, n_annotators=n, n_labels=k)
+    pair_table = n * n * k * 8  # bytes of one int64 (annotator, annotator, label) array
+    sums, _ = block_sums(da, "annotators", "item", "annotator", "label")
+    assert sum(value.nbytes for value in sums.values()) <= 8 * pair_table
+    annotators(da.isel(item=slice(0, 20)))  # compile outside the measurement
+    tracemalloc.start()
+    try:
+        result = annotators(da)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # measured about 46 pair tables (the pair coefficients' finishing); one of the old
+    # per-annotator tables alone was n * k * (n + 1)^2 * 8 bytes, 150 pair tables here
+    assert peak <= 64 * pair_table
+    assert np.isfinite(result.agreement_without.values).all()
+
+
 # --------------------------------------------------------------------------- disagreements
 
 

@@ -45,16 +45,10 @@ def _pair_label_counts(pos_pos, pos_miss, miss_miss, n_items):
     return counts, np.moveaxis(both, -3, -1), np.moveaxis(agreeing, -3, -1)
 
 
-def _without_label_counts(cells, cells_pos, cells_miss):
-    """Label counts (*extra, r, label, n, 3) of the corpus without annotator r: a cell with
-    m deciders and x ones has m - 1 and x - 1 without r if r said 1, m - 1 and x if r said
-    0, m and x if r did not decide."""
-    n = cells.shape[-1] - 1
-    cells = np.expand_dims(cells, -4)
-    cells_neg = cells - cells_pos - cells_miss
-    by_state = (cells_pos[..., 1:, 1:] + cells_neg[..., 1:, :n] + cells_miss[..., :n, :n])
-    x = np.arange(n)
-    return np.stack([by_state.sum(-1), by_state @ x, by_state @ (x * x)], axis=-1)
+def _without_label_counts(without_base, without):
+    """Label counts (*extra, r, label, n, 3) of the corpus without annotator r: the part
+    every annotator shares plus r's own (:func:`.kernels.annotator_counts`)."""
+    return np.expand_dims(without_base, -4) + without
 
 
 def _complete_without_label_counts(pos_pos, n_items):
@@ -74,7 +68,7 @@ def _complete_without_label_counts(pos_pos, n_items):
 
 def _finish(sums, n_items, names):
     """Every annotator-level value from the summed counts (numpy arrays)."""
-    if "cells" not in sums:  # a complete design: nothing missing
+    if "without" not in sums:  # a complete design: nothing missing
         n = sums["pos_pos"].shape[-1]
         zeros = np.zeros_like(sums["pos_pos"])
         sums = dict(sums, pos_miss=zeros, miss_miss=zeros,
@@ -97,8 +91,7 @@ def _finish(sums, n_items, names):
     annotator_observed = divide((agreeing_total * off).sum(-1), (shared_total * off).sum(-1))
     if n > 2:
         if without_counts is None:
-            without_counts = _without_label_counts(sums["cells"], sums["cells_pos"],
-                                                   sums["cells_miss"])
+            without_counts = _without_label_counts(sums["without_base"], sums["without"])
         without = _coefficients(without_counts, names)
     else:
         without = np.full((len(names), *annotator_observed.shape), np.nan)
@@ -240,8 +233,9 @@ def annotators(
     Notes
     -----
     One pass over the decisions counts, per label, the items where two annotators both
-    said 1, where one said 1 and the other did not decide, where neither decided, and the
-    (item, label) cells by number of deciders and of 1s with and without each annotator;
+    said 1, where one said 1 and the other did not decide, where neither decided, and,
+    for the corpus without each annotator, MLA's label counts by number of deciders
+    (memory O(n^2 k) for n annotators and k labels);
     every pair and leave-one-out coefficient is MLA's finishing of these counts, identical
     to calling :func:`~xr_agreement.mla` on the sub-array (no loop over pairs in Python).
     Dask input is counted item block by item block, lazily: the result holds dask arrays

@@ -36,9 +36,9 @@ def _annotator_block(values):
         "pos_pos": np.zeros((G, k, n, n), np.int64),
         "pos_miss": np.zeros((G, k, n, n), np.int64),
         "miss_miss": np.zeros((G, k, n, n), np.int64),
-        "cells": np.zeros((G, k, n + 1, n + 1), np.int64),
-        "cells_pos": np.zeros((G, n, k, n + 1, n + 1), np.int64),
-        "cells_miss": np.zeros((G, n, k, n + 1, n + 1), np.int64),
+        # leave-one-out label counts: (count, sum x, sum x^2) by deciders, O(n^2 k)
+        "without_base": np.zeros((G, k, n, 3), np.int64),
+        "without": np.zeros((G, n, k, n, 3), np.int64),
         "items_annotated": np.zeros((G, n), np.int64),
     }
     invalid = _kernels.annotator_counts(values, *out.values())

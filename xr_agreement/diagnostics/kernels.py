@@ -25,20 +25,36 @@ def _state(value):
 
 
 @numba.njit(nogil=True, cache=True)
-def annotator_counts(values, pos_pos, pos_miss, miss_miss, cells, cells_pos, cells_miss,
+def _add_stats(out, m, x, sign):
+    """``out[m] += sign * (1, x, x^2)``: one cell's (count, sum of 1s, sum of squares)."""
+    out[m, 0] += sign
+    out[m, 1] += sign * x
+    out[m, 2] += sign * x * x
+
+
+@numba.njit(nogil=True, cache=True)
+def annotator_counts(values, pos_pos, pos_miss, miss_miss, without_base, without,
                      items_annotated):
     """Add the annotator-level counts of ``values`` (G, N, n, k) to the accumulators.
 
     Per group g and label l: ``pos_pos[g, l, r, s]`` items where r and s both said 1,
     ``pos_miss[g, l, r, s]`` r said 1 and s did not decide, ``miss_miss[g, l, r, s]`` neither
-    decided (diagonals: r's 1s, r's missing decisions). ``cells[g, l, m, x]`` counts the
-    (item, label) cells with m deciders of whom x said 1; ``cells_pos[g, r, l, m, x]`` and
-    ``cells_miss[g, r, l, m, x]`` the same cells where r said 1 / did not decide (leaving
-    annotator r out follows from them). ``items_annotated[g, r]``: items r decided at least
-    one label of.
+    decided (diagonals: r's 1s, r's missing decisions). ``items_annotated[g, r]``: items r
+    decided at least one label of.
+
+    The corpus without annotator r, as MLA's label counts: over the (item, label) cells,
+    with m' deciders and x' ones once r is left out, ``(count, sum x', sum x'^2)`` by m'
+    is ``without_base[g, l, m'] + without[g, r, l, m']`` (the base is shared by every r).
+    A cell with m deciders and x ones is m - 1, x - 1 without r if r said 1, m - 1, x if r
+    said 0 and m, x if r did not decide. Each cell adds to the base the term of the more
+    common case (r said 0 when most decided, r did not decide otherwise) and to
+    ``without`` the differences of the others, so a cell costs its 1s and the fewer of its
+    deciders and non-deciders, and the accumulators stay (n, k, n, 3): no (m, x) table per
+    annotator.
     """
     G, N, n, k = values.shape
     positive = np.empty(n, np.int64)
+    negative = np.empty(n, np.int64)
     missing = np.empty(n, np.int64)
     invalid = 0
     for g in range(G):
@@ -50,29 +66,50 @@ def annotator_counts(values, pos_pos, pos_miss, miss_miss, cells, cells_pos, cel
                         break
             for l in range(k):
                 n_pos = 0
+                n_neg = 0
                 n_miss = 0
                 for r in range(n):
                     state = _state(values[g, i, r, l])
                     if state == 1:
                         positive[n_pos] = r
                         n_pos += 1
+                    elif state == 0:
+                        negative[n_neg] = r
+                        n_neg += 1
                     elif state == 2:
                         missing[n_miss] = r
                         n_miss += 1
-                    elif state == 3:
+                    else:
                         invalid += 1
                 m = n - n_miss
-                cells[g, l, m, n_pos] += 1
+                x = n_pos
+                base = without_base[g, l]
+                if m == 0:  # nobody decided: the same cell without anyone
+                    _add_stats(base, 0, 0, 1)
+                elif n_miss <= m:  # base: r said 0
+                    _add_stats(base, m - 1, x, 1)
+                    for a in range(n_pos):
+                        _add_stats(without[g, positive[a], l], m - 1, x, -1)
+                        _add_stats(without[g, positive[a], l], m - 1, x - 1, 1)
+                    for a in range(n_miss):
+                        _add_stats(without[g, missing[a], l], m - 1, x, -1)
+                        _add_stats(without[g, missing[a], l], m, x, 1)
+                else:  # base: r did not decide
+                    _add_stats(base, m, x, 1)
+                    for a in range(n_pos):
+                        _add_stats(without[g, positive[a], l], m, x, -1)
+                        _add_stats(without[g, positive[a], l], m - 1, x - 1, 1)
+                    for a in range(n_neg):
+                        _add_stats(without[g, negative[a], l], m, x, -1)
+                        _add_stats(without[g, negative[a], l], m - 1, x, 1)
                 for a in range(n_pos):
                     r = positive[a]
-                    cells_pos[g, r, l, m, n_pos] += 1
                     for b in range(n_pos):
                         pos_pos[g, l, r, positive[b]] += 1
                     for b in range(n_miss):
                         pos_miss[g, l, r, missing[b]] += 1
                 for a in range(n_miss):
                     r = missing[a]
-                    cells_miss[g, r, l, m, n_pos] += 1
                     for b in range(n_miss):
                         miss_miss[g, l, r, missing[b]] += 1
     return invalid

@@ -395,6 +395,32 @@ def test_toloka_assignments(capsys):
           {"rejected": {k2: 1}, "skipped": {k1: 1}}, capsys=capsys)
 
 
+def test_toloka_statuses_other_than_an_answer(tmp_path):
+    # Toloka assignment statuses: ACTIVE (taken, not submitted: its output cell may already
+    # hold text), SUBMITTED, ACCEPTED, REJECTED, SKIPPED, EXPIRED; only the submitted and
+    # accepted are answers
+    lines = (CROWD / "toloka_assignments.tsv").read_text().splitlines(keepends=True)
+    lines[3] = lines[3].replace("\tSUBMITTED\t", "\tACTIVE\t")  # t1 by k3, "tech"
+    lines[9] = lines[9].replace("\tACCEPTED\t", "\tEXPIRED\t")  # t3 by k3
+    path = tmp_path / "assignments.tsv"
+    path.write_text("".join(lines))
+    k1, k2, k3 = "5f1e2a3b4c5d6e7f8a9b0c1d", "6a7b8c9d0e1f2a3b4c5d6e7f", "7b8c9d0e1f2a3b4c5d6e7f8a"
+    t1 = "Parliament passes the new data protection bill."
+    t2 = "The city marathon adds a medical tent."
+    t3 = "A wearable that tracks blood sugar wins an award."
+    records = [(t1, k1, {"politics"}), (t1, k2, {"politics"}), (t1, k3, None),
+               (t2, k1, {"sports"}), (t2, k2, None), (t2, k3, {"sports"}),
+               (t3, k1, None), (t3, k2, {"tech"}), (t3, k3, None)]
+    # "health" is chosen only in assignments that are no answer
+    check(path, sets(records, ["politics", "sports", "tech"]), "crowd",
+          {"active": {k3: 1}, "expired": {k3: 1}, "rejected": {k2: 1}, "skipped": {k1: 1}})
+    lines[5] = lines[5].replace("\tREJECTED\t", "\tPENDING\t")
+    path.write_text("".join(lines))
+    with pytest.raises(AnnotationFileError, match=r"row 5 \(line 6\), column "
+                       r"'ASSIGNMENT:status': ASSIGNMENT:status must be one of .*'PENDING'"):
+        read_annotations(path)
+
+
 def test_crowd_label_cells_that_are_lists_are_parsed(tmp_path):
     path = tmp_path / "votes.csv"
     path.write_text("task,worker,label\nt1,w1,\"['a', 'b']\"\nt1,w2,\"[\"\"a\"\"]\"\n"

@@ -4,11 +4,13 @@ column per label).
 Crowd tables, from crowd-kit's documentation (https://toloka.ai/docs/crowd-kit/: "a
 pandas.DataFrame with columns task, worker, label") and Toloka's assignment export (TSV with
 ``INPUT:<field>``, ``OUTPUT:<field>``, ``ASSIGNMENT:task_id``, ``ASSIGNMENT:worker_id``,
-``ASSIGNMENT:status`` of ``SUBMITTED``, ``ACCEPTED``, ``REJECTED``, ``SKIPPED``,
+``ASSIGNMENT:status`` of ``ACTIVE``, ``SUBMITTED``, ``ACCEPTED``, ``REJECTED``, ``SKIPPED``,
 ``EXPIRED``): the common names of the item, worker and label columns are recognised
 (``task``, ``HITId``, ``_input_hash``, ``worker``, ``WorkerId``, ``_annotator_id``,
-``completed_by``, ``rater_id``, ...). A Toloka ``REJECTED`` assignment is dropped
-"rejected", ``SKIPPED`` / ``EXPIRED`` dropped "skipped" / "expired". A label cell holding a
+``completed_by``, ``rater_id``, ...). Only ``SUBMITTED``, ``ACCEPTED`` (and ``APPROVED``)
+assignments are answers; a Toloka ``REJECTED`` assignment is dropped "rejected", ``ACTIVE``
+(not yet submitted) / ``SKIPPED`` / ``EXPIRED`` dropped "active" / "skipped" / "expired"; any
+other status is an error naming its row. A label cell holding a
 JSON or Python list is parsed; other text is split at ``sep`` (";" unless given).
 
 Wide tables, the layout of GoEmotions' raw ratings (``goemotions_1.csv``: ``text``, ``id``,
@@ -36,7 +38,10 @@ CROWD_WORKERS = ("worker", "worker_id", "assignment:worker_id", "workerid", "_an
                  "user")
 CROWD_LABELS = ("label", "labels", "answer", "result", "output", "category")
 TOLOKA_STATUS = "assignment:status"
-TOLOKA_DROPPED = {"REJECTED": "rejected", "SKIPPED": "skipped", "EXPIRED": "expired"}
+# statuses of a submitted answer; the others are no decision, dropped with their reason
+TOLOKA_ANSWERED = ("SUBMITTED", "ACCEPTED", "APPROVED")
+TOLOKA_DROPPED = {"REJECTED": "rejected", "ACTIVE": "active", "SKIPPED": "skipped",
+                  "EXPIRED": "expired"}
 FLAG_COLUMNS = {"example_very_unclear": "unclear", "very_unclear": "unclear",
                 "unclear": "unclear", "skipped": "skipped", "skip": "skipped"}
 TRUE, FALSE = {"1", "1.0", "true", "yes"}, {"0", "0.0", "false", "no"}
@@ -135,6 +140,10 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
                 dropped.add(TOLOKA_DROPPED[status], who)
                 annotations.append(Annotation(items[position], who, None, row=row, line=line))
                 continue
+            if status not in TOLOKA_ANSWERED:
+                raise where(f"{status_col} must be one of "
+                            f"{list(TOLOKA_ANSWERED) + list(TOLOKA_DROPPED)}, got "
+                            f"{table[status_col].iat[position]!r}", row, status_col, line)
         chosen = cell_labels(cell, sep, where, row, labels_col)
         annotations.append(Annotation(items[position], who, list(dict.fromkeys(chosen)),
                                       row=row, line=line, column=labels_col))

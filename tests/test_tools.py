@@ -622,6 +622,15 @@ MALFORMED = {
     "mturk_bad_json.csv": (MTURK_TEXT.replace('[{""topic"": {""labels"": [""Sports""]}}]',
                                               '[{""topic"": {""labels"": [""Sports""', 1), [],
                            ["row 4 (line 5)", "not valid JSON"]),
+    # a crowd element's labels that are one string, not a list: an error, not "no label"
+    "mturk_labels_not_a_list.csv": (MTURK_TEXT.replace('[{""topic"": {""labels"": [""Sports""]}}]',
+                                                       '[{""topic"": {""labels"": ""Sports""}}]',
+                                                       1), [],
+                                    ["row 4 (line 5)", "element 'topic': labels must be a list"]),
+    "mturk_element_missing.csv": (MTURK_TEXT.replace('[{""topic"": {""labels"": [""Sports""]}}]',
+                                                     '[{""comment"": {""text"": ""hard""}}]', 1),
+                                  [], ["row 4 (line 5)", "no labels of the crowd element "
+                                       "'topic'"]),
     "mturk_no_worker.csv": (MTURK_TEXT.replace("A3QRCZ3LF9MN6H", "", 1), [],
                             ["row 3 (line 4)", "empty WorkerId"]),
     "mturk_duplicate.csv": (MTURK_TEXT + MTURK_TEXT.splitlines()[1] + "\n", [],

@@ -90,7 +90,11 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
                         column="Answer.taskAnswers")
         name = control or (names[0] if names else None)
         for row, line, record, found in parsed:
-            chosen = found.get(name, [])
+            if name not in found:  # crowd-form submits every element, a choice or none
+                raise where(f"Answer.taskAnswers has no labels of the crowd element "
+                            f"{name!r} (it has {list(found) or 'no labels'})", row,
+                            "Answer.taskAnswers", line)
+            chosen = found[name]
             annotations.append(Annotation(record["HITId"].strip(), record["WorkerId"].strip(),
                                           chosen, row=row, line=line,
                                           column="Answer.taskAnswers"))
@@ -121,8 +125,11 @@ def _task_answers(cell, where, row, line) -> dict[str, list[str]]:
     out = {}
     for entry in value:
         for name, answer in entry.items():
-            if isinstance(answer, dict) and isinstance(answer.get("labels"), list):
+            if isinstance(answer, dict) and "labels" in answer:
                 labels = answer["labels"]
+                if not isinstance(labels, list):  # never read as "chose no label"
+                    raise where(f"element {name!r}: labels must be a list, got "
+                                f"{labels!r}", row, column, line)
             elif isinstance(answer, dict) and "label" in answer:
                 labels = [] if blank(answer["label"]) else [answer["label"]]
             else:

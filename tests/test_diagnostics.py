@@ -473,3 +473,86 @@ def test_integer_input_bad_value_named(function):
         function(da.copy(data=values))
     two = decisions(22, n_annotators=2).astype(np.uint8)
     assert function(two) is not None
+
+
+# --------------------------------------------------------------------------- report sections
+
+
+def _report_section(text, title):
+    """The text of one numbered section of a plain-text report."""
+    import re
+
+    start = text.index(title)
+    end = re.search(r"\n\n\d+\. ", text[start:])
+    return text[start:] if end is None else text[start:start + end.start()]
+
+
+def _flowing(text):
+    return " ".join(text.split())
+
+
+def test_wilson_bound_matches_statsmodels():
+    proportion = pytest.importorskip("statsmodels.stats.proportion")
+    from xr_agreement.report.diagnostics import _rate_lower_bound
+
+    for count, pairs in [(1, 1), (90, 100), (3, 7), (533, 1978), (2, 2)]:
+        lower, _ = proportion.proportion_confint(count, pairs, alpha=0.05, method="wilson")
+        assert _rate_lower_bound(count, pairs) == pytest.approx(lower, rel=1e-9)
+
+
+def test_report_ranks_substitutions_by_the_pairs_behind_the_rate():
+    # two annotators: once, "ant" where the other chose "bee" (rate 1 from one pair); 100
+    # times "cat" where the other chose "dog", 11 times "cat" where the other chose "elk"
+    # (cat -> dog: 100 of 111 pairs, 0.90)
+    labels = ["ant", "bee", "cat", "dog", "elk"]
+    rows = [("ant", "bee")] + [("cat", "dog")] * 100 + [("cat", "elk")] * 11
+    values = np.zeros((len(rows), 2, len(labels)))
+    for i, (first, second) in enumerate(rows):
+        values[i, 0, labels.index(first)] = 1
+        values[i, 1, labels.index(second)] = 1
+    values[5, 1, 4] = np.nan  # a missing decision: the pair is not counted for elk there
+    da = xr.DataArray(values, dims=("item", "annotator", "label"), coords={
+        "item": [f"doc-{i}" for i in range(len(rows))], "annotator": ["ann", "bob"],
+        "label": labels})
+    text = _report_section(str(xr_agreement.report(da)), "Labels confused with each other")
+    order = [tuple(line.split()[:2]) for line in text.splitlines()
+             if line.split()[:1] and line.split()[0] in labels]
+    assert order.index(("cat", "dog")) < order.index(("ant", "bee"))
+    assert order.index(("dog", "cat")) < order.index(("ant", "bee"))
+    assert "Ordered by the lower end of the rate's 95% Wilson interval" in _flowing(text)
+    # the rate itself is shown as counted: 100 substitutions of 111 disagreeing pairs
+    row = next(line for line in text.splitlines() if line.split()[:2] == ["cat", "dog"])
+    assert row.split()[2:] == ["100", "111", f"{100 / 111:.3f}"]
+
+
+def test_report_lists_the_annotators_worth_talking_to():
+    # 24 careful annotators and two who guess: with 26 annotators the text lists 10
+    rng = np.random.default_rng(40)
+    n_items, k = 150, 4
+    truth = rng.random((n_items, 1, k)) < 0.3
+    errors = np.full(26, 0.05)
+    errors[[7, 19]] = 0.45
+    values = (truth ^ (rng.random((n_items, 26, k)) < errors[None, :, None])).astype(float)
+    values[rng.random(values.shape) < 0.6] = np.nan
+    ids = [f"coder-{a:02d}" for a in range(26)]
+    da = xr.DataArray(values, dims=("item", "annotator", "label"),
+                      coords={"annotator": ids, "label": [f"code-{j}" for j in range(k)]})
+    text = _report_section(str(xr_agreement.report(da)), "Annotators")
+    assert "26 annotators: listed here are the 10 most worth talking to" in _flowing(text)
+    assert "16 are left out of these tables" in _flowing(text)
+    listed = [line.split()[0] for line in text.splitlines()
+              if line.split()[:1] and line.split()[0] in ids]
+    table, pairs = listed[:10], listed[10:]
+    assert pairs == table  # the pair table shows the same 10
+    header = next(line for line in text.splitlines() if line.startswith("annotator  coder-"))
+    assert header.split()[1:] == table
+    # independently: the 5 whose removal raises mla most, then the lowest observed agreement
+    corpus = float(xr_agreement.mla(da).agreement)
+    gain = {name: float(xr_agreement.mla(da.drop_sel(annotator=name)).agreement) - corpus
+            for name in ids}
+    by_gain = sorted(ids, key=lambda name: -gain[name])[:5]
+    observed = brute_annotators(da.values)["annotator_observed"]
+    rest = sorted((name for name in ids if name not in by_gain),
+                  key=lambda name: observed[ids.index(name)])
+    assert table == by_gain + rest[:5]
+    assert {"coder-07", "coder-19"} <= set(by_gain)

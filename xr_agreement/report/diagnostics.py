@@ -11,6 +11,26 @@ from ..diagnostics import annotators, confusions
 
 # substitutions named in the report
 N_SUBSTITUTIONS = 5
+# above this many annotators the text tables show a few of them (the JSON keeps all)
+MAX_ANNOTATORS_LISTED = 20
+# of whom: this many by the largest gain without them, then by the lowest observed agreement
+N_BY_GAIN = 5
+N_LISTED = 10
+# the normal quantile of the 95% Wilson bound that orders the substitutions
+WILSON_Z = 1.959963984540054
+# heat maps: largest side in inches, and the most annotators given tick labels
+MAX_FIGURE_SIDE = 12.0
+MAX_TICK_LABELS = 40
+
+
+def _rate_lower_bound(count: float, pairs: float) -> float:
+    """Lower end of the 95% Wilson interval of count / pairs: orders rates by how many
+    pairs support them (1 of 1 gives 0.21, 90 of 100 gives 0.83)."""
+    z2 = WILSON_Z ** 2
+    rate = count / pairs
+    centre = rate + z2 / (2 * pairs)
+    spread = WILSON_Z * np.sqrt(rate * (1 - rate) / pairs + z2 / (4 * pairs ** 2))
+    return (centre - spread) / (1 + z2 / pairs)
 
 
 def _numbers(values) -> list:
@@ -45,12 +65,14 @@ def diagnostic_facts(da, baseline, item, annotator, label) -> dict:
     table = confusions(da, **dims).compute()
     rate = table.substitution_rate.values
     count = table.substitution.values
+    pairs = table.n_disagreeing_pairs.values
     candidates = [(a, b) for a, b in zip(*np.nonzero(count > 0))]
-    candidates.sort(key=lambda ab: (-rate[ab], -count[ab]))
+    # a rate from one pair must not outrank a slightly lower one from a hundred
+    candidates.sort(key=lambda ab: (-_rate_lower_bound(count[ab], pairs[ab]), -count[ab]))
     labels = table[label].values
     top = [{"label": _plain(labels[a]), "other_label": _plain(labels[b]),
             "substitution": float(count[a, b]),
-            "n_disagreeing_pairs": float(table.n_disagreeing_pairs.values[a, b]),
+            "n_disagreeing_pairs": float(pairs[a, b]),
             "substitution_rate": float(rate[a, b])}
            for a, b in candidates[:N_SUBSTITUTIONS]]
     return {
@@ -70,6 +92,27 @@ def _value(fmt, value):
     return fmt(float("nan") if value is None else value)
 
 
+def _listed_annotators(rows, corpus) -> list[int]:
+    """Positions of the annotators the text tables show: all of them up to
+    MAX_ANNOTATORS_LISTED; beyond, N_BY_GAIN by the largest gain in the coefficient without
+    them, then the lowest observed agreement with the others, N_LISTED in all."""
+    if len(rows) <= MAX_ANNOTATORS_LISTED:
+        return list(range(len(rows)))
+
+    def known(value):
+        return value is not None and np.isfinite(value)
+
+    gains = [r for r, row in enumerate(rows)
+             if known(row["agreement_without"]) and known(corpus)]
+    gains.sort(key=lambda r: -(rows[r]["agreement_without"] - corpus))
+    listed = gains[:N_BY_GAIN]
+    observed = [r for r, row in enumerate(rows)
+                if known(row["annotator_observed"]) and r not in listed]
+    observed.sort(key=lambda r: rows[r]["annotator_observed"])
+    listed += observed[:N_LISTED - len(listed)]
+    return listed or list(range(N_LISTED))
+
+
 def annotators_section(f, number: int):
     """Pair matrix, each annotator's observed agreement and agreement without them, and
     their largest prevalence drift; None for a report without these facts."""
@@ -78,8 +121,9 @@ def annotators_section(f, number: int):
         return None
     fmt, rep = f.fmt, f.rep
     corpus = facts["agreement"]
+    listed = _listed_annotators(facts["rows"], corpus)
     rows, largest_gain = [], None
-    for row in facts["rows"]:
+    for row in (facts["rows"][r] for r in listed):
         without = row["agreement_without"]
         gain = None if without is None or corpus is None else without - corpus
         if gain is not None and (largest_gain is None or gain > largest_gain[1]):
@@ -92,8 +136,8 @@ def annotators_section(f, number: int):
                      _value(fmt, row["annotator_observed"]), _value(fmt, without),
                      "-" if gain is None else f"{gain:+.{f.s['digits']}f}", drift_text])
     ids = [str(v) for v in facts["ids"]]
-    pair_rows = [[ids[r]] + [_value(fmt, v) for v in facts["pair_agreement"][r]]
-                 for r in range(len(ids))]
+    pair_rows = [[ids[r]] + [_value(fmt, facts["pair_agreement"][r][s]) for s in listed]
+                 for r in listed]
     text = (f"Each annotator against the others: observed agreement over all their "
             f"(item, label) comparisons with every other annotator, and the corpus "
             f"coefficient under {facts['baseline']} recomputed without them (now "
@@ -102,15 +146,22 @@ def annotators_section(f, number: int):
     if largest_gain is not None and largest_gain[1] > 0:
         text += (f" Leaving out annotator {largest_gain[0]} raises agreement most "
                  f"({largest_gain[1]:+.{f.s['digits']}f}): the first annotator to talk to.")
+    blocks = [("p", text)]
+    if len(listed) < len(ids):
+        blocks.append(("p", f"{len(ids)} annotators: listed here are the {len(listed)} most "
+                       f"worth talking to (up to {N_BY_GAIN} whose removal raises the "
+                       "coefficient most, then those with the lowest observed agreement with "
+                       f"the others); {len(ids) - len(listed)} are left out of these tables. "
+                       "The JSON report and xr_agreement.annotators() hold every annotator."))
     return f"{number}. Annotators", [
-        ("p", text),
+        *blocks,
         ("table", ["annotator", "items annotated", "A_o with the others",
                    f"A_ml without ({facts['baseline']})", "change", "largest prevalence drift "
                    "(annotator vs pool)"], rows, None),
         ("p", f"Pairwise coefficients A_ml ({facts['baseline']}) of each annotator pair alone "
          "(rows x columns; the heat map in the HTML report shows observed agreement and "
          "this coefficient)."),
-        ("table", ["annotator", *ids], pair_rows, None),
+        ("table", ["annotator", *(ids[r] for r in listed)], pair_rows, None),
         ("figures", ("pairs",)),
     ]
 
@@ -133,7 +184,10 @@ def confusions_section(f, number: int):
          "often one selected label a and not b while the other selected b and not a, out of "
          "the pairs where the first selected a and the second did not (the share of a's "
          "disagreements where b was chosen instead). High rates point at codebook entries to "
-         "rewrite; xr_agreement.confusions() gives the full tables."),
+         "rewrite; xr_agreement.confusions() gives the full tables. Ordered by the lower end "
+         "of the rate's 95% Wilson interval over the disagreeing pairs, which weighs a rate "
+         "by the pairs behind it (1 of 1 ranks below 90 of 100), then by the substitution "
+         "count."),
         ("table", ["label a", "chosen instead (b)", "substitutions", "disagreeing pairs on a",
                    "substitution rate"], rows, None),
     ]
@@ -146,14 +200,18 @@ def pair_heat_map(facts):
     ids = [str(v) for v in facts["ids"]]
     panels = (("pair_observed", "observed agreement A_o"),
               ("pair_agreement", f"A_ml ({facts['baseline']})"))
-    size = max(3.0, 0.45 * len(ids) + 1.5)
+    # capped: the figure's pixels grow with its area (400 annotators uncapped: gigabytes)
+    size = min(max(3.0, 0.45 * len(ids) + 1.5), MAX_FIGURE_SIDE)
     figure, axes = plt.subplots(1, 2, figsize=(2 * size + 1, size), constrained_layout=True)
     for ax, (name, caption) in zip(axes, panels):
         values = np.array(facts[name], dtype=float)
         image = ax.imshow(values, cmap="viridis", vmin=np.nanmin(values) if np.isfinite(
             values).any() else 0, vmax=1)
-        ax.set_xticks(range(len(ids)), ids, rotation=90)
-        ax.set_yticks(range(len(ids)), ids)
+        if len(ids) <= MAX_TICK_LABELS:
+            ax.set_xticks(range(len(ids)), ids, rotation=90)
+            ax.set_yticks(range(len(ids)), ids)
+        else:  # unreadable at this size: positions only
+            ax.set_xlabel(f"annotator (of {len(ids)}, in the order of the JSON ids)")
         ax.set_title(caption)
         figure.colorbar(image, ax=ax, shrink=0.8)
     return figure

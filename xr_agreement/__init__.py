@@ -33,6 +33,15 @@ _SOURCES = {
 
 
 def __getattr__(name):
+    if name == "__version__":  # read from the installed metadata on first use (60 ms)
+        try:
+            from importlib.metadata import version
+
+            value = version("xr-agreement")
+        except Exception:  # pragma: no cover - not installed
+            value = "0+unknown"
+        globals()[name] = value
+        return value
     source = _SOURCES.get(name)
     if source is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -94,10 +103,3 @@ __all__ = [
     "table4",
     "versus",
 ]
-
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("xr-agreement")
-except Exception:  # pragma: no cover - not installed
-    __version__ = "0+unknown"

@@ -239,6 +239,32 @@ def test_prodigy_silent_failure_now_gives_the_right_number(capsys):
     assert old["agreement"]["F"] != pytest.approx(right)
 
 
+def test_prodigy_choice_tasks_with_different_options():
+    # a task offers POLITICS and TECH, another SPORTS and HEALTH: an accept says 0 only of
+    # the options that task offered; the labels it never showed are undecided
+    da = read_annotations(PRODIGY / "choice_options_per_task.jsonl")
+    alice, bob = "news_topics-alice", "news_topics-bob"
+    decisions = {(A, alice): {"POLITICS": 1, "TECH": 0}, (A, bob): {"POLITICS": 1, "TECH": 1},
+                 (B, alice): {"SPORTS": 1, "HEALTH": 1}, (B, bob): {"SPORTS": 1, "HEALTH": 0}}
+    labels = ["POLITICS", "TECH", "SPORTS", "HEALTH"]
+    assert_same_decisions(da, grid(decisions, [A, B], [alice, bob], labels))
+
+
+def test_prodigy_an_ignore_beside_an_answer_is_a_duplicate(tmp_path):
+    rows = [json.loads(line) for line in PRODIGY_PATH.read_text().splitlines()]
+    again = dict(rows[0], answer="ignore", accept=[], _timestamp=rows[0]["_timestamp"] + 60)
+    path = tmp_path / "db-out.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows + [again]))
+    with pytest.raises(AnnotationFileError, match=rf"line {len(rows) + 1}: duplicate "
+                       r"annotation: item '-1423532410' by annotator 'news_topics-alice' "
+                       r"already at line 1"):
+        read_annotations(path)
+    path.write_text("".join(json.dumps(r) + "\n" for r in [again] + rows))
+    with pytest.raises(AnnotationFileError, match=r"line 2: duplicate annotation: .* already "
+                       r"at line 1"):
+        read_annotations(path)
+
+
 def test_prodigy_binary_tasks(capsys):
     alice, bob, session = "topics_binary-alice", "topics_binary-bob", "2024-03-01_10-12-44"
     decisions = {

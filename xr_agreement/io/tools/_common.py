@@ -173,6 +173,15 @@ def is_collection(path) -> bool:
                                    and zipfile.is_zipfile(path))
 
 
+def scalar_id(value, where, row, column):
+    """``value`` if it can be an id (text or a number); a list, an object or a boolean is
+    refused naming the row and field (never made text, never "unhashable type")."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer)):
+        raise where(f"{column} must be an id (text or a number), got "
+                    f"{type(value).__name__} {value!r}", row, column)
+    return value
+
+
 # --------------------------------------------------------------------------------------
 # the guard against labels joined by another separator (the cell guards: io/cells.py)
 # --------------------------------------------------------------------------------------

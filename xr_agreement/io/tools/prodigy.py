@@ -12,8 +12,10 @@ Meaning read here:
 
 - item: ``_input_hash``; annotator: ``_annotator_id``, else ``_session_id``;
 - ``"answer": "ignore"``: the annotator skipped the task: no decision, dropped "ignored";
-- choice tasks (with ``options``): ``accept`` -> the ids in ``accept`` are 1 and the other
-  options 0; the label universe is the union of the options' ids (or the declared one);
+- choice tasks (with ``options``): ``accept`` -> the ids in ``accept`` are 1 and the task's
+  other options 0; labels of the universe that this task did not offer stay undecided (NaN)
+  when tasks offer different options; the label universe is the union of the options' ids
+  (or the declared one);
 - choice tasks answered ``reject``: Prodigy's own conversion of choice annotations for
   training treats the options selected in a rejected task as wrong (negative) answers and
   says nothing about the others, so the selected ids are 0 and the other options undecided
@@ -23,12 +25,14 @@ Meaning read here:
   ``reject`` -> that label 0, the other labels undecided for that annotator;
 - a file mixing choice and binary tasks, an unknown ``answer``, a missing ``_input_hash``
   or annotator id is an error; so is the same (input, annotator) twice (the same label twice
-  in binary tasks): Prodigy has no "latest wins" rule.
+  in binary tasks), whatever the answers (an ``ignore`` and an ``accept`` too): Prodigy
+  documents no "latest wins" rule.
 """
 
 from __future__ import annotations
 
-from ._common import Annotation, Dropped, Where, build, label_text, load_json_records
+from ._common import (Annotation, Dropped, Where, build, label_text, load_json_records,
+                      scalar_id)
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -38,16 +42,19 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
     """Decisions from a Prodigy ``db-out`` JSONL file (see the module docstring)."""
     where = Where(path, kind="line")
     records, kind = load_json_records(path, text)
-    annotations, dropped, kinds, options = [], Dropped(), {}, []
+    annotations, dropped, kinds, options, answered = [], Dropped(), {}, [], {}
     for line, task in records:
         if kind == "array":
             raise where("a Prodigy db-out export is JSON lines (one task per line), not one "
                         "JSON array")
         if task.get("_input_hash") in (None, ""):
             raise where("a task without _input_hash", line, "_input_hash")
+        scalar_id(task["_input_hash"], where, line, "_input_hash")
         who = task.get("_annotator_id") or task.get("_session_id")
         if who in (None, ""):
             raise where("a task without _annotator_id or _session_id", line, "_annotator_id")
+        scalar_id(who, where, line, "_annotator_id" if task.get("_annotator_id") else
+                  "_session_id")
         answer = task.get("answer")
         if answer not in ANSWERS:
             raise where(f"answer must be one of {list(ANSWERS)}, got {answer!r}", line,
@@ -70,6 +77,17 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
                     raise where("an option without id", line, "options")
                 ids.append(label_text(option["id"], where, line, "options"))
             options += ids
+        # every answer counts, an ignore too: an ignore and an accept of one input by one
+        # annotator are two answers, and Prodigy has no rule for which one stands
+        key = (str(task["_input_hash"]), str(who))
+        if task_kind == "binary":
+            key += (label_text(task["label"], where, line, "label"),)
+        if key in answered:
+            raise where(f"duplicate annotation: item {key[0]!r} by annotator {key[1]!r}"
+                        + (f" (label {key[2]!r})" if len(key) > 2 else "")
+                        + f" already at line {answered[key]} (Prodigy has no rule for a "
+                        "repeated answer)", line)
+        answered[key] = line
         if answer == "ignore":
             dropped.add("ignored", who)
             annotations.append(Annotation(task["_input_hash"], str(who), None, line=line))
@@ -88,8 +106,9 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
         if unknown:
             raise where(f"accept holds {unknown}, which are not among this task's options "
                         f"{ids}", line, "accept")
-        if answer == "accept":
-            annotations.append(Annotation(task["_input_hash"], str(who), accepted, line=line,
+        if answer == "accept":  # 0: this task's other options; labels it did not offer: NaN
+            annotations.append(Annotation(task["_input_hash"], str(who), accepted,
+                                          [v for v in ids if v not in accepted], line=line,
                                           column="accept"))
         elif accepted:
             annotations.append(Annotation(task["_input_hash"], str(who), [], accepted,

@@ -41,7 +41,10 @@ def _annotator_block(values):
         "without": np.zeros((G, n, k, n, 3), np.int64),
         "items_annotated": np.zeros((G, n), np.int64),
     }
-    invalid = _kernels.annotator_counts(values, *out.values())
+    complements = (np.zeros((G, k), np.int64), np.zeros((G, k, n), np.int64),
+                   np.zeros((G, k, n), np.int64))
+    invalid = _kernels.annotator_counts(values, *out.values(), *complements)
+    _kernels.add_complements(out["pos_miss"], out["miss_miss"], *complements)
     return out, invalid
 
 

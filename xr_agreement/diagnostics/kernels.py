@@ -34,13 +34,17 @@ def _add_stats(out, m, x, sign):
 
 @numba.njit(nogil=True, cache=True)
 def annotator_counts(values, pos_pos, pos_miss, miss_miss, without_base, without,
-                     items_annotated):
+                     items_annotated, complement_cells, complement_positive,
+                     complement_decided):
     """Add the annotator-level counts of ``values`` (G, N, n, k) to the accumulators.
 
     Per group g and label l: ``pos_pos[g, l, r, s]`` items where r and s both said 1,
     ``pos_miss[g, l, r, s]`` r said 1 and s did not decide, ``miss_miss[g, l, r, s]`` neither
     decided (diagonals: r's 1s, r's missing decisions). ``items_annotated[g, r]``: items r
-    decided at least one label of.
+    decided at least one label of. A cell with fewer deciders than non-deciders adds to
+    the pair counts through its deciders alone: the rest is left in ``complement_cells``
+    (G, k), ``complement_positive`` and ``complement_decided`` (G, k, n) for
+    :func:`add_complements`, so the cost follows the smaller side in crowd designs too.
 
     The corpus without annotator r, as MLA's label counts: over the (item, label) cells,
     with m' deciders and x' ones once r is left out, ``(count, sum x', sum x'^2)`` by m'
@@ -106,13 +110,47 @@ def annotator_counts(values, pos_pos, pos_miss, miss_miss, without_base, without
                     r = positive[a]
                     for b in range(n_pos):
                         pos_pos[g, l, r, positive[b]] += 1
-                    for b in range(n_miss):
-                        pos_miss[g, l, r, missing[b]] += 1
-                for a in range(n_miss):
-                    r = missing[a]
-                    for b in range(n_miss):
-                        miss_miss[g, l, r, missing[b]] += 1
+                if n_miss <= m:
+                    for a in range(n_pos):
+                        r = positive[a]
+                        for b in range(n_miss):
+                            pos_miss[g, l, r, missing[b]] += 1
+                    for a in range(n_miss):
+                        r = missing[a]
+                        for b in range(n_miss):
+                            miss_miss[g, l, r, missing[b]] += 1
+                else:
+                    # fewer deciders: count their pairs, and the complements by annotator
+                    # (x_r (1 - d_s) = x_r - x_r d_s, (1 - d_r)(1 - d_s) = 1 - d_r - d_s +
+                    # d_r d_s), which add_complements folds in
+                    complement_cells[g, l] += 1
+                    for a in range(n_pos):
+                        r = positive[a]
+                        complement_positive[g, l, r] += 1
+                        complement_decided[g, l, r] += 1
+                        for b in range(n_pos):
+                            pos_miss[g, l, r, positive[b]] -= 1
+                            miss_miss[g, l, r, positive[b]] += 1
+                        for b in range(n_neg):
+                            pos_miss[g, l, r, negative[b]] -= 1
+                            miss_miss[g, l, r, negative[b]] += 1
+                    for a in range(n_neg):
+                        r = negative[a]
+                        complement_decided[g, l, r] += 1
+                        for b in range(n_pos):
+                            miss_miss[g, l, r, positive[b]] += 1
+                        for b in range(n_neg):
+                            miss_miss[g, l, r, negative[b]] += 1
     return invalid
+
+
+def add_complements(pos_miss, miss_miss, complement_cells, complement_positive,
+                    complement_decided):
+    """Fold into ``pos_miss`` and ``miss_miss`` (G, k, n, n) the per-annotator terms of the
+    cells :func:`annotator_counts` counted through their deciders (plain numpy)."""
+    pos_miss += complement_positive[..., :, None]
+    miss_miss += (complement_cells[..., None, None] - complement_decided[..., :, None]
+                  - complement_decided[..., None, :])
 
 
 @numba.njit(nogil=True, cache=True)

@@ -675,6 +675,10 @@ MALFORMED = {
     "wide_not_binary.csv": ("id,rater_id,joy,anger\ne1,1,1,0\ne1,2,2,0\n",
                             ["--from", "wide", "--labels", "LABELS"],
                             ["row 2 (line 3)", "column 'joy'", "must hold 0 or 1"]),
+    "wide_flag_word.csv": ("id,rater_id,example_very_unclear,joy,anger\ne1,1,False,0,1\n"
+                           "e1,2,maybe,1,0\ne2,1,False,1,0\n", [],
+                           ["row 2 (line 3)", "column 'example_very_unclear'",
+                            "must hold 0/1 or true/false", "'maybe'"]),
     "argilla_status.jsonl": (_lines(ARGILLA / "records_v1.jsonl", lambda r: r[0]["topics"][0]
                                     .update(status="pending")), [],
                              ["line 1", "status must be one of", "'pending'"]),

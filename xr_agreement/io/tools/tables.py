@@ -199,6 +199,10 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
     for position in range(len(table)):
         row, line = position + 1, (position + first_line if first_line else None)
         who = str(workers[position])
+        for column in flags:  # a flag that is no yes/no word must not read as "not flagged"
+            if _binary(table[column].iat[position]) is None:
+                raise where(f"the flag column must hold 0/1 or true/false, got "
+                            f"{table[column].iat[position]!r}", row, column, line)
         flagged = [c for c in flags if _binary(table[c].iat[position]) == 1.0]
         if flagged:
             dropped.add(FLAG_COLUMNS[flagged[0].lower()], who)

@@ -307,6 +307,24 @@ def test_doccano_directory_and_one_users_file(tmp_path):
     assert_same_decisions(da, sets(alone, NEWS_SORTED))
 
 
+def test_a_zipped_plain_table_goes_to_the_table_reader(tmp_path):
+    # votes.csv.zip: one compressed table, not doccano's per-user files
+    path = tmp_path / "votes.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("votes.csv", "item,annotator,labels\ns1,ann,a\ns1,bob,a;b\ns2,ann,\n"
+                                      "s2,bob,b\n")
+    da = read_annotations(path)
+    assert da.attrs["reader"] == "table"
+    expected = sets([("s1", "ann", {"a"}), ("s1", "bob", {"a", "b"}), ("s2", "ann", set()),
+                     ("s2", "bob", {"b"})], ["a", "b"])
+    assert_same_decisions(da, expected)
+    # one user's doccano CSV in a zip stays doccano's
+    one = tmp_path / "export.zip"
+    with zipfile.ZipFile(one, "w") as archive:
+        archive.writestr("alice.csv", "id,text,label\n1,a,Politics\n2,b,Tech#Politics\n")
+    assert read_annotations(one).attrs["reader"] == "doccano"
+
+
 def test_doccano_csv_with_another_separator_is_refused_with_a_hint(tmp_path):
     path = tmp_path / "alice.csv"
     path.write_text("id,text,label\n1,a,Politics\n2,b,Tech\n3,c,\"Politics,Tech\"\n")

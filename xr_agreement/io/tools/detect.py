@@ -11,6 +11,7 @@ column names are tried. Two signatures at once is ambiguous and refused (pass ``
 from __future__ import annotations
 
 import os
+import zipfile
 
 from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLUMNS,
                      VALUE_COLUMNS, AnnotationFileError)
@@ -94,6 +95,25 @@ def _columns_tool(columns, rows) -> str | None:
     return None
 
 
+def _zipped_plain_table(path) -> bool:
+    """A .zip holding one CSV / TSV without doccano's ``id`` and ``label`` columns: a table
+    compressed as a zip (``votes.csv.zip``), read by the table reader as before."""
+    if os.path.isdir(path):
+        return False
+    with zipfile.ZipFile(path) as archive:
+        members = [i for i in archive.infolist() if not i.is_dir()
+                   and not os.path.basename(i.filename).startswith(".")
+                   and "__MACOSX" not in i.filename]
+        if len(members) != 1 or not members[0].filename.lower().endswith(
+                (".csv", ".tsv", ".tab")):
+            return False
+        with archive.open(members[0]) as handle:
+            header = handle.readline().decode("utf-8-sig", errors="replace")
+    sep = "," if members[0].filename.lower().endswith(".csv") else "\t"
+    columns = {c.strip().strip('"').lower() for c in header.strip().split(sep)}
+    return not {"id", "label"} <= columns
+
+
 def detect_tool(path) -> str:
     """The tool whose export ``path`` is: one of the readers' names, or "table" (the
     generic reader) when no tool's signature is found.
@@ -117,7 +137,7 @@ def detect_tool(path) -> str:
     if not os.path.exists(path):
         return "table"  # whose message (unknown extension, file not found) stays as it was
     if is_collection(path):
-        return "doccano"
+        return "table" if _zipped_plain_table(path) else "doccano"
     name = os.fspath(path).lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
         name = name.removesuffix(suffix)

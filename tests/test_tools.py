@@ -178,6 +178,12 @@ def test_label_studio_label_outside_the_config_names_it_and_its_task(tmp_path):
         read_annotations(path, labels=LS_CONFIG)
 
 
+def test_label_studio_latest_annotation_by_time_not_by_text():
+    # annotation 31 (10:00:00.25 UTC) is later than 32 (10:00:00 UTC): Tech, not Politics
+    expected = sets([(201, "1", {"Tech"}), (201, "2", {"Tech"})], ["Tech"])
+    check(LS / "edited_timestamps.json", expected, "label-studio", {"superseded": {"1": 1}})
+
+
 def test_label_studio_config_of_another_project_is_refused(tmp_path):
     # a config whose control ("category") no result of the export uses would read every
     # annotation as "chose no label"
@@ -642,6 +648,9 @@ MALFORMED = {
         {"from_name": "notes", "to_name": "text", "type": "textarea",
          "value": {"text": ["x"]}})), ["--control", "notes"],
         ["'textarea' result, not choices"]),
+    "ls_bad_timestamp.json": (_ls(lambda t: t[2]["annotations"][3].update(
+        updated_at="last Tuesday")), [], ["row 3", "annotations[3].updated_at",
+                                           "not an ISO 8601 timestamp: 'last Tuesday'"]),
     "ls_two_tools.json": (_ls(lambda t: t[0].update(_input_hash=1, answer="accept")), [],
                           ["several tools", "--from TOOL"]),
     "prodigy_unknown_answer.jsonl": (_lines(PRODIGY_PATH, lambda r: _set(r, 3, "answer",

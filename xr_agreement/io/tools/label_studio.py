@@ -36,6 +36,7 @@ Meaning read here:
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
@@ -159,12 +160,32 @@ def _values_of(kind: str, value, where, row, column) -> list[str]:
     return [label_text(v, where, row, column) for v in chosen]
 
 
-def _latest(group: list[tuple]) -> int:
+def _timestamp(text, where, row, column) -> datetime:
+    """An ISO 8601 timestamp as an aware datetime (a trailing Z is UTC; a naive one is taken
+    as UTC, which is what Label Studio writes)."""
+    if not isinstance(text, str):
+        raise where(f"{column.rsplit('.', 1)[-1]} must be an ISO 8601 timestamp, got "
+                    f"{text!r}", row, column)
+    try:
+        stamp = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z"))
+                                       else text)
+    except ValueError:
+        raise where(f"{column.rsplit('.', 1)[-1]} is not an ISO 8601 timestamp: {text!r}",
+                    row, column) from None
+    return stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=timezone.utc)
+
+
+def _latest(group: list[tuple], where) -> int:
     """Position in ``group`` of the latest annotation: updated_at, else created_at, else the
-    last (ISO timestamps compare as text)."""
+    last; timestamps compare as datetimes (as text, "10:00:00.25+00:00" would sort before
+    "10:00:00Z")."""
+    if len(group) == 1:
+        return 0
     for key in ("updated_at", "created_at"):
-        stamps = [entry[1].get(key) for entry in group]
-        if all(isinstance(s, str) and s for s in stamps):
+        if all(entry[1].get(key) not in (None, "") for entry in group):
+            stamps = [_timestamp(entry[1][key], where, entry[0],
+                                 key if entry[2] is None else f"{entry[2]}.{key}")
+                      for entry in group]
             return max(range(len(group)), key=lambda i: (stamps[i], i))
     return len(group) - 1
 
@@ -235,7 +256,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
             groups.setdefault((task["id"], who), []).append((row, entry, column))
     annotations = []
     for (task_id, who), group in groups.items():
-        winner = _latest(group)
+        winner = _latest(group, where)
         for position, _ in enumerate(group):
             if position != winner:
                 dropped.add("superseded", who)
@@ -317,10 +338,10 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
     groups = {}
     for row, record in records:
         who = _annotator_of(record["annotator"], where, row, "annotator")
-        groups.setdefault((record["id"], who), []).append((row, record, chosen_control))
+        groups.setdefault((record["id"], who), []).append((row, record, None))
     annotations = []
     for (task_id, who), group in groups.items():
-        winner = _latest(group)
+        winner = _latest(group, where)
         for position, _ in enumerate(group):
             if position != winner:
                 dropped.add("superseded", who)

@@ -709,6 +709,24 @@ MALFORMED = {
     "argilla_status.jsonl": (_lines(ARGILLA / "records_v1.jsonl", lambda r: r[0]["topics"][0]
                                     .update(status="pending")), [],
                              ["line 1", "status must be one of", "'pending'"]),
+    # a list or an object where an id is expected: never made text, never "unhashable"
+    "argilla_user_list.jsonl": (_lines(ARGILLA / "records_v2.jsonl", lambda r: r[1][
+        "topics.responses.users"].__setitem__(0, [r[1]["topics.responses.users"][0]])),
+        ["--control", "topics"],
+        ["line 2", "column 'topics.responses.users'", "must be an id", "got list"]),
+    "doccano_id_object.jsonl": ('{"id": 1, "text": "a", "label": ["Tech"]}\n'
+                                '{"id": {"x": 2}, "text": "b", "label": ["Tech"]}\n',
+                                ["--from", "doccano"],
+                                ["line 2", "column 'id'", "must be an id", "got dict"]),
+    "ls_task_id_list.json": (_ls(lambda t: t[1].update(id=[102])), [],
+                             ["row 2", "column 'id'", "must be an id", "got list [102]"]),
+    "ls_min_id_object.json": (json.dumps([dict(r, id={"task": r["id"]}) if n == 2 else r
+                                          for n, r in enumerate(json.loads(
+                                              (LS / "export_min.json").read_text()))]), [],
+                              ["row 3", "column 'id'", "must be an id", "got dict"]),
+    "prodigy_hash_list.jsonl": (_lines(PRODIGY_PATH, lambda r: _set(r, 2, "_input_hash",
+                                                                     [r[2]["_input_hash"]])),
+                                [], ["line 3", "column '_input_hash'", "must be an id"]),
     "argilla_lengths.jsonl": (_lines(ARGILLA / "records_v2.jsonl", lambda r: r[1][
         "topics.responses.users"].pop()), ["--control", "topics"],
         ["line 2", "lists of one length"]),

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..files import AnnotationFileError
 from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
-                      read_csv, read_text)
+                      read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
 
@@ -118,7 +118,7 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                             row, columns[0])
             for value, user, status in zip(values, users, statuses):
                 _add(annotations, dropped, record_id, user, status, value, where, row,
-                     columns[0])
+                     columns[0], columns[1])
     else:
         questions = [k for k in keys if any(_is_v1(r.get(k)) for _, r in records)]
         question = _choose(questions, control, where)
@@ -133,7 +133,8 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                 if not isinstance(response, dict) or "user_id" not in response:
                     raise where("a response without user_id", row, question)
                 _add(annotations, dropped, record_id, response["user_id"],
-                     response.get("status"), response.get("value"), where, row, question)
+                     response.get("status"), response.get("value"), where, row, question,
+                     f"{question}.user_id")
     return build(annotations, reader="argilla", dropped=dropped, where=where,
                  universe=universe, item=item, annotator=annotator, label=label,
                  sep_option="")
@@ -146,7 +147,11 @@ def _is_v1(value) -> bool:
             and "user_id" in value[0] and "status" in value[0])
 
 
-def _add(annotations, dropped, record_id, user, status, value, where, row, column):
+def _add(annotations, dropped, record_id, user, status, value, where, row, column,
+         user_column):
+    scalar_id(record_id, where, row, "id")
+    if user is not None:
+        scalar_id(user, where, row, user_column)
     if blank(user):
         raise where("a response without a user id", row, column)
     if status not in STATUSES:

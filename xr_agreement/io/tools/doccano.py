@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 
 from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
-                      label_text, load_json_records, member_files, read_csv, read_text)
+                      label_text, load_json_records, member_files, read_csv, read_text,
+                      scalar_id)
 
 EXTENSIONS = (".jsonl", ".json", ".csv")
 
@@ -44,6 +45,7 @@ def _jsonl(name, text, who, path, sep):
     for line, record in records:
         if record.get("id") in (None, ""):
             raise where("a record without id", line, "id")
+        scalar_id(record["id"], where, line, "id")
         key = "label" if "label" in record else "labels" if "labels" in record else None
         if key is None:
             continue  # no decision recorded for this example

@@ -40,7 +40,8 @@ from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
-from ._common import Annotation, Dropped, Where, build, label_text, load_json_records
+from ._common import (Annotation, Dropped, Where, build, label_text, load_json_records,
+                      scalar_id)
 
 LABEL_TAGS = ("choices", "taxonomy", "labels")
 
@@ -136,7 +137,7 @@ def _annotator_of(value, where, row, column):
         found = value.get("email") or value.get("id")
         if found in (None, ""):
             raise where("completed_by has neither email nor id", row, column)
-        return str(found)
+        return str(scalar_id(found, where, row, column))
     if value is None or value == "" or isinstance(value, (bool, list)):
         raise where(f"missing annotator id ({column} is {value!r})", row, column)
     return str(value)
@@ -247,6 +248,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
     for row, task in records:
         if "id" not in task or task["id"] in (None, ""):
             raise where("a task without id", row, "id")
+        scalar_id(task["id"], where, row, "id")
         for number, entry in enumerate(task["annotations"]):
             column = f"annotations[{number}]"
             if "completed_by" not in entry:
@@ -322,6 +324,8 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
             if key not in record or record[key] in (None, ""):
                 raise where(f"a JSON-min record without {key!r} (is this a Label Studio "
                             "export?)", row, key)
+            if not isinstance(record[key], dict) or key == "id":  # annotator: may be a user
+                scalar_id(record[key], where, row, key)
     found = {}
     for _, record in records:
         for key, value in record.items():

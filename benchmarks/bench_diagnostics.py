@@ -10,6 +10,10 @@ At (N, n, k) = (10^5, 10, 50), prevalence 0.2, string coordinates on every dim: 
 decisions with about 5% missing (NaN), then complete uint8 decisions. Times are medians of several repeats after a warm-up call
 (numba compilation excluded).
 
+Then a crowd design, (N, n, k) = (2000, 400, 5) with 3 annotators per item (the rest NaN):
+time ratios and the peak of traced allocations (``tracemalloc``), since the pair counts and
+leave-one-out counts grow with n^2 k there.
+
 Run: ``python benchmarks/bench_diagnostics.py [--quick]`` (``--quick``: 10x fewer items).
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+import tracemalloc
 
 import numpy as np
 import xarray as xr
@@ -48,6 +53,27 @@ def decisions(shape, prevalence=0.2, missing=0.05, seed=0) -> xr.DataArray:
         "label": [f"label-{j:02d}" for j in range(k)]})
 
 
+def crowd(n_items=2000, n_annotators=400, n_labels=5, per_item=3, seed=0) -> xr.DataArray:
+    rng = np.random.default_rng(seed)
+    values = np.full((n_items, n_annotators, n_labels), np.nan)
+    for i in range(n_items):
+        who = rng.choice(n_annotators, per_item, replace=False)
+        values[i, who] = rng.random((per_item, n_labels)) < 0.2
+    return xr.DataArray(values, dims=("item", "annotator", "label"), coords={
+        "item": [f"task-{i:05d}" for i in range(n_items)],
+        "annotator": [f"worker-{a:03d}" for a in range(n_annotators)],
+        "label": [f"label-{j}" for j in range(n_labels)]})
+
+
+def peak_mib(function) -> float:
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -72,6 +98,18 @@ def main() -> None:
             goal = f"(target <= {target})" if target else ""
             print(f"  {name + '()':<16} {elapsed * 1e3:9.1f} ms  ratio {elapsed / base:6.2f}x "
                   f"{goal}")
+    da = crowd()
+    for name in ("mla", "annotators", "confusions"):
+        getattr(xr_agreement, name)(da.isel(item=slice(0, 50)))
+    base = median_time(lambda: xr_agreement.mla(da), args.repeats)
+    print("(N, n, k) = (2000, 400, 5), 3 annotators per item, float64 with NaN")
+    peak = peak_mib(lambda: xr_agreement.mla(da))
+    print(f"  {'mla()':<16} {base * 1e3:9.1f} ms  peak {peak:7.1f} MiB")
+    for name in ("annotators", "confusions"):
+        function = getattr(xr_agreement, name)
+        elapsed = median_time(lambda: function(da), args.repeats)
+        print(f"  {name + '()':<16} {elapsed * 1e3:9.1f} ms  peak "
+              f"{peak_mib(lambda: function(da)):7.1f} MiB  ratio {elapsed / base:6.2f}x")
 
 
 if __name__ == "__main__":

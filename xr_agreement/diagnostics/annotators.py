@@ -27,6 +27,24 @@ def _coefficients(label_counts, names):
     return finish_counts(label_counts, dummy, dummy, names)["agreement"]
 
 
+# the pair coefficients are finished this many (pair, label) entries at a time: the
+# finishing's temporaries are tens of floats per entry, 250 MB at once for 400 annotators
+PAIR_BLOCK = 1 << 16
+
+
+def _pair_coefficients(pair_counts, names):
+    """:func:`_coefficients` of the pair label counts (*extra, r, s, label, 3, 3), a block
+    of rows r at a time (each pair's value is computed on its own, so blocks change no
+    value): (B, *extra, r, s)."""
+    n = pair_counts.shape[-5]
+    per_row = max(1, int(np.prod(pair_counts.shape[:-5])) * n * pair_counts.shape[-3])
+    rows = max(1, PAIR_BLOCK // per_row)
+    if rows >= n:
+        return _coefficients(pair_counts, names)
+    return np.concatenate([_coefficients(pair_counts[..., r:r + rows, :, :, :, :], names)
+                           for r in range(0, n, rows)], axis=-2)
+
+
 def _pair_label_counts(pos_pos, pos_miss, miss_miss, n_items):
     """Label counts (*extra, r, s, label, 3, 3) of every annotator pair: only the cells
     both decided (m = 2) matter to the coefficient."""
@@ -85,7 +103,7 @@ def _finish(sums, n_items, names):
     diagonal = np.eye(n, dtype=bool)
     pair_observed = divide(agreeing_total, shared_total)
     pair_observed[..., diagonal] = np.nan
-    pair_agreement = _coefficients(pair_counts, names)
+    pair_agreement = _pair_coefficients(pair_counts, names)
     pair_agreement[..., diagonal] = np.nan
     off = ~diagonal
     annotator_observed = divide((agreeing_total * off).sum(-1), (shared_total * off).sum(-1))

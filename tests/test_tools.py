@@ -313,6 +313,22 @@ def test_doccano_directory_and_one_users_file(tmp_path):
     assert_same_decisions(da, sets(alone, NEWS_SORTED))
 
 
+def test_doccano_counts_empty_label_lists_and_records_without_label(tmp_path, capsys):
+    # bob's file gains example 4 without a label field: no decision, dropped; his empty
+    # list on example 2 stays "chose no label" and is counted
+    folder = tmp_path / "export"
+    with zipfile.ZipFile(DOCCANO / "project_export.zip") as archive:
+        archive.extractall(folder)
+    with open(folder / "bob.jsonl", "a") as handle:
+        handle.write(json.dumps({"id": 4, "text": "Flu season peaks early, hospitals report.",
+                                 "Comments": []}) + "\n")
+    da = check(folder, sets(DOCCANO_RECORDS, NEWS_SORTED), "doccano",
+               {"no label field": {"bob": 1}}, capsys=capsys)
+    assert da.attrs["empty_label_lists"] == {"bob": 1}
+    assert read_annotations(DOCCANO / "project_export_csv.zip").attrs[
+        "empty_label_lists"] == {"bob": 1}
+
+
 def test_a_zipped_plain_table_goes_to_the_table_reader(tmp_path):
     # votes.csv.zip: one compressed table, not doccano's per-user files
     path = tmp_path / "votes.csv.zip"

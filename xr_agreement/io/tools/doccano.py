@@ -13,7 +13,9 @@ record's ``id``; a record's labels are its choices (for spans, the set of span l
 an empty ``label`` list is an annotation with no label chosen (doccano writes every example
 of the project into each user's file unless "export only approved documents" is ticked: tick
 it so that examples a user never annotated are absent, i.e. missing, rather than empty);
-a record without a ``label`` field is no decision. ``all.jsonl`` (collaborative mode) has no
+a record without a ``label`` field is no decision, dropped "no label field"; the number of
+empty ``label`` lists (or cells) per user is ``attrs["empty_label_lists"]``, so that a
+reader can see how many "no label" decisions may be examples never opened. ``all.jsonl`` (collaborative mode) has no
 annotator and is refused. ``unknown.jsonl`` beside users' files, holding only examples with no
 label, is doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator,
 not read.
@@ -47,8 +49,10 @@ def _jsonl(name, text, who, path, sep):
             raise where("a record without id", line, "id")
         scalar_id(record["id"], where, line, "id")
         key = "label" if "label" in record else "labels" if "labels" in record else None
-        if key is None:
-            continue  # no decision recorded for this example
+        if key is None:  # no decision recorded for this example: dropped "no label field"
+            out.append(Annotation(record["id"], who, None, line=line,
+                                  row=line if kind == "array" else None))
+            continue
         value = record[key]
         if isinstance(value, str):
             chosen = cell_labels(value, sep, where, line, key)
@@ -99,14 +103,24 @@ def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annot
                     "is no annotator to compare; export with collaborative annotation off")
     if len(set(stems)) != len(stems):
         raise where(f"two files for one user: {sorted(stems)}")
-    annotations = []
+    annotations, dropped, empty = [], Dropped(), {}
     for (name, text), who in zip(members, stems):
         member = f"{path}:{name}" if is_collection(path) else path
         reader = _csv if name.lower().endswith(".csv") else _jsonl
         read = reader(name, text, who, member, sep)
         if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
             continue  # doccano's placeholder for examples nobody labelled: no annotator
+        for annotation in read:
+            if annotation.chosen is None:
+                dropped.add("no label field", who)
+        # an empty label list is "chose no label" (all 0), and also what doccano writes for
+        # an example the user never opened: counted so that a report can say how many
+        chosen_none = sum(1 for a in read if a.chosen == [])
+        if chosen_none:
+            empty[who] = chosen_none
         annotations += read
-    return build(annotations, reader="doccano", dropped=Dropped(), where=where,
-                 universe=universe, item=item, annotator=annotator, label=label,
-                 sep_in_use=sep)
+    da = build(annotations, reader="doccano", dropped=dropped, where=where,
+               universe=universe, item=item, annotator=annotator, label=label,
+               sep_in_use=sep)
+    da.attrs["empty_label_lists"] = dict(sorted(empty.items()))
+    return da

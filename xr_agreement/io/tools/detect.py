@@ -10,6 +10,7 @@ column names are tried. Two signatures at once is ambiguous and refused (pass ``
 
 from __future__ import annotations
 
+import itertools
 import os
 import zipfile
 
@@ -95,6 +96,20 @@ def _columns_tool(columns, rows) -> str | None:
     return None
 
 
+def _json_head(path) -> str:
+    """The text detection needs: a JSON array whole (it parses only whole), of JSON lines
+    only the first PEEK_ROWS lines (a large file is read once, by its reader)."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            head = list(itertools.islice(handle, PEEK_ROWS))
+            joined = "".join(head)
+            if not joined.strip() or joined.lstrip().startswith("["):
+                return joined + handle.read()
+    except UnicodeDecodeError:
+        return read_text(path)  # whose error names the file
+    return "".join(head)
+
+
 def _zipped_plain_table(path) -> bool:
     """A .zip holding one CSV / TSV without doccano's ``id`` and ``label`` columns: a table
     compressed as a zip (``votes.csv.zip``), read by the table reader as before."""
@@ -142,9 +157,7 @@ def detect_tool(path) -> str:
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
         name = name.removesuffix(suffix)
     if name.endswith((".json", ".jsonl", ".ndjson")) and name == os.fspath(path).lower():
-        text = read_text(path)
-        if not text.lstrip().startswith("["):  # JSON lines: the first lines tell the tool
-            text = "\n".join(text.splitlines()[:PEEK_ROWS])
+        text = _json_head(path)
         try:
             records, kind = load_json_records(path, text)
         except AnnotationFileError:

@@ -120,3 +120,17 @@ def test_module_size(name):
 def test_families_have_their_own_folder():
     for family in FAMILIES | SHARED | {"io", "report"}:
         assert (PACKAGE / family / "__init__.py").exists(), family
+
+
+def test_kernels_compile_through_the_package_njit():
+    """Every kernel is compiled by ``_core.jit.njit`` (which caches outside the package, see
+    tests/test_setup.py); numba's own njit/jit would write into an installed package again."""
+    for name, path in MODULES.items():
+        if name.endswith("_core.jit"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "") == "numba":
+                assert not {a.name for a in node.names} & {"njit", "jit", "generated_jit"}, name
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                assert not (node.value.id == "numba" and node.attr in ("njit", "jit")), name

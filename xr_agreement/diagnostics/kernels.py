@@ -8,11 +8,12 @@ the number of values that are not 0, 1 (or NaN): the caller raises, naming the f
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._core.jit import njit
 
-@numba.njit(nogil=True, cache=True)
+
+@njit(nogil=True, cache=True)
 def _state(value):
     """0: said 0, 1: said 1, 2: no decision (NaN), 3: invalid."""
     if value == 0:
@@ -24,7 +25,7 @@ def _state(value):
     return 3
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _add_stats(out, m, x, sign):
     """``out[m] += sign * (1, x, x^2)``: one cell's (count, sum of 1s, sum of squares)."""
     out[m, 0] += sign
@@ -32,7 +33,7 @@ def _add_stats(out, m, x, sign):
     out[m, 2] += sign * x * x
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def annotator_counts(values, pos_pos, pos_miss, miss_miss, without_base, without,
                      items_annotated, complement_cells, complement_positive,
                      complement_decided):
@@ -153,7 +154,7 @@ def add_complements(pos_miss, miss_miss, complement_cells, complement_positive,
                   - complement_decided[..., None, :])
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, scratch):
     """Add the label x other_label counts of ``values`` (G, N, n, k) to the accumulators
     (G, k, k), float64.
@@ -246,7 +247,7 @@ def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, sc
 # loops over labels that numba vectorizes (labels are the contiguous axis).
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def complete_pair_products(values, pos_pos):
     """``pos_pos[g, r, s, l] += sum_i x_irl x_isl`` for r <= s (the upper triangle) of integer
     decisions (G, N, n, k); returns the number of values other than 0 and 1."""
@@ -263,7 +264,7 @@ def complete_pair_products(values, pos_pos):
     return invalid
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def complete_confusion_counts(values, co_selection, substitution, disagreeing, scratch):
     """:func:`confusion_counts` for integer decisions (G, N, n, k), where nothing is
     missing: ``P[a, b] = N_a`` (the 1s on a) and ``E = n``, so per item ``co_selection +=

@@ -26,9 +26,9 @@ import os
 import time
 
 import numpy as np
-import xarray as xr
 
 import xr_agreement
+from corpora import with_string_ids
 from xr_agreement._core.threads import _pool_map, _single_threaded_blas
 from xr_agreement.mla import MLAStatistic
 from xr_agreement.resampling.draws import BLOCK_ITEMS, BlockedResampler
@@ -55,7 +55,7 @@ def main(n_items=10**5, n_annotators=5, n_labels=50, n_resamples=1000, seed=0):
     prevalence = rng.uniform(0.02, 0.4, n_labels)
     latent = rng.random((n_items, 1, n_labels)) < prevalence
     flips = rng.random((n_items, n_annotators, n_labels)) < 0.1
-    da = xr.DataArray((latent ^ flips).astype(np.int8), dims=("item", "annotator", "label"))
+    da = with_string_ids((latent ^ flips).astype(np.int8), ("item", "annotator", "label"))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"N = {n_items} items, n = {n_annotators} annotators, k = {n_labels} labels, "
           f"{n_resamples} item resamples")

@@ -6,7 +6,7 @@
    quantities there: corpus coefficient and minimum for the three baselines, and the
    label-wise coefficients.
 
-Run: ``python benchmarks/bench_mla.py [--quick]`` (``--quick``: 10x smaller first case).
+Inputs carry string ids on every dim (benchmarks/corpora.py). Run: ``python benchmarks/bench_mla.py [--quick]`` (``--quick``: 10x smaller first case).
 Times are the best of several repeats after a warm-up call (numba compilation excluded).
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 import xarray as xr
 
 import xr_agreement
+from corpora import with_string_ids
 
 
 def best_time(function, repeats: int) -> float:
@@ -33,7 +34,7 @@ def best_time(function, repeats: int) -> float:
 def decisions(shape, prevalence, seed) -> xr.DataArray:
     rng = np.random.default_rng(seed)
     values = (rng.random(shape, dtype=np.float32) < prevalence).astype(np.uint8)
-    return xr.DataArray(values, dims=("item", "annotator", "label"))
+    return with_string_ids(values, ("item", "annotator", "label"))
 
 
 def against_memory_read(n_items: int, repeats: int) -> None:

@@ -36,6 +36,7 @@ import pandas as pd
 import xarray as xr
 
 import xr_agreement
+from corpora import with_string_ids
 
 
 def median_time(function, repeats: int) -> float:
@@ -46,15 +47,6 @@ def median_time(function, repeats: int) -> float:
         function()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
-
-
-def with_string_ids(values: np.ndarray, dims) -> xr.DataArray:
-    """``values`` labelled with string ids on every dim, as pandas indexes (what a reader
-    builds from a table)."""
-    prefixes = {"item": "doc-{:07d}", "annotator": "ann-{}", "label": "label-{:03d}"}
-    coords = {d: pd.Index([prefixes[d].format(i) for i in range(size)])
-              for d, size in zip(dims, values.shape)}
-    return xr.DataArray(values, dims=dims, coords=coords)
 
 
 def binary(shape, prevalence, seed) -> np.ndarray:

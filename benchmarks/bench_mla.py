@@ -6,7 +6,8 @@
    quantities there: corpus coefficient and minimum for the three baselines, and the
    label-wise coefficients.
 
-Inputs carry string ids on every dim (benchmarks/corpora.py). Run: ``python benchmarks/bench_mla.py [--quick]`` (``--quick``: 10x smaller first case).
+Inputs carry string ids on every dim (benchmarks/corpora.py).
+Run: ``python benchmarks/bench_mla.py [--quick]`` (``--quick``: 10x smaller first case).
 Times are the best of several repeats after a warm-up call (numba compilation excluded).
 """
 

@@ -18,6 +18,21 @@ import numpy as np
 SEPARATORS = (",", ";", "|", "#", "+")
 
 
+def joined_labels(value, labels, sep_in_use) -> tuple[str, list[str]] | None:
+    """``(separator, parts)`` when the label ``value`` is other labels of ``labels`` joined by
+    a separator other than ``sep_in_use`` ("x, y" beside "x" and "y"), else None. The one
+    test behind the joined-label guard of the table reader and of the tool readers."""
+    if not isinstance(value, str):
+        return None
+    for sep in SEPARATORS:
+        if sep == sep_in_use or sep not in value:
+            continue
+        parts = [p.strip() for p in value.split(sep)]
+        if all(p in labels for p in parts):
+            return sep, parts
+    return None
+
+
 def blank(value) -> bool:
     if value is None:
         return True

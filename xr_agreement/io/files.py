@@ -479,20 +479,18 @@ def _sets(table, ids, column, universe, sep, locate, item, annotator, label):
 def _check_joined(per_row, sep, column, locate):
     """Refuse a label that is other labels of the file joined by another separator than
     ``sep`` ("x, y" beside "x" and "y" is two labels, not a third)."""
-    from .cells import SEPARATORS
+    from .cells import joined_labels
 
     labels = {v for row in per_row for v in row if isinstance(v, str)}
     for position, row in enumerate(per_row):
         for value in row:
-            for other in SEPARATORS:
-                if other == sep or not isinstance(value, str) or other not in value:
-                    continue
-                parts = [p.strip() for p in value.split(other)]
-                if all(p in labels for p in parts):
-                    raise locate(f"the label {value!r} is the labels {parts} joined by "
-                                 f"{other!r}, not one label; if labels are separated by "
-                                 f"{other!r} here, say so (sep={other!r}, --sep {other!r})",
-                                 position, column)
+            joined = joined_labels(value, labels, sep)
+            if joined is not None:
+                other, parts = joined
+                raise locate(f"the label {value!r} is the labels {parts} joined by "
+                             f"{other!r}, not one label; if labels are separated by "
+                             f"{other!r} here, say so (sep={other!r}, --sep {other!r})",
+                             position, column)
 
 
 def _binary(value, position, column, locate) -> float:

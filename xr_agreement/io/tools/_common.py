@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..cells import SEPARATORS, blank, cell_labels, label_text  # noqa: F401 (for readers)
+from ..cells import SEPARATORS, blank, cell_labels, joined_labels, label_text  # noqa: F401 (for readers)
 from ..files import AnnotationFileError, ids_as_coordinate
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
@@ -195,16 +195,14 @@ def check_joined(annotations: list[Annotation], where, sep_in_use: str | None,
     labels |= {v for a in annotations if isinstance(a.zeros, list) for v in a.zeros}
     for annotation in annotations:
         for value in annotation.chosen:
-            for sep in SEPARATORS:
-                if sep == sep_in_use or sep not in value:
-                    continue
-                parts = [p.strip() for p in value.split(sep)]
-                if len(parts) > 1 and all(p in labels and p != value for p in parts):
-                    hint = (f"; if labels are separated by {sep!r} here, say so ({option} "
-                            f"{sep!r})" if option else "")
-                    raise where(f"the label {value!r} is the labels {parts} joined by "
-                                f"{sep!r}, not one label{hint}", annotation.row,
-                                annotation.column, annotation.line)
+            joined = joined_labels(value, labels, sep_in_use)
+            if joined is not None:
+                sep, parts = joined
+                hint = (f"; if labels are separated by {sep!r} here, say so ({option} "
+                        f"{sep!r})" if option else "")
+                raise where(f"the label {value!r} is the labels {parts} joined by "
+                            f"{sep!r}, not one label{hint}", annotation.row,
+                            annotation.column, annotation.line)
 
 
 # --------------------------------------------------------------------------------------

@@ -178,6 +178,27 @@ def test_pairs_and_leave_one_out_equal_mla(baseline):
         assert ds.baseline.values.tolist() == baseline
 
 
+def test_uint8_kernel_over_many_items():
+    """The uint8 kernel sums in uint8 blocks of 255 items padded to 32 labels: items past
+    a block, cells that are 1 for every item of a block (a block sum of exactly 255) and a
+    label count that is no multiple of 32 must count as the brute force does."""
+    da = decisions(23, n_items=600, n_annotators=4, n_labels=35)
+    values = da.values.copy()
+    values[:300, :, :3] = 1  # 255 ones in the first block on the first three labels
+    da = da.copy(data=values)
+    expected = brute_annotators(values)
+    for dtype in (np.uint8, bool):
+        ds = annotators(da.astype(dtype))
+        np.testing.assert_allclose(ds.pair_observed.values, expected["observed"])
+        np.testing.assert_allclose(ds.annotator_prevalence.transpose("annotator", "label"),
+                                   expected["prevalence"])
+        xr.testing.assert_allclose(ds, annotators(da.astype(np.int64)))
+    values[599, 3, 34] = 2
+    with pytest.raises(ValueError, match="2 at item='doc-599', annotator='ann-d', "
+                                         "label='lab-34'"):
+        annotators(da.copy(data=values).astype(np.uint8))
+
+
 def test_annotators_extra_dim_and_int_input():
     for da in (decisions(7, missing=0.2, rounds=2), decisions(7, rounds=2).astype(np.uint8)):
         _same_as_each_round(da)

@@ -15,7 +15,7 @@ import xarray as xr
 
 from .._core.arrays import _is_dask
 from .._core.threads import _thread_pool
-from .._core.validate import describe_position
+from .._core.validate import CoordinateValues, describe_position
 from . import kernels as _kernels
 
 # Below this many decisions one thread is faster than starting several.
@@ -27,7 +27,10 @@ def _annotator_block(values):
     if values.dtype.kind != "f":
         # no missing decisions: the products of 1s are all there is to count
         upper = np.zeros((G, n, n, k), np.int64)
-        invalid = _kernels.complete_pair_products(values, upper)
+        if values.dtype == np.uint8:
+            invalid = _kernels.complete_pair_bytes(values, upper) & ~1
+        else:
+            invalid = _kernels.complete_pair_products(values, upper)
         pos_pos = upper + np.swapaxes(upper, 1, 2)
         diagonal = np.arange(n)
         pos_pos[:, diagonal, diagonal] = upper[:, diagonal, diagonal]
@@ -109,15 +112,16 @@ def block_sums(da: xr.DataArray, kind: str, item: str, annotator: str, label: st
     extra = [d for d in da.dims if d not in (item, annotator, label)]
     ordered = da.transpose(*extra, item, annotator, label)
     extra_shape = tuple(ordered.shape[:-3])
-    coords = [(d, ordered[d].values) for d in ordered.dims]
 
     def shaped(sums):
         return {name: value.reshape(extra_shape + value.shape[1:]) for name, value in sums.items()}
 
     if not _is_dask(ordered.data):
+        coords = CoordinateValues(ordered, ordered.dims)  # fetched only to name a bad value
         return shaped(_count(ordered.values, coords, kind, parallel=True)), extra
     import dask
 
+    coords = [(d, ordered[d].values) for d in ordered.dims]
     axis = len(extra)
     data = ordered.data.rechunk({a: -1 for a in range(ordered.ndim) if a != axis})
     offsets = np.concatenate([[0], np.cumsum(data.chunks[axis])])

@@ -301,3 +301,53 @@ def complete_confusion_counts(values, co_selection, substitution, disagreeing, s
                     substitution[g, a, b] += (na - c) * (counts[b] - c)
                     C[a, b] = 0
     return invalid
+
+
+
+@njit(nogil=True, cache=True)
+def complete_pair_bytes(values, pos_pos):
+    """:func:`complete_pair_products` for uint8 decisions (bool viewed as uint8), 2-3x
+    faster on one thread at (10^5, 10, 50). Two things make it so:
+
+    - the products ``x_r & x_s`` are summed in uint8, 32 to a vector register instead of 4
+      for int64, over blocks of 255 items (a sum of at most 255 ones), then flushed to
+      ``pos_pos`` (int64);
+    - each item's rows are first copied into rows padded to a multiple of 32 labels, so the
+      label loops have no scalar remainder (with 50 labels that remainder was most of the
+      time).
+
+    Returns the OR of all values: anything but 0 or 1 means a value other than 0 and 1.
+    """
+    G, N, n, k = values.shape
+    padded = (k + 31) // 32 * 32
+    rows = np.zeros((n, padded), np.uint8)
+    block = np.zeros((n, n, padded), np.uint8)
+    seen = np.zeros(padded, np.uint8)
+    for g in range(G):
+        for b0 in range(0, N, 255):
+            b1 = min(b0 + 255, N)
+            for i in range(b0, b1):
+                item = values[g, i]
+                for r in range(n):
+                    source = item[r]
+                    row = rows[r]
+                    for l in range(k):
+                        row[l] = source[l]
+                for r in range(n):
+                    row = rows[r]
+                    for l in range(padded):
+                        seen[l] |= row[l]
+                    for s in range(r, n):
+                        other = rows[s]
+                        out = block[r, s]
+                        for l in range(padded):
+                            out[l] = np.uint8(out[l] + np.uint8(row[l] & other[l]))
+            for r in range(n):
+                for s in range(r, n):
+                    for l in range(k):
+                        pos_pos[g, r, s, l] += block[r, s, l]
+                        block[r, s, l] = 0
+    combined = 0
+    for l in range(k):
+        combined |= np.int64(seen[l])
+    return combined

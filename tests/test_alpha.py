@@ -731,6 +731,34 @@ def test_standard_error_population_size_strings_and_extra_dims():
             irrcac_krippendorff(data, "quadratic")["se"], abs=1e-9)
 
 
+def test_nominal_standard_error_from_the_counting_pass():
+    """Nominal alpha's standard error comes from moments summed in the counting pass (up to
+    MOMENTS_LIMIT distinct values), else from a second pass: both equal irrCAC, per round
+    of an extra dim too, with integer, float and string ratings and items with one or no
+    rating."""
+    from xr_agreement.alpha.blocks import MOMENTS_LIMIT
+
+    few = random_ratings(11, [1, 2, 3, 4, 5], n_items=300, n_annotators=6, missing=0.4)
+    many = random_ratings(12, list(range(MOMENTS_LIMIT + 4)), n_items=200, n_annotators=5,
+                          missing=0.2)
+    for x in (few, many):
+        peer = irrcac_krippendorff(x, "identity")
+        assert float(as_ratings(x).agreement.alpha("nominal").alpha_se) == pytest.approx(
+            peer["se"], abs=1e-9)
+    rounds = [random_ratings(13 + r, [0, 1, 2], n_items=40, n_annotators=4, missing=0.3)
+              for r in range(3)]
+    both = xr.concat([as_ratings(x) for x in rounds], dim="round")
+    per_round = both.agreement.alpha("nominal")
+    names = np.array(["no", "maybe", "yes"], dtype=object)
+    strings = xr.concat([as_ratings(np.where(np.isnan(x), None, names[np.nan_to_num(x)
+                                                                      .astype(int)]))
+                         for x in rounds], dim="round").agreement.alpha("nominal")
+    for r, x in enumerate(rounds):
+        peer = irrcac_krippendorff(x, "identity")["se"]
+        assert float(per_round.alpha_se[r]) == pytest.approx(peer, abs=1e-9)
+        assert float(strings.alpha_se[r]) == pytest.approx(peer, abs=1e-9)
+
+
 def test_standard_error_undefined_and_bad_options():
     one_item = as_ratings(np.array([[1.0, 2.0, np.nan], [np.nan, 3.0, np.nan]]))
     result = one_item.agreement.alpha("interval")

@@ -475,7 +475,9 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
         ranked = _ranked_block_sums(values, totals, ratings=ratings, **block)
     finished = _finish_totals(totals, ranked, delta, plan=plan, shape=shape)
     if plan.ci is not None and not multi_label:
-        squares = _se_block_sums(values, finished, ratings=ratings, **block)
+        squares = finished["se_inputs"].get("squares")  # nominal: from the counting pass
+        if squares is None:
+            squares = _se_block_sums(values, finished, ratings=ratings, **block)
         finished.update(_finish_se(finished, squares, plan=plan, shape=shape))
     finished.pop("se_inputs", None)
     core = {"coincidence": ("category", "paired_category"),

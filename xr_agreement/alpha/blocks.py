@@ -8,8 +8,10 @@ values of two blocks are merged (:func:`_merge_counts`). :func:`_finish_totals` 
 alpha from the totals of an extra-dim block, on small arrays. Ordinal distances (mid-ranks
 of the total frequencies) and Gwet's standard error need the totals in every block: a
 second pass over the blocks (:func:`_ranked_block_sums`, :func:`_se_block_sums`) takes them
-as input. On numpy the whole array is one block (counted on numba's threads); on dask
-(:mod:`.dask`) every chunk is one, counted on its dask thread.
+as input; except for the nominal standard error of one numpy block with few distinct values,
+whose squares follow exactly from moments the counting pass sums (:func:`_with_moments`,
+``variance._nominal_squares``). On numpy the whole array is one block (counted on numba's
+threads); on dask (:mod:`.dask`) every chunk is one, counted on its dask thread.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .counts import (_alpha_terms, _as_integers, _coded, _coded_label_sets, _des
                      _set_expected_sums, _spread_expected, _undefined_reasons,
                      COINCIDENCE_LIMIT, INTEGER_SPAN_LIMIT)
 from .distances import _cached_set_table, _callable_delta, SET_METRIC_IDS
-from .variance import (_distance_rows, _gwet_constants, _gwet_variance,
+from .variance import (_distance_rows, _gwet_constants, _gwet_variance, _nominal_squares,
                        _standard_error_limits)
 
 
@@ -177,18 +179,37 @@ def _block_ratings(block, coords, plan: _Plan, values=None) -> _Ratings:
 
 def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
     """:func:`_kernels.rating_counts` of a block: on numba's threads (under their lock)
-    for the numpy path, serially in a dask task."""
+    for the numpy path, serially in a dask task. Returns (value_counts, seen, items_by_m,
+    agreeing_by_m, coincidence, gwet_moments, irregular); ``gwet_moments`` is the
+    (moments, outer) pair of the nominal standard error where :func:`_with_moments`, else
+    None."""
     values = ratings.values
     V = len(ratings.categories)
     if with_coincidence is None:
         with_coincidence = V <= COINCIDENCE_LIMIT
     if not plan.parallel:
-        return _kernels.rating_counts_serial(values, ratings.low, V, with_coincidence)
-    accumulator_size = values.shape[0] * V * (1 + V * with_coincidence)
+        *counted, irregular = _kernels.rating_counts_serial(values, ratings.low, V,
+                                                            with_coincidence)
+        return (*counted, None, irregular)
+    with_moments = _with_moments(plan, V)
+    accumulator_size = values.shape[0] * V * (1 + V * (with_coincidence + with_moments))
     with _threads_for(values.size):
-        return _kernels.rating_counts(values, ratings.low, V,
-                                      _n_tasks(values.shape[1], accumulator_size),
-                                      with_coincidence)
+        *counted, moments, outer, irregular = _kernels.rating_counts(
+            values, ratings.low, V, _n_tasks(values.shape[1], accumulator_size),
+            with_coincidence, with_moments)
+    return (*counted, (moments, outer) if with_moments else None, irregular)
+
+
+# Gwet's nominal standard error from moments of the counting pass needs O(V^2) work per item
+# (and memory per item run); up to this many distinct values that beats a second pass.
+MOMENTS_LIMIT = 16
+
+
+def _with_moments(plan: _Plan, n_values: int) -> bool:
+    """Whether the counting pass also sums the moments of the nominal standard error (one
+    numpy block: a dask block's moments would need re-indexing to the merged values)."""
+    return (plan.ci is not None and plan.name == "nominal" and plan.parallel
+            and not plan.multi_label and n_values <= MOMENTS_LIMIT)
 
 
 def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
@@ -201,12 +222,14 @@ def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
         data = _block_array(block, coords)
         ratings = _coded(data if plan.float_error is None else data.astype(np.float64), None)
         counted = _count(ratings, plan.with_coincidence, plan)
-    value_counts, seen, items, agreeing, coincidence, _ = counted
+    value_counts, seen, items, agreeing, coincidence, gwet_moments, _ = counted
     values = ratings.categories
     G, V = value_counts.shape
     stats = {"values": None if plan.categories is not None else values,
              "value_counts": value_counts, "seen": seen, "items_by_m": items,
              "agreeing_by_m": agreeing}
+    if gwet_moments is not None:
+        stats["gwet_moments"] = gwet_moments
     if coincidence.shape[-1] or plan.with_coincidence:
         stats["coincidence"] = coincidence
     name = plan.name
@@ -272,8 +295,8 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
         lambda: describe_position(values, coords), partial_vector,
         scope="" if plan.parallel else " in this block")
     ratings = _Ratings(codes, 0, distinct)
-    value_counts, seen, items, agreeing, coincidence, _ = _count(ratings, plan.with_coincidence,
-                                                                 plan)
+    value_counts, seen, items, agreeing, coincidence, _, _ = _count(
+        ratings, plan.with_coincidence, plan)
     stats = {"values": distinct, "value_counts": value_counts, "seen": seen,
              "items_by_m": items, "agreeing_by_m": agreeing}
     if coincidence.shape[-1]:
@@ -327,8 +350,10 @@ def _merge_counts(parts) -> dict:
     if len(parts) == 1:
         return parts[0]
     first = parts[0]
+    # gwet_moments are per value and value pair of one block: a merge drops them (the
+    # standard error then takes its second pass)
     merged = {key: sum(p[key] for p in parts) for key in first
-              if key not in ("values", "ratings", *PER_VALUE)}
+              if key not in ("values", "ratings", "gwet_moments", *PER_VALUE)}
     if first["values"] is None:  # declared categories: the same codes in every block
         merged["values"] = None
         merged.update({key: sum(p[key] for p in parts) for key in PER_VALUE})
@@ -440,6 +465,12 @@ def _finish_totals(totals, ranked_observed, delta, *, plan: _Plan, shape) -> dic
             + (totals["seen"] - totals["value_counts"]).sum(axis=1),
             "pairable_items": counts.pairable_items,
         }
+        if "gwet_moments" in totals:  # the counting pass summed what the squares need
+            moments, outer = totals["gwet_moments"]
+            out["se_inputs"]["squares"] = np.array([
+                _nominal_squares(counts.items_by_m[g], counts.agreeing_by_m[g],
+                                 counts.value_counts[g], moments[g], outer[g])
+                for g in range(len(rows))])
     return out
 
 

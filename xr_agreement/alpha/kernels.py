@@ -69,10 +69,12 @@ def _pair_distances(present, m, metric_id, delta, numbers, packed, sizes):
 
 @njit(cache=True, nogil=True)
 def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts, unpaired,
-                         items, agreeing, coincidence):
+                         items, agreeing, coincidence, moments, outer):
     """:func:`rating_counts` of items i0..i1, added to the given accumulators at the end
     (the counting itself uses local arrays: no cache lines shared between threads).
-    Returns the number of present ratings that are not integral."""
+    ``moments`` (G, n + 1, 1 + 2 V) and ``outer`` (G, V, V) get the sums of
+    :func:`rating_counts` when their last axis is not empty. Returns the number of present
+    ratings that are not integral."""
     G, N, n = values.shape
     V = n_values
     side = coincidence.shape[-1]
@@ -83,6 +85,9 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
     local_items = np.zeros((G, n + 1), np.int64)
     local_agreeing = np.zeros((G, n + 1), np.int64)
     local_coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
+    with_moments = moments.shape[-1] > 0
+    local_moments = np.zeros(moments.shape, np.int64)
+    local_outer = np.zeros(outer.shape, np.int64)
     codes = np.empty(n, np.int64)
     scratch = np.zeros(V, np.int64)
     touched = np.empty(n, np.int64)
@@ -135,6 +140,19 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
                             local_coincidence[g, min(c, k), max(c, k)] += nc * scratch[k] * scale
             local_items[g, m] += 1
             local_agreeing[g, m] += agree
+            if with_moments:
+                by_m = local_moments[g, m]
+                by_m[0] += agree * agree
+                for u in range(n_codes):
+                    c = u if dense else touched[u]
+                    nc = scratch[c]
+                    if nc == 0:
+                        continue
+                    by_m[1 + c] += nc
+                    by_m[1 + V + c] += agree * nc
+                    for w in range(n_codes):
+                        k = w if dense else touched[w]
+                        local_outer[g, c, k] += nc * scratch[k]
             for u in range(n_codes):
                 scratch[u if dense else touched[u]] = 0
     counts += local_counts
@@ -142,33 +160,44 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
     items += local_items
     agreeing += local_agreeing
     coincidence += local_coincidence
+    moments += local_moments
+    outer += local_outer
     return bad
 
 
 @njit(cache=True, parallel=True)
-def rating_counts(values, low, n_values, n_tasks, with_coincidence):
+def rating_counts(values, low, n_values, n_tasks, with_coincidence, with_moments):
     """One pass over ratings.
 
     Returns per group: ``value_counts`` (G, V) int64, the pairable values n_c (items with
     at least 2 ratings only); ``seen`` (G, V) int64, all ratings of each code; ``items_by_m``
     (G, n + 1) int64, items with m ratings; ``agreeing_by_m`` (G, n + 1) int64, the sum over
-    those items of sum_c n_ic (n_ic - 1); ``coincidence`` (G, V, V) float64,
+    those items of a_i = sum_c n_ic (n_ic - 1); ``coincidence`` (G, V, V) float64,
     o_ck = sum_i (n_ic n_ik - [c = k] n_ic) / (m_i - 1), if ``with_coincidence`` else empty;
-    and the number of present ratings that are not integral (float input must have none).
+    if ``with_moments`` (else empty) the moments of Gwet's nominal standard error over the
+    pairable items with m ratings, ``moments`` (G, n + 1, 1 + 2 V) int64 = (sum a_i^2,
+    sum n_ic over c, sum a_i n_ic over c), and ``outer`` (G, V, V) int64 = sum_i n_ic n_ik
+    (see ``variance._nominal_squares``); and the number of present ratings that are not
+    integral (float input must have none).
     """
     G, N, n = values.shape
     V = n_values
     side = V if with_coincidence else 0
+    terms = 1 + 2 * V if with_moments else 0
+    pairs = V if with_moments else 0
     counts = np.zeros((n_tasks, G, V), np.int64)
     unpaired = np.zeros((n_tasks, G, V), np.int64)
     items = np.zeros((n_tasks, G, n + 1), np.int64)
     agreeing = np.zeros((n_tasks, G, n + 1), np.int64)
     coincidence = np.zeros((n_tasks, G, side, side), np.float64)
+    moments = np.zeros((n_tasks, G, n + 1, terms), np.int64)
+    outer = np.zeros((n_tasks, G, pairs, pairs), np.int64)
     irregular = np.zeros(n_tasks, np.int64)
     for t in prange(n_tasks):
         irregular[t] = _rating_counts_range(
             values, low, V, t * N // n_tasks, (t + 1) * N // n_tasks, with_coincidence,
-            counts[t], unpaired[t], items[t], agreeing[t], coincidence[t])
+            counts[t], unpaired[t], items[t], agreeing[t], coincidence[t], moments[t],
+            outer[t])
     total_counts = counts.sum(axis=0)
     upper = coincidence.sum(axis=0)
     for g in range(G):
@@ -176,7 +205,8 @@ def rating_counts(values, low, n_values, n_tasks, with_coincidence):
             for k in range(c + 1, side):
                 upper[g, k, c] = upper[g, c, k]
     return (total_counts, total_counts + unpaired.sum(axis=0), items.sum(axis=0),
-            agreeing.sum(axis=0), upper, irregular.sum())
+            agreeing.sum(axis=0), upper, moments.sum(axis=0), outer.sum(axis=0),
+            irregular.sum())
 
 
 @njit(cache=True, nogil=True)
@@ -523,8 +553,11 @@ def rating_counts_serial(values, low, n_values, with_coincidence):
     items = np.zeros((G, n + 1), np.int64)
     agreeing = np.zeros((G, n + 1), np.int64)
     coincidence = np.zeros((G, side, side), np.float64)
+    no_moments = np.zeros((G, n + 1, 0), np.int64)
+    no_outer = np.zeros((G, 0, 0), np.int64)
     irregular = _rating_counts_range(values, low, n_values, 0, N, with_coincidence, counts,
-                                     unpaired, items, agreeing, coincidence)
+                                     unpaired, items, agreeing, coincidence, no_moments,
+                                     no_outer)
     for g in range(G):
         for c in range(side):
             for k in range(c + 1, side):

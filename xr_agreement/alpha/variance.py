@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core.arrays import _plain
@@ -70,6 +72,58 @@ def _gwet_constants(n_items, n_values, observed_sum, expected):
     scaled_expected = expected / n_values**2
     observed = observed_sum / n_values
     return n_values, mean_m, observed, scaled_expected, expected, 1 - observed / scaled_expected
+
+
+def _nominal_squares(items_by_m, agreeing_by_m, value_counts, moments, outer) -> float:
+    """Gwet's sum over pairable items of (kx_i - alpha')**2 for the nominal distance of one
+    group, exactly, from the moments of the counting pass (no second pass over the ratings;
+    NaN where :func:`_gwet_constants` is None).
+
+    With a_i = sum_c n_ic (n_ic - 1), P_i = m_i (m_i - 1) - a_i and e_i = m_i n.. - s_i,
+    s_i = sum_c n_ic n_c, the deviation of an item with m ratings is linear in its counts:
+    kx_i - alpha' = u_m + v_m a_i + w s_i (u, v, w from the corpus totals below). Its square
+    summed over the items with m ratings needs the items, sum a_i, sum a_i^2, sum n_ic and
+    sum a_i n_ic by m, and sum_i n_ic n_ik (``moments``, ``outer``: see
+    :func:`_kernels.rating_counts`). All of them are integers and every constant is a ratio
+    of integers, so the sum is evaluated in fractions and rounded once: no cancellation
+    between the large terms of the expanded square."""
+    from fractions import Fraction
+
+    items_by_m = [int(x) for x in items_by_m]
+    n = len(items_by_m) - 1
+    n_c = [int(x) for x in value_counts]
+    V = len(n_c)
+    total = sum(m * items_by_m[m] for m in range(2, n + 1))  # n..
+    n_items = sum(items_by_m[2:])
+    expected = total * total - sum(c * c for c in n_c)  # T = sum_c n_c (n.. - n_c)
+    if n_items < 2 or expected <= 0:
+        return math.nan
+    observed_sum = sum(m * items_by_m[m] - Fraction(int(agreeing_by_m[m]), m - 1)
+                       for m in range(2, n + 1))
+    mean_m = Fraction(total, n_items)
+    observed = observed_sum / total  # D_o
+    scaled_expected = Fraction(expected, total * total)  # T'
+    alpha_prime = 1 - observed / scaled_expected
+    w = -2 * (1 - alpha_prime) * total / (expected * mean_m)
+    pairs = sum(n_c[c] * n_c[k] * int(outer[c, k]) for c in range(V) for k in range(V)
+                if n_c[c] and n_c[k])
+    squares = w * w * pairs
+    for m in range(2, n + 1):
+        count = items_by_m[m]
+        if not count:
+            continue
+        row = moments[m]
+        agree, agree_squares = int(agreeing_by_m[m]), int(row[0])
+        spread = sum(n_c[c] * int(row[1 + c]) for c in range(V))  # sum_i s_i
+        agree_spread = sum(n_c[c] * int(row[1 + V + c]) for c in range(V))  # sum_i a_i s_i
+        v = 1 / ((m - 1) * mean_m * scaled_expected)
+        u = (1 + ((m - mean_m) * (1 - Fraction(1, total)) * observed - m)
+             / (mean_m * scaled_expected)
+             - 2 * (1 - alpha_prime) * (m - Fraction(m * total * total, expected)) / mean_m
+             - alpha_prime)
+        squares += (u * u * count + 2 * u * v * agree + v * v * agree_squares
+                    + 2 * u * w * spread + 2 * v * w * agree_spread)
+    return float(squares)
 
 
 def _gwet_variance(squares, n_items, rated_items, population_size):

@@ -90,7 +90,8 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
     local_outer = np.zeros(outer.shape, np.int64)
     codes = np.empty(n, np.int64)
     scratch = np.zeros(V, np.int64)
-    touched = np.empty(n, np.int64)
+    touched = np.empty(n, np.int64)  # the item's distinct codes ...
+    present = np.empty(n, np.int64)  # ... and how often each occurs
     bad = 0
     for g in range(G):
         for i in range(i0, i1):
@@ -101,15 +102,17 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
                 bad += (c >= 0) & ((c + low) != v)
                 codes[a] = c
                 m += c >= 0
-            n_codes = V
+            n_codes = 0
             if dense:
                 for c in range(V):
                     nc = 0
                     for a in range(n):
                         nc += codes[a] == c
-                    scratch[c] = nc
+                    if nc:
+                        touched[n_codes] = c
+                        present[n_codes] = nc
+                        n_codes += 1
             else:
-                n_codes = 0
                 for a in range(n):
                     c = codes[a]
                     if c >= 0:
@@ -117,44 +120,37 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
                             touched[n_codes] = c
                             n_codes += 1
                         scratch[c] += 1
+                for u in range(n_codes):
+                    present[u] = scratch[touched[u]]
+                    scratch[touched[u]] = 0
             if m < 2:
                 for u in range(n_codes):
-                    c = u if dense else touched[u]
-                    local_unpaired[g, c] += scratch[c]
-                    scratch[c] = 0
+                    local_unpaired[g, touched[u]] += present[u]
                 continue
             scale = 1.0 / (m - 1)
             agree = 0
             for u in range(n_codes):
-                c = u if dense else touched[u]
-                nc = scratch[c]
-                if nc == 0:
-                    continue
+                c = touched[u]
+                nc = present[u]
                 local_counts[g, c] += nc
                 agree += nc * (nc - 1)
                 if with_coincidence:
                     local_coincidence[g, c, c] += nc * (nc - 1) * scale
                     for w in range(u + 1, n_codes):
-                        k = w if dense else touched[w]
-                        if scratch[k]:
-                            local_coincidence[g, min(c, k), max(c, k)] += nc * scratch[k] * scale
+                        k = touched[w]
+                        local_coincidence[g, min(c, k), max(c, k)] += nc * present[w] * scale
             local_items[g, m] += 1
             local_agreeing[g, m] += agree
             if with_moments:
                 by_m = local_moments[g, m]
                 by_m[0] += agree * agree
                 for u in range(n_codes):
-                    c = u if dense else touched[u]
-                    nc = scratch[c]
-                    if nc == 0:
-                        continue
+                    c = touched[u]
+                    nc = present[u]
                     by_m[1 + c] += nc
                     by_m[1 + V + c] += agree * nc
                     for w in range(n_codes):
-                        k = w if dense else touched[w]
-                        local_outer[g, c, k] += nc * scratch[k]
-            for u in range(n_codes):
-                scratch[u if dense else touched[u]] = 0
+                        local_outer[g, c, touched[w]] += nc * present[w]
     counts += local_counts
     unpaired += local_unpaired
     items += local_items

@@ -290,6 +290,117 @@ def max_disagreement(cells, positives):
     return out
 
 
+# Baselines as the finishing kernel takes them (``variables.BASELINES`` order).
+BASELINE_F = 0
+BASELINE_AC1 = 1
+BASELINE_PB = 2
+
+
+@njit(cache=True, nogil=True)
+def _quotient(numerator, denominator):
+    """numerator / denominator, NaN where the denominator is 0 (as ``_core.arrays.divide``)."""
+    if denominator == 0:
+        return np.nan
+    return numerator / denominator
+
+
+@njit(cache=True, nogil=True)
+def label_values(label_counts, m_values, n_deciders, baselines, label_out, label_baseline_out,
+                 corpus_out, corpus_baseline_out):
+    """Every label- and corpus-level MLA value from the label counts, in one pass: the
+    numpy path of ``mla.finish_counts`` (dask input reaches it through one delayed call on
+    the small summed counts).
+
+    label_counts (G, k, M, 3) int64 for the numbers of deciders ``m_values`` (M,), out of
+    ``n_deciders`` annotators; ``baselines`` (B,) of the BASELINE_* ids. Writes, NaN where a
+    value is 0/0:
+
+    - label_out (G, k, 6): n_j (pairable values), p_j, observed A_o,j, observed minimum,
+      positive and negative specific agreement;
+    - label_baseline_out (B, G, k, 3): A_e,j, the coefficient and the weight 1 - A_e,j
+      (0 where undefined);
+    - corpus_out (G, 5): A_o, the observed minimum, raw prevalence, Hamming alpha and the
+      number of decisions made (every m);
+    - corpus_baseline_out (B, G, 4): the coefficient, A_e, the minimum coefficient and
+      1 - A_e.
+    """
+    G, k, M = label_counts.shape[:3]
+    B = baselines.shape[0]
+    sums = np.empty((G, k, 6), np.int64)
+    disagreement = np.empty((G, k))
+    label_sums(label_counts, m_values, sums, disagreement)
+    cells = np.zeros((G * k, n_deciders + 1), np.int64)  # pairable cells by m, for eq. 7
+    decided = np.zeros(G, np.int64)
+    for g in range(G):
+        for j in range(k):
+            for u in range(M):
+                m = m_values[u]
+                decided[g] += m * label_counts[g, j, u, 0]
+                if m >= 2:
+                    cells[g * k + j, m] = label_counts[g, j, u, 0]
+    largest = max_disagreement(cells, sums[:, :, 1].copy().reshape(G * k))
+    for g in range(G):
+        total_values = 0
+        positives_total = 0
+        disagreement_total = 0.0
+        largest_total = 0.0
+        expected_disagreement_total = 0.0
+        for j in range(k):
+            n_j = sums[g, j, 0]
+            positives = sums[g, j, 1]
+            total_values += n_j
+            positives_total += positives
+            disagreement_total += disagreement[g, j]
+            largest_total += largest[g * k + j]
+            # Krippendorff's D_e,j: pairable values drawn without replacement (0 if n_j < 2)
+            if n_j - 1 != 0:
+                expected_disagreement_total += 2 * positives * (n_j - positives) / (n_j - 1)
+            p = _quotient(positives, n_j)
+            label_disagreement = _quotient(disagreement[g, j], n_j)
+            label_out[g, j, 0] = n_j
+            label_out[g, j, 1] = p
+            label_out[g, j, 2] = 1 - label_disagreement
+            label_out[g, j, 3] = 1 - _quotient(2 * largest[g * k + j], n_j)
+            label_out[g, j, 4] = _quotient(sums[g, j, 2], sums[g, j, 3])
+            label_out[g, j, 5] = _quotient(sums[g, j, 4], sums[g, j, 5])
+            for b in range(B):
+                # (A_e,j, 1 - A_e,j), the latter computed directly so that it is exactly 0
+                # when it should be
+                if baselines[b] == BASELINE_F:
+                    expected = p * p + (1 - p) * (1 - p)
+                    gap = 2 * p * (1 - p)
+                elif baselines[b] == BASELINE_AC1:
+                    expected = 2 * p * (1 - p)
+                    gap = p * p + (1 - p) * (1 - p)
+                else:
+                    expected = np.nan if np.isnan(p) else 0.5
+                    gap = expected
+                label_baseline_out[b, g, j, 0] = expected
+                label_baseline_out[b, g, j, 1] = 1 - _quotient(label_disagreement, gap)
+                label_baseline_out[b, g, j, 2] = 0.0 if np.isnan(gap) else gap
+        observed_disagreement = _quotient(disagreement_total, total_values)
+        maximum_disagreement = _quotient(2 * largest_total, total_values)
+        corpus_out[g, 0] = 1 - observed_disagreement
+        corpus_out[g, 1] = 1 - maximum_disagreement
+        corpus_out[g, 2] = _quotient(positives_total, total_values)
+        corpus_out[g, 3] = 1 - _quotient(disagreement_total, expected_disagreement_total)
+        corpus_out[g, 4] = decided[g]
+        for b in range(B):
+            expected_total = 0.0
+            gap_total = 0.0
+            for j in range(k):
+                n_j = sums[g, j, 0]
+                expected = label_baseline_out[b, g, j, 0]
+                if not np.isnan(expected):
+                    expected_total += n_j * expected
+                gap_total += n_j * label_baseline_out[b, g, j, 2]
+            gap = _quotient(gap_total, total_values)
+            corpus_baseline_out[b, g, 0] = 1 - _quotient(observed_disagreement, gap)
+            corpus_baseline_out[b, g, 1] = _quotient(expected_total, total_values)
+            corpus_baseline_out[b, g, 2] = 1 - _quotient(maximum_disagreement, gap)
+            corpus_baseline_out[b, g, 3] = gap
+
+
 @njit(cache=True, nogil=True)
 def _weighted_item_range(values, weights, i0, i1, positives, deciders):
     """Rows ``i0:i1`` of the flattened (G * N, n, k) ``values``: per (row, label) the

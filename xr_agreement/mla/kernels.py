@@ -197,8 +197,7 @@ def item_values(agreeing, pairs, gaps, observed, agreement):
 
 @njit(cache=True, nogil=True)
 def label_sums(label_counts, m_values, sums, disagreement):
-    """The per-label sums over m of ``mla.finish_counts`` in one pass (its numpy path; the
-    same integer and float operations as its array arithmetic, so results are identical).
+    """The per-label sums over m that :func:`label_values` finishes, in one pass.
 
     label_counts (G, k, M, 3) int64 for the numbers of deciders ``m_values`` (M,); writes
     sums (G, k, 6) int64: n_j = sum m cells, positives, sum (x^2 - x), sum (m - 1) x,

@@ -50,6 +50,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.dataset import dataset, input_coordinates, variable
 from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
                               check_binary_dtype, check_dataarray, check_dims)
 from ..mla import hamming_counts
@@ -58,7 +59,7 @@ from ..resampling.statistics import RecomputedStatistic
 from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _plan,
                      _ranked_block_sums, _se_block_sums, _set_block_counts, _set_sizes,
                      _single_block_counts)
-from .counts import _extra_frame, _undefined_reasons
+from .counts import _undefined_reasons
 from .dask import _dask_alpha
 from .distances import _metric_name, MULTI_LABEL_METRICS, SINGLE_LABEL_METRICS
 from .intervals import _coincidence_statistic, HAMMING_INTERVAL_VARIABLES, INTERVAL_VARIABLES
@@ -436,9 +437,10 @@ def _describe(result, da, metric, name, multi_label, item, annotator, label):
         if var in result:
             if name == "hamming":
                 description = HAMMING_DESCRIPTIONS.get(var, description)
-            result[var].attrs = {"long_name": long_name, **({"symbol": symbol} if symbol
-                                                            else {}),
-                                 "description": description}
+            # on the Variable itself: result[var] would build a DataArray for each
+            result.variables[var].attrs = {"long_name": long_name,
+                                           **({"symbol": symbol} if symbol else {}),
+                                           "description": description}
     definitions = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
     result.attrs = {
         "metric": name,
@@ -461,11 +463,12 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
     roles = (item, annotator, label) if multi_label else (item, annotator)
     plan, delta = _plan(da, metric, name, multi_label, label, categories, ci,
                         population_size, parallel=True)
-    extra, coords = _extra_frame(da, roles)
-    ordered = da.transpose(*extra, *roles)
-    shape = tuple(ordered.sizes[d] for d in extra)
-    values = np.asarray(ordered.values)
-    block = {"coords": CoordinateValues(ordered, ordered.dims), "plan": plan}
+    extra = [d for d in da.dims if d not in roles]
+    order = (*extra, *roles)
+    shape = tuple(da.sizes[d] for d in extra)
+    # a transposed view of the data: DataArray.transpose would rebuild every coordinate
+    values = np.asarray(da.data).transpose([da.dims.index(d) for d in order])
+    block = {"coords": CoordinateValues(da, order), "plan": plan}
     count = _set_block_counts if multi_label else _single_block_counts
     stats = count(values, delta, **block)
     ratings = stats.pop("ratings", None)  # the coded array, for the second passes
@@ -482,17 +485,17 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
     finished.pop("se_inputs", None)
     core = {"coincidence": ("category", "paired_category"),
             "category_n_pairable_values": ("category",)}
-    result = xr.Dataset({var: ((*extra, *core.get(var, ())), value)
-                         for var, value in finished.items()}, coords=coords)
+    result = dataset({var: variable((*extra, *core.get(var, ())), value)
+                      for var, value in finished.items()}, input_coordinates(da, extra))
     if "coincidence" not in result:
         return result
     category = totals["values"] if plan.categories is None else plan.categories
     if multi_label:
         category = _label_sets(_set_sizes(category, plan.n_labels)[0], plan.label_values)
-    elif plan.categories is None and name != "callable" and ordered.dtype.kind in "biuf":
+    elif plan.categories is None and name != "callable" and da.dtype.kind in "biuf":
         # the input's dtype, like encode_ratings
-        kind = ordered.dtype.kind
-        category = np.asarray(category).astype(ordered.dtype if kind in "iuf" else np.int64)
+        kind = da.dtype.kind
+        category = np.asarray(category).astype(da.dtype if kind in "iuf" else np.int64)
     result = result.assign_coords(category=category, paired_category=category)
     if plan.categories is None and not multi_label:
         # integral ratings are counted over a whole range of values: keep those that occur

@@ -80,8 +80,10 @@ def _plan(da, metric, name, multi_label, label, categories, ci, population_size,
     block)."""
     if multi_label:
         k = da.sizes[label]
-        label_values = [_plain(v) for v in (da[label].values if label in da.coords
-                                            else np.arange(k))]
+        label_values = None  # the set metrics compare bits; other distances name labels
+        if name not in SET_METRIC_IDS:
+            label_values = [_plain(v) for v in (da[label].values if label in da.coords
+                                                else np.arange(k))]
         coincidence = None if parallel and name not in SET_METRIC_IDS else False
         return _Plan(name, metric, True, n_labels=k, label_values=label_values,
                      with_coincidence=coincidence, parallel=parallel), None

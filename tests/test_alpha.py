@@ -731,13 +731,20 @@ def test_standard_error_population_size_strings_and_extra_dims():
             irrcac_krippendorff(data, "quadratic")["se"], abs=1e-9)
 
 
-def test_nominal_standard_error_from_the_counting_pass():
+@pytest.mark.parametrize("from_moments", [True, False])
+def test_nominal_standard_error_from_the_counting_pass(monkeypatch, from_moments):
     """Nominal alpha's standard error comes from moments summed in the counting pass (up to
-    MOMENTS_LIMIT distinct values), else from a second pass: both equal irrCAC, per round
-    of an extra dim too, with integer, float and string ratings and items with one or no
-    rating."""
+    MOMENTS_LIMIT distinct values, on corpora long enough for that to pay: forced here),
+    else from a second pass: both equal irrCAC, per round of an extra dim too, with
+    integer, float and string ratings and items with one or no rating."""
+    from xr_agreement.alpha import blocks, variance
     from xr_agreement.alpha.blocks import MOMENTS_LIMIT
 
+    finished = []
+    monkeypatch.setattr(blocks, "_nominal_squares",
+                        lambda *a: finished.append(1) or variance._nominal_squares(*a))
+    if from_moments:
+        monkeypatch.setattr(blocks, "RATINGS_PER_FRACTION_STEP", 0)
     few = random_ratings(11, [1, 2, 3, 4, 5], n_items=300, n_annotators=6, missing=0.4)
     many = random_ratings(12, list(range(MOMENTS_LIMIT + 4)), n_items=200, n_annotators=5,
                           missing=0.2)
@@ -757,6 +764,8 @@ def test_nominal_standard_error_from_the_counting_pass():
         peer = irrcac_krippendorff(x, "identity")["se"]
         assert float(per_round.alpha_se[r]) == pytest.approx(peer, abs=1e-9)
         assert float(strings.alpha_se[r]) == pytest.approx(peer, abs=1e-9)
+    # the moments path ran for the few-valued inputs only when forced (1 + 3 + 3 groups)
+    assert len(finished) == (7 if from_moments else 0)
 
 
 def test_standard_error_undefined_and_bad_options():

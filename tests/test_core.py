@@ -148,3 +148,15 @@ def test_dataset_refuses_sizes_that_disagree():
     coords = input_coordinates(_annotations(), ("label",))
     with pytest.raises(ValueError, match="label"):
         dataset({"v": xr.Variable(("label",), np.zeros(5))}, coords)
+
+
+def test_new_coordinates_are_not_shared_between_results():
+    """The coordinate ``new_coords`` adds is made once per (dim, values); each result must
+    still get its own Variable, or editing one result's attrs would change the next."""
+    first = dataset({"v": xr.Variable(("baseline",), np.zeros(2))},
+                    new_coords={"baseline": ["F", "PB"]})
+    first.baseline.attrs["note"] = "edited"
+    second = dataset({"v": xr.Variable(("baseline",), np.ones(2))},
+                     new_coords={"baseline": ["F", "PB"]})
+    assert second.baseline.attrs == {}
+    assert second.baseline.values.tolist() == ["F", "PB"]

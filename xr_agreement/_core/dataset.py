@@ -56,6 +56,10 @@ def dataset(variables: Mapping[str, xr.Variable], coords: xr.Coordinates | None 
         if source is not None:
             coordinate_variables.update(source.variables)
             indexes.update(source.xindexes)
+    for dim in new_coords or ():
+        # the cached coordinate's data and index are shared, its Variable (attrs) is not:
+        # editing one result's attrs must not reach the next result
+        coordinate_variables[dim] = coordinate_variables[dim].copy(deep=False)
     construct = getattr(xr.Dataset, "_construct_direct", None)
     if construct is None:  # pragma: no cover - the public path, if xarray drops the private one
         return xr.Dataset(dict(variables),

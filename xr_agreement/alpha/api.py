@@ -327,7 +327,9 @@ def alpha(
     label merged into single chunks, extra dims keep their chunks), a tree of merges gives
     the totals and the result is lazy. "hamming" sums per-chunk label counts. "ordinal"
     (ranks of the total frequencies) and ``alpha_se`` (Gwet's per-item terms given the
-    totals) read the blocks once more each, with the small totals as input. On dask
+    totals) read the blocks once more each, with the small totals as input; except nominal
+    ``alpha_se`` on a long numpy corpus with at most 16 distinct values, which follows
+    exactly from moments summed in the counting pass. On dask
     ``coincidence`` and ``category_n_pairable_values`` are returned only with
     ``categories=`` (their size is otherwise known only from the data). The merged totals
     hold one count per distinct value or label set: small for categories, as many as the
@@ -521,7 +523,8 @@ def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotat
                         "label": label if multi_label else None, "categories": categories}
 
             def recompute(resampled):
-                return alpha(resampled, metric, **keywords)[variables]
+                # ci=None: the replicates need no analytic standard error
+                return alpha(resampled, metric, ci=None, **keywords)[variables]
 
             statistic = RecomputedStatistic(recompute, data, item=item, annotator=annotator)
         return statistic

@@ -193,8 +193,11 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
         *counted, irregular = _kernels.rating_counts_serial(values, ratings.low, V,
                                                             with_coincidence)
         return (*counted, None, irregular)
-    with_moments = _with_moments(plan, V)
-    accumulator_size = values.shape[0] * V * (1 + V * (with_coincidence + with_moments))
+    G, N, n = values.shape
+    with_moments = _with_moments(plan, V, N, n)
+    accumulator_size = G * V * (1 + V * (with_coincidence + with_moments))
+    if with_moments:
+        accumulator_size += G * (n + 1) * (1 + 2 * V)
     with _threads_for(values.size):
         *counted, moments, outer, irregular = _kernels.rating_counts(
             values, ratings.low, V, _n_tasks(values.shape[1], accumulator_size),
@@ -207,11 +210,23 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
 MOMENTS_LIMIT = 16
 
 
-def _with_moments(plan: _Plan, n_values: int) -> bool:
-    """Whether the counting pass also sums the moments of the nominal standard error (one
-    numpy block: a dask block's moments would need re-indexing to the merged values)."""
-    return (plan.ci is not None and plan.name == "nominal" and plan.parallel
-            and not plan.multi_label and n_values <= MOMENTS_LIMIT)
+# The moments are finished in fractions, per group: about (n + 1)(10 + 2 V) operations of
+# some 4 us each, where the second pass reads each of the group's N n ratings in about 2 ns.
+# The moments are used where they cost less, i.e. where N n >= this times (n + 1)(10 + 2 V).
+RATINGS_PER_FRACTION_STEP = 2000
+
+
+def _with_moments(plan: _Plan, n_values: int, n_items: int, n_annotators: int) -> bool:
+    """Whether the counting pass also sums the moments of the nominal standard error: one
+    numpy block (a dask block's moments would need re-indexing to the merged values), few
+    distinct values, enough ratings per group for the exact finish to cost less than a
+    second pass, and sums of a_i^2 <= N n^4 that fit in int64."""
+    if not (plan.ci is not None and plan.name == "nominal" and plan.parallel
+            and not plan.multi_label and n_values <= MOMENTS_LIMIT):
+        return False
+    fraction_steps = (n_annotators + 1) * (10 + 2 * n_values)
+    return (n_items * n_annotators >= RATINGS_PER_FRACTION_STEP * fraction_steps
+            and float(n_items) * float(n_annotators) ** 4 < 2.0**62)
 
 
 def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:

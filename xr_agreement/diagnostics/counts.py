@@ -27,7 +27,7 @@ def _annotator_block(values):
     if values.dtype.kind != "f":
         # no missing decisions: the products of 1s are all there is to count
         upper = np.zeros((G, n, n, k), np.int64)
-        if values.dtype == np.uint8:
+        if values.dtype == np.uint8 and k >= 4:  # below, padding to 32 labels costs more
             invalid = _kernels.complete_pair_bytes(values, upper) & ~1
         else:
             invalid = _kernels.complete_pair_products(values, upper)

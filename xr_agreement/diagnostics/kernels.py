@@ -303,7 +303,6 @@ def complete_confusion_counts(values, co_selection, substitution, disagreeing, s
     return invalid
 
 
-
 @njit(nogil=True, cache=True)
 def complete_pair_bytes(values, pos_pos):
     """:func:`complete_pair_products` for uint8 decisions (bool viewed as uint8), 2-3x

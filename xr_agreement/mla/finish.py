@@ -1,10 +1,10 @@
 """Every MLA value from the additive counts (:func:`finish_counts`), numpy or dask.
 
 One implementation: the label- and corpus-level values come from one numba pass over the
-(small) label counts, :func:`_kernels.label_values`; on dask input that pass is one delayed
-task on the summed counts, whose outputs become dask arrays again. The item-level values,
-as long as the corpus, are computed where the item counts are (numba on numpy, blockwise
-array arithmetic on dask).
+(small) label counts, :func:`_kernels.label_values`; on dask input that pass runs once per
+block of the extra dims (``map_blocks`` on the summed counts), its outputs packed side by
+side and sliced back out as dask arrays. The item-level values, as long as the corpus, are
+computed where the item counts are (numba on numpy, blockwise array arithmetic on dask).
 """
 
 from __future__ import annotations
@@ -57,22 +57,23 @@ def label_values(label_counts: np.ndarray, baselines) -> dict:
         if not occurs.all():
             m, counts = m[occurs], np.ascontiguousarray(counts[:, :, occurs])
     B = len(baselines)
-    label_out = np.empty((G, k, len(LABEL_COLUMNS)))
-    label_baseline_out = np.empty((B, G, k, len(LABEL_BASELINE_COLUMNS)))
-    corpus_out = np.empty((G, len(CORPUS_COLUMNS)))
-    corpus_baseline_out = np.empty((B, G, len(CORPUS_BASELINE_COLUMNS)))
+    # one output after the other along the first axis: each is a contiguous block
+    label_out = np.empty((len(LABEL_COLUMNS), G, k))
+    label_baseline_out = np.empty((len(LABEL_BASELINE_COLUMNS), B, G, k))
+    corpus_out = np.empty((len(CORPUS_COLUMNS), G))
+    corpus_baseline_out = np.empty((len(CORPUS_BASELINE_COLUMNS), B, G))
     _kernels.label_values(counts, m, n_deciders,
                           np.array([BASELINE_IDS[b] for b in baselines], np.int64),
                           label_out, label_baseline_out, corpus_out, corpus_baseline_out)
     values = {}
     for c, name in enumerate(LABEL_COLUMNS):
-        values[name] = label_out[..., c].reshape(lead + (k,))
+        values[name] = label_out[c].reshape(lead + (k,))
     for c, name in enumerate(LABEL_BASELINE_COLUMNS):
-        values[name] = label_baseline_out[..., c].reshape((B, *lead, k))
+        values[name] = label_baseline_out[c].reshape((B, *lead, k))
     for c, name in enumerate(CORPUS_COLUMNS):
-        values[name] = corpus_out[:, c].reshape(lead)
+        values[name] = corpus_out[c].reshape(lead)
     for c, name in enumerate(CORPUS_BASELINE_COLUMNS):
-        values[name] = corpus_baseline_out[..., c].reshape((B, *lead))
+        values[name] = corpus_baseline_out[c].reshape((B, *lead))
     # counts stay integers (exact in float64 up to 2^53)
     values["label_n_pairable_values"] = values["label_n_pairable_values"].astype(np.int64)
     values["n_decided"] = values["n_decided"].astype(np.int64)

@@ -306,21 +306,21 @@ def _quotient(numerator, denominator):
 @njit(cache=True, nogil=True)
 def label_values(label_counts, m_values, n_deciders, baselines, label_out, label_baseline_out,
                  corpus_out, corpus_baseline_out):
-    """Every label- and corpus-level MLA value from the label counts, in one pass: the
-    numpy path of ``mla.finish_counts`` (dask input reaches it through one delayed call on
-    the small summed counts).
+    """Every label- and corpus-level MLA value from the label counts, in one pass (called by
+    ``mla.finish.label_values`` on numpy input and, one block of the extra dims at a time,
+    on dask input).
 
     label_counts (G, k, M, 3) int64 for the numbers of deciders ``m_values`` (M,), out of
     ``n_deciders`` annotators; ``baselines`` (B,) of the BASELINE_* ids. Writes, NaN where a
-    value is 0/0:
+    value is 0/0, one output after the other along the first axis:
 
-    - label_out (G, k, 6): n_j (pairable values), p_j, observed A_o,j, observed minimum,
+    - label_out (6, G, k): n_j (pairable values), p_j, observed A_o,j, observed minimum,
       positive and negative specific agreement;
-    - label_baseline_out (B, G, k, 3): A_e,j, the coefficient and the weight 1 - A_e,j
+    - label_baseline_out (3, B, G, k): A_e,j, the coefficient and the weight 1 - A_e,j
       (0 where undefined);
-    - corpus_out (G, 5): A_o, the observed minimum, raw prevalence, Hamming alpha and the
+    - corpus_out (5, G): A_o, the observed minimum, raw prevalence, Hamming alpha and the
       number of decisions made (every m);
-    - corpus_baseline_out (B, G, 4): the coefficient, A_e, the minimum coefficient and
+    - corpus_baseline_out (4, B, G): the coefficient, A_e, the minimum coefficient and
       1 - A_e.
     """
     G, k, M = label_counts.shape[:3]
@@ -356,12 +356,12 @@ def label_values(label_counts, m_values, n_deciders, baselines, label_out, label
                 expected_disagreement_total += 2 * positives * (n_j - positives) / (n_j - 1)
             p = _quotient(positives, n_j)
             label_disagreement = _quotient(disagreement[g, j], n_j)
-            label_out[g, j, 0] = n_j
-            label_out[g, j, 1] = p
-            label_out[g, j, 2] = 1 - label_disagreement
-            label_out[g, j, 3] = 1 - _quotient(2 * largest[g * k + j], n_j)
-            label_out[g, j, 4] = _quotient(sums[g, j, 2], sums[g, j, 3])
-            label_out[g, j, 5] = _quotient(sums[g, j, 4], sums[g, j, 5])
+            label_out[0, g, j] = n_j
+            label_out[1, g, j] = p
+            label_out[2, g, j] = 1 - label_disagreement
+            label_out[3, g, j] = 1 - _quotient(2 * largest[g * k + j], n_j)
+            label_out[4, g, j] = _quotient(sums[g, j, 2], sums[g, j, 3])
+            label_out[5, g, j] = _quotient(sums[g, j, 4], sums[g, j, 5])
             for b in range(B):
                 # (A_e,j, 1 - A_e,j), the latter computed directly so that it is exactly 0
                 # when it should be
@@ -374,30 +374,30 @@ def label_values(label_counts, m_values, n_deciders, baselines, label_out, label
                 else:
                     expected = np.nan if np.isnan(p) else 0.5
                     gap = expected
-                label_baseline_out[b, g, j, 0] = expected
-                label_baseline_out[b, g, j, 1] = 1 - _quotient(label_disagreement, gap)
-                label_baseline_out[b, g, j, 2] = 0.0 if np.isnan(gap) else gap
+                label_baseline_out[0, b, g, j] = expected
+                label_baseline_out[1, b, g, j] = 1 - _quotient(label_disagreement, gap)
+                label_baseline_out[2, b, g, j] = 0.0 if np.isnan(gap) else gap
         observed_disagreement = _quotient(disagreement_total, total_values)
         maximum_disagreement = _quotient(2 * largest_total, total_values)
-        corpus_out[g, 0] = 1 - observed_disagreement
-        corpus_out[g, 1] = 1 - maximum_disagreement
-        corpus_out[g, 2] = _quotient(positives_total, total_values)
-        corpus_out[g, 3] = 1 - _quotient(disagreement_total, expected_disagreement_total)
-        corpus_out[g, 4] = decided[g]
+        corpus_out[0, g] = 1 - observed_disagreement
+        corpus_out[1, g] = 1 - maximum_disagreement
+        corpus_out[2, g] = _quotient(positives_total, total_values)
+        corpus_out[3, g] = 1 - _quotient(disagreement_total, expected_disagreement_total)
+        corpus_out[4, g] = decided[g]
         for b in range(B):
             expected_total = 0.0
             gap_total = 0.0
             for j in range(k):
                 n_j = sums[g, j, 0]
-                expected = label_baseline_out[b, g, j, 0]
+                expected = label_baseline_out[0, b, g, j]
                 if not np.isnan(expected):
                     expected_total += n_j * expected
-                gap_total += n_j * label_baseline_out[b, g, j, 2]
+                gap_total += n_j * label_baseline_out[2, b, g, j]
             gap = _quotient(gap_total, total_values)
-            corpus_baseline_out[b, g, 0] = 1 - _quotient(observed_disagreement, gap)
-            corpus_baseline_out[b, g, 1] = _quotient(expected_total, total_values)
-            corpus_baseline_out[b, g, 2] = 1 - _quotient(maximum_disagreement, gap)
-            corpus_baseline_out[b, g, 3] = gap
+            corpus_baseline_out[0, b, g] = 1 - _quotient(observed_disagreement, gap)
+            corpus_baseline_out[1, b, g] = _quotient(expected_total, total_values)
+            corpus_baseline_out[2, b, g] = 1 - _quotient(maximum_disagreement, gap)
+            corpus_baseline_out[3, b, g] = gap
 
 
 @njit(cache=True, nogil=True)

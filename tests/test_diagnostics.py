@@ -296,6 +296,36 @@ def test_confusions_extra_dim_and_dtypes():
                                       confusions(complete).substitution.values)
 
 
+def test_uint8_confusion_kernel_blocks_and_padding():
+    """The complete-data confusion kernel sums in uint8 (rows padded to 32 labels) and in
+    int32 over blocks of 2^31 / n^2 items: 35 labels must count as the float kernel does
+    (another implementation), and 250 annotators over sums past 2^31 (one thread, more
+    items than one block) as numpy's int64 arithmetic does."""
+    from xr_agreement.diagnostics import kernels
+
+    wide = decisions(24, n_items=40, n_annotators=6, n_labels=35)
+    got, expected = confusions(wide.astype(np.uint8)), confusions(wide)
+    for name in ("co_selection", "substitution", "n_disagreeing_pairs"):
+        np.testing.assert_array_equal(got[name].values, expected[name].values, name)
+    rng = np.random.default_rng(25)
+    values = (rng.random((40_000, 250, 2)) < 0.97).astype(np.uint8)
+    values[:100] = 1  # items where every annotator chose both labels
+    co_selection = np.zeros((1, 2, 2), np.int64)
+    substitution = np.zeros((1, 2, 2), np.int64)
+    disagreeing = np.zeros((1, 2), np.int64)
+    assert kernels.complete_confusion_counts(values[None], co_selection, substitution,
+                                             disagreeing) == 0
+    x = values.astype(np.int64)
+    chose = x.sum(axis=1)  # (item, label)
+    both = np.einsum("ira,irb->iab", x, x)
+    assert (chose[:, :, None] * chose[:, None, :] - both).sum() > 2**31
+    np.testing.assert_array_equal(co_selection[0], (chose[:, :, None] * chose[:, None, :]
+                                                    - both).sum(axis=0))
+    np.testing.assert_array_equal(substitution[0], ((chose[:, :, None] - both)
+                                                    * (chose[:, None, :] - both)).sum(axis=0))
+    np.testing.assert_array_equal(disagreeing[0], (chose * (250 - chose)).sum(axis=0))
+
+
 def test_swapped_labels_rank_first():
     rng = np.random.default_rng(4)
     da = drifting_corpus(4, n_items=600, error=0.03)

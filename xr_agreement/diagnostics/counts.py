@@ -53,13 +53,13 @@ def _annotator_block(values):
 
 def _confusion_block(values):
     G, N, n, k = values.shape
-    if values.dtype.kind != "f":
+    if values.dtype.kind != "f" and n <= 255:
         # no missing decisions: P[a, b] = N_a and E = n (complete_confusion_counts)
         co_selection = np.zeros((G, k, k), np.int64)
         substitution = np.zeros((G, k, k), np.int64)
         disagreeing = np.zeros((G, k), np.int64)
         invalid = _kernels.complete_confusion_counts(values, co_selection, substitution,
-                                                     disagreeing, np.zeros((k, k), np.int64))
+                                                     disagreeing)
         out = {"co_selection": co_selection.astype(np.float64),
                "substitution": substitution.astype(np.float64),
                "n_disagreeing_pairs": np.repeat(disagreeing[:, :, None], k, 2).astype(float)}

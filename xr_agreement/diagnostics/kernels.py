@@ -265,41 +265,66 @@ def complete_pair_products(values, pos_pos):
 
 
 @njit(nogil=True, cache=True)
-def complete_confusion_counts(values, co_selection, substitution, disagreeing, scratch):
+def complete_confusion_counts(values, co_selection, substitution, disagreeing):
     """:func:`confusion_counts` for integer decisions (G, N, n, k), where nothing is
     missing: ``P[a, b] = N_a`` (the 1s on a) and ``E = n``, so per item ``co_selection +=
     N_a N_b - C[a, b]``, ``substitution += (N_a - C[a, b]) (N_b - C[a, b])`` and
     ``disagreeing[a] += N_a (n - N_a)`` (the same for every b), with C[a, b] = sum_r x_ra
-    x_rb. Accumulators int64; ``scratch`` is (k, k) int64 of zeros, left zero. Returns the
-    number of values other than 0 and 1.
+    x_rb. Accumulators int64. Returns the number of values other than 0 and 1.
 
-    Dense rows of length k (vectorized) beat scattered updates here: C gets the row x_r
-    for each label a that r selected, then one pass over C updates both sums.
+    Narrow lanes throughout, as in :func:`complete_pair_bytes`: C (at most n <= 255) is
+    summed in uint8 as the dense products x_ra & x_rb over rows padded to a multiple of 32
+    labels (no branch on x_ra, no scalar remainder), and the pass over C that updates both
+    sums works in int32 (a term is at most n^2; AVX2 has no int64 multiply), the sums
+    kept in int32 over blocks of items short enough not to overflow and added to the int64
+    accumulators after each block. Callers pass n <= 255 (else :func:`confusion_counts`
+    on float input).
     """
     G, N, n, k = values.shape
-    counts = np.empty(k, np.int64)
-    C = scratch
+    padded = (k + 31) // 32 * 32
+    counts = np.empty(k, np.int32)
+    x = np.zeros(padded, np.uint8)
+    C = np.zeros((k, padded), np.uint8)
+    block_co = np.zeros((k, k), np.int32)
+    block_sub = np.zeros((k, k), np.int32)
+    block = max(1, 2147483647 // max(1, n * n))  # a block's sums stay below 2^31
     invalid = 0
     for g in range(G):
-        for i in range(N):
-            counts[:] = 0
-            for r in range(n):
-                for l in range(k):
-                    v = values[g, i, r, l]
-                    invalid += (v != 0) & (v != 1)
-                    counts[l] += v
+        for b0 in range(0, N, block):
+            b1 = min(b0 + block, N)
+            for i in range(b0, b1):
+                counts[:] = 0
+                for r in range(n):
+                    source = values[g, i, r]
+                    for l in range(k):
+                        v = source[l]
+                        invalid += (v != 0) & (v != 1)
+                        counts[l] += np.int32(v)
+                        x[l] = np.uint8(v)
+                    for a in range(k):
+                        xa = x[a]
+                        row = C[a]
+                        for b in range(padded):
+                            row[b] = np.uint8(row[b] + (xa & x[b]))
                 for a in range(k):
-                    if values[g, i, r, a] == 1:
-                        for b in range(k):
-                            C[a, b] += values[g, i, r, b]
+                    na = counts[a]
+                    disagreeing[g, a] += na * (n - na)
+                    row = C[a]
+                    co = block_co[a]
+                    sub = block_sub[a]
+                    for b in range(k):
+                        c = np.int32(row[b])
+                        nb = counts[b]
+                        co[b] = np.int32(co[b] + np.int32(na * nb - c))
+                        sub[b] = np.int32(sub[b] + np.int32((na - c) * (nb - c)))
+                    for b in range(padded):
+                        row[b] = 0
             for a in range(k):
-                na = counts[a]
-                disagreeing[g, a] += na * (n - na)
                 for b in range(k):
-                    c = C[a, b]
-                    co_selection[g, a, b] += na * counts[b] - c
-                    substitution[g, a, b] += (na - c) * (counts[b] - c)
-                    C[a, b] = 0
+                    co_selection[g, a, b] += block_co[a, b]
+                    substitution[g, a, b] += block_sub[a, b]
+                    block_co[a, b] = 0
+                    block_sub[a, b] = 0
     return invalid
 
 

@@ -862,13 +862,13 @@ def test_bca_bounds_equal_the_recomputing_bootstrap(multi_label):
     da = xr.DataArray(values, dims=dims)
     for name in ["fleiss", "conger", "gwet", "cohen"]:
         function = getattr(xr_agreement, name)
-        fast = function(da, categories=categories, ci=0.9, ci_method="bca", n_resamples=40,
+        fast = function(da, categories=categories, ci=0.9, ci_method="bca", n_resamples=20,
                         seed=3)
         variables = [v[: -len("_lower")] for v in fast.data_vars if v.endswith("_lower")]
         statistic = bs.RecomputedStatistic(lambda d: function(d, categories=categories, ci=None),
                                            da, item="item", annotator="annotator")
         slow = bs.bootstrap(statistic, function(da, categories=categories, ci=None), ci=0.9,
-                            n_resamples=40, seed=3, ci_method="bca", variables=variables)
+                            n_resamples=20, seed=3, ci_method="bca", variables=variables)
         for variable in variables:
             for side in ("_lower", "_upper"):
                 np.testing.assert_allclose(fast[variable + side].values,

@@ -191,6 +191,16 @@ def _latest(group: list[tuple], where) -> int:
     return len(group) - 1
 
 
+def _latest_per_annotator(groups: dict, dropped, where):
+    """(task id, annotator, row, entry, column) of the latest annotation of each (task,
+    annotator) in ``groups``; the earlier ones count as "superseded" in ``dropped``."""
+    for (task_id, who), group in groups.items():
+        winner = _latest(group, where)
+        for _ in range(len(group) - 1):
+            dropped.add("superseded", who)
+        yield (task_id, who, *group[winner])
+
+
 def read_label_studio(path, *, universe=None, config=None, control=None, item="item",
                       annotator="annotator", label="label", text=None):
     """Decisions from a Label Studio JSON or JSON-min export (see the module docstring)."""
@@ -257,12 +267,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
             who = _annotator_of(entry["completed_by"], where, row, f"{column}.completed_by")
             groups.setdefault((task["id"], who), []).append((row, entry, column))
     annotations = []
-    for (task_id, who), group in groups.items():
-        winner = _latest(group, where)
-        for position, _ in enumerate(group):
-            if position != winner:
-                dropped.add("superseded", who)
-        row, entry, column = group[winner]
+    for task_id, who, row, entry, column in _latest_per_annotator(groups, dropped, where):
         cancelled = entry.get("was_cancelled", False)
         if not isinstance(cancelled, bool):
             raise where(f"was_cancelled must be true or false, got {cancelled!r}", row,
@@ -344,12 +349,7 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
         who = _annotator_of(record["annotator"], where, row, "annotator")
         groups.setdefault((record["id"], who), []).append((row, record, None))
     annotations = []
-    for (task_id, who), group in groups.items():
-        winner = _latest(group, where)
-        for position, _ in enumerate(group):
-            if position != winner:
-                dropped.add("superseded", who)
-        row, record, _ = group[winner]
+    for task_id, who, row, record, _ in _latest_per_annotator(groups, dropped, where):
         if record.get("was_cancelled") is True:
             dropped.add("cancelled", who)
             annotations.append(Annotation(task_id, who, None, row=row))

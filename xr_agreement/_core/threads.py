@@ -1,28 +1,21 @@
 """Threads shared by every family: one thread-safety story for the whole package.
 
-Three kinds of parallelism meet in this package; each has one rule, and this module holds
+Two kinds of parallelism meet in this package; each has one rule, and this module holds
 the only code that applies them.
 
 1. **The pool of Python threads** (:func:`_pool_map`, :func:`_in_threads`): one
    persistent ``ThreadPoolExecutor`` per process (``os.cpu_count()`` threads named
    ``xr-agreement*``), started on first use. It runs numba kernels compiled with
-   ``nogil=True`` (never with ``parallel=True``) on disjoint ranges, each writing only its
-   own rows or its own accumulators, summed afterwards in a fixed order, so results do not
-   depend on the number of threads. This is the default way to use several cores (MLA's
-   counts and tables, the bootstrap's draws and streamed products): plain threads are safe
-   from any calling thread, dask's workers included, and do not spin-wait on a busy
-   machine as numba's threading layer does. A call from one of the pool's own threads
-   (a nested task) runs serially in that thread instead of waiting on the pool, which
-   could deadlock.
-2. **numba's parallel target** (``parallel=True`` and ``prange``): used by alpha only, in
-   two kernels of :mod:`xr_agreement.alpha.kernels`: ``rating_counts`` (the one pass over
-   the ratings, entered from :mod:`xr_agreement.alpha.blocks`) and ``pair_expected`` (the
-   expected disagreement's sum over value pairs, from :mod:`xr_agreement.alpha.counts`). numba's
-   threading layer must not be entered from two threads at once, so every entry goes
-   through :func:`_threads_for`, which holds :data:`_PARALLEL_LOCK` for the call and runs
-   small work (below :data:`PARALLEL_MIN_WORK`) on one numba thread. Two alphas in two
-   threads therefore take turns in the parallel part; nothing else takes the lock.
-3. **BLAS threads** (:func:`_single_threaded_blas`): while the bootstrap streams its
+   ``nogil=True`` (never with ``parallel=True``: the package does not use numba's
+   threading layer) on disjoint ranges, each writing only its own rows or returning its
+   own accumulators, summed afterwards in a fixed order, so results do not depend on the
+   number of threads. This is how every family uses several cores (MLA's counts and
+   tables, alpha's counting pass and sums over value pairs, the bootstrap's draws and
+   streamed products): plain threads are safe from any calling thread, dask's workers
+   included, and do not spin-wait on a busy machine as numba's threading layer does. A
+   call from one of the pool's own threads (a nested task) runs serially in that thread
+   instead of waiting on the pool, which could deadlock.
+2. **BLAS threads** (:func:`_single_threaded_blas`): while the bootstrap streams its
    products in the pool's threads (:mod:`xr_agreement.resampling.fast`), BLAS runs
    single-threaded, or its own threads would spin-wait against the pool's. The limit is
    process-wide (OpenBLAS has one pool): the first bootstrap to enter sets it, the last to
@@ -37,9 +30,7 @@ import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 
 
@@ -141,31 +132,9 @@ def _pool_map(function, *iterables) -> list:
 
 def _in_threads(task, size: int, parts: int) -> list:
     """``task(start, stop)`` for ``parts`` consecutive ranges of ``range(size)``, in the
-    process's persistent thread pool (numba's parallel layer spin-waits on a busy machine;
-    the kernels called here release the GIL)."""
-    bounds = np.linspace(0, size, max(1, parts) + 1).astype(np.int64)
+    process's persistent thread pool (the kernels called here release the GIL); one part
+    runs in the calling thread."""
+    if parts <= 1:
+        return [task(0, size)]
+    bounds = np.linspace(0, size, parts + 1).astype(np.int64)
     return _pool_map(task, bounds[:-1], bounds[1:])
-
-
-# numba's parallel target (the threading layer) must not be entered from two threads at once
-_PARALLEL_LOCK = threading.Lock()
-
-
-# Fewer elements (or pairs) than this run on one thread.
-PARALLEL_MIN_WORK = 1 << 21
-
-
-@contextmanager
-def _threads_for(work: float):
-    """Run a parallel kernel on numba's threads only when ``work`` (elements or pairs) is
-    large: a small kernel is done before a busy machine schedules the second thread."""
-    with _PARALLEL_LOCK:
-        if work >= PARALLEL_MIN_WORK:
-            yield
-            return
-        previous = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)

@@ -24,7 +24,7 @@ import xarray as xr
 
 from .._core.arrays import _plain
 from .._core.categorical import declared_categories, encode_ratings
-from .._core.threads import _in_threads, _threads_for
+from .._core.threads import _in_threads
 from .._core.validate import describe_position
 from . import kernels as _kernels
 from .counts import (_alpha_terms, _as_integers, _coded, _coded_label_sets, _describe_rating,
@@ -180,29 +180,33 @@ def _block_ratings(block, coords, plan: _Plan, values=None) -> _Ratings:
 
 
 def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
-    """:func:`_kernels.rating_counts` of a block: on numba's threads (under their lock)
-    for the numpy path, serially in a dask task. Returns (value_counts, seen, items_by_m,
-    agreeing_by_m, coincidence, gwet_moments, irregular); ``gwet_moments`` is the
-    (moments, outer) pair of the nominal standard error where :func:`_with_moments`, else
-    None."""
+    """:func:`_kernels.rating_counts` of a block: runs of items on the thread pool for the
+    numpy path (their number a function of the shape only, so that the coincidence sums do
+    not depend on the number of threads), one run in the calling thread in a dask task.
+    Returns (value_counts, seen, items_by_m, agreeing_by_m, coincidence, gwet_moments,
+    irregular); ``gwet_moments`` is the (moments, outer) pair of the nominal standard error
+    where :func:`_with_moments`, else None."""
     values = ratings.values
     V = len(ratings.categories)
     if with_coincidence is None:
         with_coincidence = V <= COINCIDENCE_LIMIT
-    if not plan.parallel:
-        *counted, irregular = _kernels.rating_counts_serial(values, ratings.low, V,
-                                                            with_coincidence)
-        return (*counted, None, irregular)
     G, N, n = values.shape
-    with_moments = _with_moments(plan, V, N, n)
-    accumulator_size = G * V * (1 + V * (with_coincidence + with_moments))
-    if with_moments:
-        accumulator_size += G * (n + 1) * (1 + 2 * V)
-    with _threads_for(values.size):
-        *counted, moments, outer, irregular = _kernels.rating_counts(
-            values, ratings.low, V, _n_tasks(values.shape[1], accumulator_size),
-            with_coincidence, with_moments)
-    return (*counted, (moments, outer) if with_moments else None, irregular)
+    with_moments = plan.parallel and _with_moments(plan, V, N, n)
+    n_tasks = 1
+    if plan.parallel:
+        accumulator_size = G * V * (1 + V * (with_coincidence + with_moments))
+        if with_moments:
+            accumulator_size += G * (n + 1) * (1 + 2 * V)
+        n_tasks = _n_tasks(N, accumulator_size)
+    runs = _in_threads(lambda i0, i1: _kernels.rating_counts(
+        values, ratings.low, V, i0, i1, with_coincidence, with_moments), N, n_tasks)
+    counts, unpaired, items, agreeing, upper, moments, outer = (
+        np.sum([run[part] for run in runs], axis=0) for part in range(7))
+    irregular = sum(run[7] for run in runs)
+    # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
+    coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2)
+    return (counts, counts + unpaired, items, agreeing, coincidence,
+            (moments, outer) if with_moments else None, irregular)
 
 
 # Gwet's nominal standard error from moments of the counting pass needs O(V^2) work per item

@@ -12,7 +12,7 @@ import xarray as xr
 
 from .._core.arrays import _plain
 from .._core.categorical import encode_ratings
-from .._core.threads import _pool_map, _threads_for
+from .._core.threads import _in_threads, _pool_map
 from . import kernels as _kernels
 
 
@@ -26,6 +26,11 @@ COINCIDENCE_LIMIT = 256
 # steps as comparing every pair of distinct sets. Measured at (300, 5, 31): a subset step
 # (sort, group) costs ~250 ns, a pair of one-word sets (AND, popcount, lookup) ~2.7 ns.
 SUBSETS_PER_PAIR = 256
+
+
+# Fewer pairs of distinct values than this are summed in the calling thread (handing the
+# rows to the pool's threads would cost more than it saves).
+PAIRS_PER_THREAD = 1 << 21
 
 
 # Integral ratings spanning at most this many integers are read as codes directly
@@ -121,11 +126,20 @@ _EMPTY_SIZES = np.zeros(1, np.int64)
 
 def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUMBERS,
                        packed=_EMPTY_PACKED, sizes=_EMPTY_SIZES):
-    """E of a non-additive distance from the pairable value counts (G, V)."""
-    used = (counts.value_counts > 0).sum(axis=1).max(initial=0)
-    with _threads_for(float(used) ** 2):
-        expected_sum = _kernels.pair_expected(counts.value_counts, metric_id, delta, numbers,
-                                              packed, sizes)
+    """E of a non-additive distance from the pairable value counts (G, V): per group, the
+    rows of :func:`_kernels.expected_rows` in runs on the thread pool when there are many
+    pairs of distinct values (each row is one sum, so threads do not change the result)."""
+    value_counts = counts.value_counts
+    expected_sum = np.zeros(value_counts.shape[0])
+    for g in range(value_counts.shape[0]):
+        used = np.flatnonzero(value_counts[g] > 0)
+        half = (used.size + 1) // 2
+        row_sums = np.zeros(half)
+        parts = (os.cpu_count() or 1) if used.size**2 >= PAIRS_PER_THREAD else 1
+        _in_threads(lambda r0, r1: _kernels.expected_rows(
+            value_counts, g, used, r0, r1, metric_id, delta, numbers, packed, sizes,
+            row_sums), half, parts)
+        expected_sum[g] = row_sums.sum()
     if metric_id == _kernels.DELTA_MATRIX:
         # a callable may give delta(c, c) != 0: n_c (n_c - 1) pairs of equal values
         value_counts = counts.value_counts

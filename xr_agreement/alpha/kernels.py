@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from .._core.jit import njit
 
@@ -13,9 +12,9 @@ from .._core.jit import njit
 # Either int32 codes 0..V-1 with -1 for a missing rating (``low`` = 0), or integral float
 # ratings with NaN missing, whose code is ``value - low`` (no coding pass needed). Work is
 # split into ``n_tasks`` runs of items, each with its own accumulators (summed at the end),
-# so memory stays O(n_tasks * G * V) whatever N is. Only the two kernels that carry the
-# benchmarks' weight (rating_counts, pair_expected) are parallel: parallel kernels take
-# several times longer to compile.
+# so memory stays O(n_tasks * G * V) whatever N is. The two kernels that carry the
+# benchmarks' weight (rating_counts, expected_rows) count one run of items (or of rows) per
+# call, and their callers run the runs on the thread pool (``_core.threads``).
 
 # Distances computed inside the kernels (``metric_id``).
 DELTA_MATRIX = 0  # delta[c, k] given as a (V, V) matrix (callables)
@@ -68,26 +67,35 @@ def _pair_distances(present, m, metric_id, delta, numbers, packed, sizes):
 
 
 @njit(cache=True, nogil=True)
-def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts, unpaired,
-                         items, agreeing, coincidence, moments, outer):
-    """:func:`rating_counts` of items i0..i1, added to the given accumulators at the end
-    (the counting itself uses local arrays: no cache lines shared between threads).
-    ``moments`` (G, n + 1, 1 + 2 V) and ``outer`` (G, V, V) get the sums of
-    :func:`rating_counts` when their last axis is not empty. Returns the number of present
-    ratings that are not integral."""
+def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments):
+    """One pass over the ratings of items i0..i1 (a run of items: the caller runs several
+    on the thread pool and adds their results in a fixed order).
+
+    Returns per group: ``value_counts`` (G, V) int64, the pairable values n_c (items with
+    at least 2 ratings only); ``unpaired`` (G, V) int64, the ratings of items with one;
+    ``items_by_m`` (G, n + 1) int64, items with m ratings; ``agreeing_by_m`` (G, n + 1)
+    int64, the sum over those items of a_i = sum_c n_ic (n_ic - 1); ``coincidence``
+    (G, V, V) float64, the upper triangle (c <= k) of o_ck = sum_i (n_ic n_ik - [c = k]
+    n_ic) / (m_i - 1), if ``with_coincidence`` else empty; if ``with_moments`` (else empty)
+    the moments of Gwet's nominal standard error over the pairable items with m ratings,
+    ``moments`` (G, n + 1, 1 + 2 V) int64 = (sum a_i^2, sum n_ic over c, sum a_i n_ic over
+    c), and ``outer`` (G, V, V) int64 = sum_i n_ic n_ik (see ``variance._nominal_squares``);
+    and the number of present ratings that are not integral (float input must have none).
+    """
     G, N, n = values.shape
     V = n_values
-    side = coincidence.shape[-1]
+    side = V if with_coincidence else 0
+    terms = 1 + 2 * V if with_moments else 0
+    pairs = V if with_moments else 0
     # few values: count each by comparison (vectorizes); many: a list of touched codes
     dense = V <= 8
-    local_counts = np.zeros((G, V), np.int64)
-    local_unpaired = np.zeros((G, V), np.int64)
-    local_items = np.zeros((G, n + 1), np.int64)
-    local_agreeing = np.zeros((G, n + 1), np.int64)
-    local_coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
-    with_moments = moments.shape[-1] > 0
-    local_moments = np.zeros(moments.shape, np.int64)
-    local_outer = np.zeros(outer.shape, np.int64)
+    counts = np.zeros((G, V), np.int64)
+    unpaired = np.zeros((G, V), np.int64)
+    items = np.zeros((G, n + 1), np.int64)
+    agreeing = np.zeros((G, n + 1), np.int64)
+    coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
+    moments = np.zeros((G, n + 1, terms), np.int64)
+    outer = np.zeros((G, pairs, pairs), np.int64)
     codes = np.empty(n, np.int64)
     scratch = np.zeros(V, np.int64)
     touched = np.empty(n, np.int64)  # the item's distinct codes ...
@@ -125,24 +133,24 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
                     scratch[touched[u]] = 0
             if m < 2:
                 for u in range(n_codes):
-                    local_unpaired[g, touched[u]] += present[u]
+                    unpaired[g, touched[u]] += present[u]
                 continue
             scale = 1.0 / (m - 1)
             agree = 0
             for u in range(n_codes):
                 c = touched[u]
                 nc = present[u]
-                local_counts[g, c] += nc
+                counts[g, c] += nc
                 agree += nc * (nc - 1)
                 if with_coincidence:
-                    local_coincidence[g, c, c] += nc * (nc - 1) * scale
+                    coincidence[g, c, c] += nc * (nc - 1) * scale
                     for w in range(u + 1, n_codes):
                         k = touched[w]
-                        local_coincidence[g, min(c, k), max(c, k)] += nc * present[w] * scale
-            local_items[g, m] += 1
-            local_agreeing[g, m] += agree
+                        coincidence[g, min(c, k), max(c, k)] += nc * present[w] * scale
+            items[g, m] += 1
+            agreeing[g, m] += agree
             if with_moments:
-                by_m = local_moments[g, m]
+                by_m = moments[g, m]
                 by_m[0] += agree * agree
                 for u in range(n_codes):
                     c = touched[u]
@@ -150,59 +158,8 @@ def _rating_counts_range(values, low, n_values, i0, i1, with_coincidence, counts
                     by_m[1 + c] += nc
                     by_m[1 + V + c] += agree * nc
                     for w in range(n_codes):
-                        local_outer[g, c, touched[w]] += nc * present[w]
-    counts += local_counts
-    unpaired += local_unpaired
-    items += local_items
-    agreeing += local_agreeing
-    coincidence += local_coincidence
-    moments += local_moments
-    outer += local_outer
-    return bad
-
-
-@njit(cache=True, parallel=True)
-def rating_counts(values, low, n_values, n_tasks, with_coincidence, with_moments):
-    """One pass over ratings.
-
-    Returns per group: ``value_counts`` (G, V) int64, the pairable values n_c (items with
-    at least 2 ratings only); ``seen`` (G, V) int64, all ratings of each code; ``items_by_m``
-    (G, n + 1) int64, items with m ratings; ``agreeing_by_m`` (G, n + 1) int64, the sum over
-    those items of a_i = sum_c n_ic (n_ic - 1); ``coincidence`` (G, V, V) float64,
-    o_ck = sum_i (n_ic n_ik - [c = k] n_ic) / (m_i - 1), if ``with_coincidence`` else empty;
-    if ``with_moments`` (else empty) the moments of Gwet's nominal standard error over the
-    pairable items with m ratings, ``moments`` (G, n + 1, 1 + 2 V) int64 = (sum a_i^2,
-    sum n_ic over c, sum a_i n_ic over c), and ``outer`` (G, V, V) int64 = sum_i n_ic n_ik
-    (see ``variance._nominal_squares``); and the number of present ratings that are not
-    integral (float input must have none).
-    """
-    G, N, n = values.shape
-    V = n_values
-    side = V if with_coincidence else 0
-    terms = 1 + 2 * V if with_moments else 0
-    pairs = V if with_moments else 0
-    counts = np.zeros((n_tasks, G, V), np.int64)
-    unpaired = np.zeros((n_tasks, G, V), np.int64)
-    items = np.zeros((n_tasks, G, n + 1), np.int64)
-    agreeing = np.zeros((n_tasks, G, n + 1), np.int64)
-    coincidence = np.zeros((n_tasks, G, side, side), np.float64)
-    moments = np.zeros((n_tasks, G, n + 1, terms), np.int64)
-    outer = np.zeros((n_tasks, G, pairs, pairs), np.int64)
-    irregular = np.zeros(n_tasks, np.int64)
-    for t in prange(n_tasks):
-        irregular[t] = _rating_counts_range(
-            values, low, V, t * N // n_tasks, (t + 1) * N // n_tasks, with_coincidence,
-            counts[t], unpaired[t], items[t], agreeing[t], coincidence[t], moments[t],
-            outer[t])
-    total_counts = counts.sum(axis=0)
-    upper = coincidence.sum(axis=0)
-    for g in range(G):
-        for c in range(side):
-            for k in range(c + 1, side):
-                upper[g, k, c] = upper[g, c, k]
-    return (total_counts, total_counts + unpaired.sum(axis=0), items.sum(axis=0),
-            agreeing.sum(axis=0), upper, moments.sum(axis=0), outer.sum(axis=0),
-            irregular.sum())
+                        outer[g, c, touched[w]] += nc * present[w]
+    return counts, unpaired, items, agreeing, coincidence, moments, outer, bad
 
 
 @njit(cache=True, nogil=True)
@@ -319,26 +276,19 @@ def _expected_row(counts, g, used, s, metric_id, delta, numbers, packed, sizes):
     return counts[g, c] * row
 
 
-@njit(cache=True, parallel=True)
-def pair_expected(counts, metric_id, delta, numbers, packed, sizes):
-    """Per group, sum over ordered pairs of distinct values of n_c n_k delta(c, k): the
-    numerator of D_e, over the distinct values actually used (O(U**2) time, O(U) memory)."""
-    G, V = counts.shape
-    out = np.zeros(G, np.float64)
-    for g in range(G):
-        used = np.flatnonzero(counts[g] > 0)
-        U = used.size
-        half = (U + 1) // 2
-        row_sums = np.zeros(half, np.float64)
-        # rows r and U - 1 - r in one task, so that every task has the same work
-        for r in prange(half):
-            total = _expected_row(counts, g, used, r, metric_id, delta, numbers, packed, sizes)
-            if U - 1 - r != r:
-                total += _expected_row(counts, g, used, U - 1 - r, metric_id, delta, numbers,
-                                       packed, sizes)
-            row_sums[r] = total
-        out[g] = row_sums.sum()
-    return out
+@njit(cache=True, nogil=True)
+def expected_rows(counts, g, used, r0, r1, metric_id, delta, numbers, packed, sizes, row_sums):
+    """Rows r0..r1 of group g's sum over ordered pairs of distinct values of n_c n_k
+    delta(c, k), the numerator of D_e, over the distinct values actually used (``used``):
+    ``row_sums[r]`` gets rows r and U - 1 - r, so that every r has the same work (O(U**2)
+    time in all, O(U) memory)."""
+    U = used.size
+    for r in range(r0, r1):
+        total = _expected_row(counts, g, used, r, metric_id, delta, numbers, packed, sizes)
+        if U - 1 - r != r:
+            total += _expected_row(counts, g, used, U - 1 - r, metric_id, delta, numbers,
+                                   packed, sizes)
+        row_sums[r] = total
 
 
 @njit(cache=True, nogil=True)
@@ -541,30 +491,3 @@ def gwet_squares(values, low, metric_id, delta, numbers, scores, rows, constants
             squares += deviation * deviation
         out[g] = squares
     return out
-
-
-# --- alpha on dask ---
-# One dask task counts one block on its own thread: a serial, GIL-free version of
-# rating_counts (the parallel target must not be entered from several dask threads).
-
-
-@njit(cache=True, nogil=True)
-def rating_counts_serial(values, low, n_values, with_coincidence):
-    """:func:`rating_counts` of all items in one run, without numba's parallel target."""
-    G, N, n = values.shape
-    side = n_values if with_coincidence else 0
-    counts = np.zeros((G, n_values), np.int64)
-    unpaired = np.zeros((G, n_values), np.int64)
-    items = np.zeros((G, n + 1), np.int64)
-    agreeing = np.zeros((G, n + 1), np.int64)
-    coincidence = np.zeros((G, side, side), np.float64)
-    no_moments = np.zeros((G, n + 1, 0), np.int64)
-    no_outer = np.zeros((G, 0, 0), np.int64)
-    irregular = _rating_counts_range(values, low, n_values, 0, N, with_coincidence, counts,
-                                     unpaired, items, agreeing, coincidence, no_moments,
-                                     no_outer)
-    for g in range(G):
-        for c in range(side):
-            for k in range(c + 1, side):
-                coincidence[g, k, c] = coincidence[g, c, k]
-    return counts, counts + unpaired, items, agreeing, coincidence, irregular

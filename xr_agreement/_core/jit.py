@@ -1,31 +1,93 @@
-"""``njit``: numba's, with compiled kernels cached outside the package.
+"""``njit``: numba's, loaded on first need, with compiled kernels cached outside the package.
 
-numba's ``cache=True`` writes compiled code next to the source, into ``__pycache__``. For an
-installed package that is ``site-packages/xr_agreement/**/__pycache__``, files pip never
-recorded: uninstalling (``pip install -e .`` after ``pip install .`` does) leaves the folders,
-and an ``xr_agreement`` folder without ``__init__.py`` in site-packages is a namespace package
-that shadows the editable install in every process not started in the checkout.
+**Small calls before numba is needed run interpreted.** Loading numba costs about a second in
+every new process (importing it about 0.3 s, setting up its CPU target about 0.4 s, then some
+40 ms for each kernel loaded from the cache), while a small input takes a kernel a few
+milliseconds as plain Python: the report on the bundled example spends about 0.1 s in its
+kernels run that way. So :func:`njit` returns a :class:`Kernel`, which runs the function's
+Python source as written (what numba's ``NUMBA_DISABLE_JIT`` does) as long as
 
-So every kernel of the package is compiled through :func:`njit`, which points numba's cache at
-a per-user folder, ``<user cache>/xr_agreement/numba`` (``$XDG_CACHE_HOME`` or ``~/.cache`` on
-Linux, ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows), or at
+- numba has not been needed yet in this process,
+- the call's arrays hold at most :data:`INTERPRETED_MAX_ELEMENTS` elements in all, and
+- the process has spent less than :data:`INTERPRETED_BUDGET` seconds in interpreted calls;
+
+from the first call that fails one of these on, numba is imported and every call runs
+compiled (a kernel called from an interpreted kernel is interpreted with it). The kernels
+are written so that both ways give the same numbers: integer sums stay in range by design,
+float sums run in the same order (``tests/test_jit.py`` runs the families both ways and
+compares). Floating-point warnings are silenced in interpreted calls, as compiled code raises
+none. ``XR_AGREEMENT_JIT=always`` (read at import; :func:`set_mode` later) compiles from the
+first call, ``never`` interprets every call (to debug a kernel in Python; slow on large
+input), ``auto`` (the default) is the rule above.
+
+**The cache.** numba's ``cache=True`` writes compiled code next to the source, into
+``__pycache__``. For an installed package that is ``site-packages/xr_agreement/**/__pycache__``,
+files pip never recorded: uninstalling (``pip install -e .`` after ``pip install .`` does)
+leaves the folders, and an ``xr_agreement`` folder without ``__init__.py`` in site-packages is
+a namespace package that shadows the editable install in every process not started in the
+checkout. So every kernel is compiled with numba's cache pointed at a per-user folder,
+``<user cache>/xr_agreement/numba`` (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux,
+``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows), or at
 ``$XR_AGREEMENT_CACHE_DIR`` when set. A ``NUMBA_CACHE_DIR`` the user set wins, as numba
 documents. numba picks a function's cache folder when the function is decorated, from
-``numba.config.CACHE_DIR``; :func:`njit` sets that for the duration of the decoration only,
-so other libraries' kernels are not touched. Cache entries are keyed by the source file's
-path and content, so copies of the package never share (or corrupt) each other's entries.
+``numba.config.CACHE_DIR``; the folder is set for the duration of the decoration only, so
+other libraries' kernels are not touched. Cache entries are keyed by the source file's path
+and content, so copies of the package never share (or corrupt) each other's entries.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
 import sys
 import threading
+import time
 
-import numba
-from numba.core import config
+import numpy as np
 
-_lock = threading.Lock()
+# A call is interpreted only if its array arguments hold at most this many elements in all
+# (a kernel's Python source takes roughly 0.1-1 us per element).
+INTERPRETED_MAX_ELEMENTS = 20_000
+
+
+# Seconds of interpreted calls per process after which every call is compiled (many small
+# calls, as a bootstrap of a small corpus makes, are then faster compiled).
+INTERPRETED_BUDGET = 0.3
+
+
+MODES = ("auto", "always", "never")
+
+
+_lock = threading.RLock()
+
+
+_local = threading.local()  # .depth: interpreted kernel calls running in this thread
+
+
+_state = {"mode": "auto", "compiled": False, "interpreted_seconds": 0.0}
+
+
+# True once every call runs compiled (mode "always", or numba loaded under "auto"): the one
+# check on the hot path of a compiled call.
+_ALL_COMPILED = False
+
+
+def set_mode(mode: str) -> None:
+    """How kernels run from now on: ``"auto"`` (the rule of the module's docstring),
+    ``"always"`` compiled or ``"never"`` (interpreted). The first mode is read from
+    ``$XR_AGREEMENT_JIT`` at import."""
+    global _ALL_COMPILED
+    value = str(mode).strip().lower() or "auto"
+    if value not in MODES:
+        raise ValueError(f"XR_AGREEMENT_JIT={mode!r}: expected one of {', '.join(MODES)}")
+    _state["mode"] = value
+    _ALL_COMPILED = value == "always" or (value == "auto" and _state["compiled"])
+
+
+def mode() -> str:
+    """The mode set by :func:`set_mode` (or ``$XR_AGREEMENT_JIT``)."""
+    return _state["mode"]
 
 
 def cache_dir() -> str:
@@ -42,15 +104,105 @@ def cache_dir() -> str:
     return os.path.join(root, "xr_agreement", "numba")
 
 
-def njit(function=None, **options):
-    """``numba.njit`` (same options; ``@njit`` or ``@njit(...)``), cached in :func:`cache_dir`."""
-    if function is None:
-        return lambda f: njit(f, **options)
-    if not options.get("cache") or config.CACHE_DIR:
-        return numba.njit(**options)(function)
+def _compile(function, options):
+    """numba's dispatcher of ``function``, its cache in :func:`cache_dir`."""
+    import numba
+    from numba.core import config
+
+    global _ALL_COMPILED
     with _lock:
+        _state["compiled"] = True
+        _ALL_COMPILED = _state["mode"] != "never"
+        if not options.get("cache") or config.CACHE_DIR:
+            return numba.njit(**options)(function)
         previous, config.CACHE_DIR = config.CACHE_DIR, cache_dir()
         try:
             return numba.njit(**options)(function)
         finally:
             config.CACHE_DIR = previous
+
+
+def _interpret(args) -> bool:
+    """Whether this call runs interpreted (see the module's docstring)."""
+    if getattr(_local, "depth", 0):
+        return True
+    chosen = _state["mode"]
+    if chosen != "auto":
+        return chosen == "never"
+    if _state["compiled"] or _state["interpreted_seconds"] >= INTERPRETED_BUDGET:
+        return False
+    elements = 0
+    for argument in args:
+        if isinstance(argument, np.ndarray):
+            elements += argument.size
+    return elements <= INTERPRETED_MAX_ELEMENTS
+
+
+class Kernel:
+    """A numba kernel that is compiled (or loaded from the cache) when a call first needs
+    it, and runs as plain Python before (see the module's docstring). ``py_func`` is the
+    function, ``dispatcher`` numba's compiled version."""
+
+    def __init__(self, function, options):
+        functools.update_wrapper(self, function)
+        self.py_func = function
+        self.options = options
+        self._dispatcher = None
+
+    @property
+    def dispatcher(self):
+        if self._dispatcher is None:
+            with _lock:
+                if self._dispatcher is None:
+                    self._dispatcher = _compile(self.py_func, self.options)
+        return self._dispatcher
+
+    def __call__(self, *args):
+        if _ALL_COMPILED and self._dispatcher is not None:
+            return self._dispatcher(*args)
+        if not _interpret(args):
+            return self.dispatcher(*args)
+        depth = getattr(_local, "depth", 0)
+        _local.depth = depth + 1
+        try:
+            if depth:
+                return self.py_func(*args)
+            start = time.perf_counter()
+            try:
+                with np.errstate(all="ignore"):
+                    return self.py_func(*args)
+            finally:
+                _state["interpreted_seconds"] += time.perf_counter() - start
+        finally:
+            _local.depth = depth
+
+    # What numba reads of a global it finds in a kernel it compiles: the callee's type and
+    # options (``inline="always"``); both are the compiled dispatcher's.
+    @property
+    def _numba_type_(self):
+        return self.dispatcher._numba_type_
+
+    @property
+    def targetoptions(self):
+        return self.dispatcher.targetoptions
+
+    def __reduce__(self):  # pickled by name, as functions are (dask ships tasks so)
+        return _kernel_named, (self.__module__, self.__qualname__)
+
+    def __repr__(self):
+        return f"<xr_agreement kernel {self.__module__}.{self.__qualname__}>"
+
+
+def _kernel_named(module: str, qualname: str) -> Kernel:
+    return functools.reduce(getattr, qualname.split("."), importlib.import_module(module))
+
+
+def njit(function=None, **options):
+    """``numba.njit`` (same options; ``@njit`` or ``@njit(...)``) as a :class:`Kernel`:
+    compiled on first need, cached in :func:`cache_dir`, small calls interpreted before."""
+    if function is None:
+        return lambda f: njit(f, **options)
+    return Kernel(function, options)
+
+
+set_mode(os.environ.get("XR_AGREEMENT_JIT", "auto"))

@@ -1,0 +1,178 @@
+"""Kernels run interpreted before numba is needed (``_core/jit.py``): both ways must give the
+same numbers, and the rule that picks the way must hold in a fresh process."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import xr_agreement
+from xr_agreement._core import jit
+from xr_agreement.mla import kernels as mla_kernels
+
+
+def _ids(prefix, n):
+    return pd.Index([f"{prefix}-{i:03d}" for i in range(n)])
+
+
+def _decisions(seed=0, shape=(40, 4, 9), missing=0.1, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    values = (rng.random(shape) < 0.3).astype(np.float64)
+    if missing:
+        values[rng.random(shape) < missing] = np.nan
+    values = values.astype(dtype)
+    return xr.DataArray(values, dims=("item", "annotator", "label"),
+                        coords={"item": _ids("doc", shape[0]), "annotator": _ids("ann", shape[1]),
+                                "label": _ids("label", shape[2])})
+
+
+def _ratings(seed=1, shape=(50, 5), missing=0.15):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, 6, shape).astype(np.float64)
+    values[rng.random(shape) < missing] = np.nan
+    return xr.DataArray(values, dims=("item", "annotator"),
+                        coords={"item": _ids("doc", shape[0]), "annotator": _ids("ann", shape[1])})
+
+
+def _label_sets(seed=2):
+    # whole label vectors present or missing, as the set metrics require
+    values = _decisions(seed, missing=0).values.copy()
+    values[np.random.default_rng(seed).random(values.shape[:2]) < 0.1] = np.nan
+    return _decisions(seed, missing=0).copy(data=values)
+
+
+CASES = {
+    "mla, float with NaN, all baselines": lambda: xr_agreement.mla(_decisions(), baseline="all"),
+    "mla, complete uint8": lambda: xr_agreement.mla(_decisions(missing=0, dtype=np.uint8),
+                                                    baseline="all"),
+    "mla, item bootstrap": lambda: xr_agreement.mla(_decisions(), ci=0.9, n_resamples=40,
+                                                    seed=3),
+    "mla, annotator bootstrap": lambda: xr_agreement.mla(
+        _decisions(missing=0, dtype=np.uint8), ci=0.9, n_resamples=40, resample="annotator",
+        seed=4),
+    "alpha nominal": lambda: xr_agreement.alpha(_ratings(), "nominal"),
+    "alpha interval": lambda: xr_agreement.alpha(_ratings(), "interval"),
+    "alpha ordinal": lambda: xr_agreement.alpha(_ratings(), "ordinal"),
+    "alpha ratio": lambda: xr_agreement.alpha(_ratings(), "ratio"),
+    "alpha nominal, bootstrap": lambda: xr_agreement.alpha(_ratings(), "nominal",
+                                                           ci_method="percentile",
+                                                           n_resamples=30, seed=5),
+    "alpha hamming": lambda: xr_agreement.alpha(_decisions(), "hamming"),
+    "alpha masi": lambda: xr_agreement.alpha(_label_sets(), "masi"),
+    "alpha jaccard": lambda: xr_agreement.alpha(_label_sets(), "jaccard"),
+    "annotators": lambda: xr_agreement.annotators(_decisions()),
+    "annotators, complete uint8": lambda: xr_agreement.annotators(
+        _decisions(missing=0, dtype=np.uint8)),
+    "confusions": lambda: xr_agreement.confusions(_decisions()),
+    "confusions, complete uint8": lambda: xr_agreement.confusions(
+        _decisions(missing=0, dtype=np.uint8)),
+    "am": lambda: xr_agreement.am(_decisions(missing=0)),
+    "boot_f1": lambda: xr_agreement.boot_f1(_decisions(missing=0), n_chance_runs=None),
+    "fleiss": lambda: xr_agreement.fleiss(_ratings()),
+}
+
+
+@pytest.fixture
+def set_mode():
+    """jit.set_mode, restored afterwards."""
+    before = jit.mode()
+    yield jit.set_mode
+    jit.set_mode(before)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_interpreted_and_compiled_kernels_give_the_same_numbers(case, set_mode):
+    set_mode("always")
+    compiled = CASES[case]()
+    set_mode("never")
+    interpreted = CASES[case]()
+    xr.testing.assert_identical(interpreted, compiled)
+
+
+def test_an_interpreted_kernel_runs_its_python_source(monkeypatch, set_mode):
+    # a kernel that is called interpreted must not reach numba's dispatcher at all
+    values = np.array([[[[1, 0, 1], [1, 1, 0]]]], np.uint8)  # (G, N, n, k) = (1, 1, 2, 3)
+    calls = []
+    original = mla_kernels.count_bytes.py_func
+
+    def spy(*args):
+        calls.append(True)
+        return original(*args)
+
+    monkeypatch.setattr(mla_kernels.count_bytes, "py_func", spy)
+    set_mode("never")
+    label_counts = np.zeros((1, 3, 3, 3), np.int64)
+    item_counts = np.zeros((1, 1, 2), np.int64)
+    mla_kernels.count_bytes(values, label_counts, item_counts)
+    assert calls == [True]
+    # label 0: both chose it; label 1: one of two; label 2: one of two
+    np.testing.assert_array_equal(label_counts[0, :, 2, 1], [2, 1, 1])
+    np.testing.assert_array_equal(item_counts[0, 0], [1, 3])  # 1 agreeing pair of 3
+
+
+def test_the_rule_interprets_small_calls_until_numba_is_needed(monkeypatch, set_mode):
+    monkeypatch.setattr(jit, "_state", {"mode": "auto", "compiled": False,
+                                        "interpreted_seconds": 0.0})
+    small = np.zeros(jit.INTERPRETED_MAX_ELEMENTS)
+    large = np.zeros(jit.INTERPRETED_MAX_ELEMENTS + 1)
+    assert jit._interpret((small, 3, 0.5))
+    assert not jit._interpret((large,))
+    assert not jit._interpret((small[:10], small))  # the arrays of a call count together
+    jit._state["interpreted_seconds"] = jit.INTERPRETED_BUDGET
+    assert not jit._interpret((small[:10],))  # the budget is spent
+    jit._state.update(compiled=True, interpreted_seconds=0.0)
+    assert not jit._interpret((small[:10],))  # numba is loaded: compile
+    set_mode("never")
+    assert jit._interpret((large,))
+
+
+def test_a_bad_mode_is_refused(set_mode):
+    with pytest.raises(ValueError, match="XR_AGREEMENT_JIT='sometimes'.*auto, always, never"):
+        set_mode("sometimes")
+    done = subprocess.run([sys.executable, "-c", "import xr_agreement.mla"], text=True,
+                          capture_output=True, env={**os.environ, "XR_AGREEMENT_JIT": "Sometimes"})
+    assert done.returncode != 0 and "XR_AGREEMENT_JIT='Sometimes'" in done.stderr
+
+
+def test_a_kernel_pickles_by_name():
+    assert pickle.loads(pickle.dumps(mla_kernels.count_bytes)) is mla_kernels.count_bytes
+
+
+FRESH = """
+import contextlib, io, json, sys
+import numpy as np
+import xarray as xr
+import xr_agreement
+from xr_agreement.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["report"])
+after_report = "numba" in sys.modules
+example = xr_agreement.datasets.bias_example()
+tiled = np.tile(example.values, (750, 1, 1))  # (3000, 3, 31): the example 750 times
+large = xr.DataArray(tiled, dims=example.dims, coords={"label": example.label.values})
+value = float(xr_agreement.mla(large, baseline="F").agreement)
+print(json.dumps([after_report, "numba" in sys.modules, value]))
+"""
+
+
+def test_a_fresh_process_reports_without_numba_and_compiles_large_input(monkeypatch):
+    monkeypatch.delenv("XR_AGREEMENT_JIT", raising=False)
+    done = subprocess.run([sys.executable, "-c", FRESH], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    numba_after_report, numba_after_large, value = json.loads(done.stdout)
+    assert not numba_after_report
+    assert numba_after_large
+    # the worked example 750 times over: the same prevalences and pair agreements, so its
+    # A_ml (0.232 in the paper)
+    example = xr_agreement.datasets.bias_example()
+    assert value == pytest.approx(float(xr_agreement.mla(example, baseline="F").agreement),
+                                  rel=1e-12)

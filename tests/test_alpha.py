@@ -213,6 +213,25 @@ def test_matches_krippendorff(metric, values, seed):
     assert abs(got - expected) < 1e-12
 
 
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval", "ratio"])
+@pytest.mark.parametrize("rare", [-3.0, 9.0, 4.5], ids=["below", "above", "between"])
+def test_a_rating_outside_the_sampled_range(monkeypatch, metric, rare):
+    """The range of integral ratings is read from every few items first: a rating lower or
+    higher than any sampled one (or a non-integral one) on an item the sample skips must
+    still be counted, its category reported."""
+    from xr_agreement.alpha import counts
+
+    monkeypatch.setattr(counts, "RANGE_SAMPLE_ITEMS", 8)  # every 5th of 40 items
+    x = random_ratings(21, [1, 2, 3, 4], n_items=40, n_annotators=5, missing=0.2)
+    x[0, 0] = 1.0
+    x[33, 1:3] = rare if metric != "ratio" else abs(rare)  # item 33: not sampled
+    expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement=metric)
+    result = as_ratings(x).agreement.alpha(metric, ci=None)
+    assert abs(float(result.alpha) - expected) < 1e-12
+    if metric in ("nominal", "ordinal"):  # the coincidence matrix is over the categories
+        assert rare in result.category.values
+
+
 @pytest.mark.parametrize("metric", ["interval", "ratio", "ordinal"])
 def test_matches_krippendorff_continuous(metric):
     """Many distinct values (continuous ratings), with missing ones."""

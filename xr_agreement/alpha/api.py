@@ -461,7 +461,7 @@ def _describe(result, da, metric, name, multi_label, item, annotator, label):
 def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categories, ci,
                  population_size) -> xr.Dataset:
     """:func:`alpha` of an in-memory array: the block functions of :mod:`.blocks` on the
-    whole array as one block (counted on numba's threads)."""
+    whole array as one block (counted on the thread pool)."""
     roles = (item, annotator, label) if multi_label else (item, annotator)
     plan, delta = _plan(da, metric, name, multi_label, label, categories, ci,
                         population_size, parallel=True)

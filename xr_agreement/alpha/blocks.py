@@ -139,12 +139,13 @@ def _integer_range(values) -> bool:
             and bool(np.all(values == values[0] + np.arange(len(values)))))
 
 
-def _block_ratings(block, coords, plan: _Plan, values=None) -> _Ratings:
+def _block_ratings(block, coords, plan: _Plan, values=None, sampled=True) -> _Ratings:
     """A block of single-label ratings as the kernels take them, with the value of each
     code: the declared categories, the given ``values`` (the merged values of all blocks,
     in the later passes) or the block's own distinct ratings (first pass). Integral
     ratings in a short range are read directly (code = value - lowest), with no coding
-    pass; the first pass checks that they are integral (``_count``)."""
+    pass; the first pass checks that they are integral and, where their range was read
+    from a sample of items (``sampled``), that it holds them all (``_count``)."""
     G = int(np.prod(block.shape[:-2]))
     N, n = block.shape[-2:]
     if N == 0:
@@ -163,7 +164,8 @@ def _block_ratings(block, coords, plan: _Plan, values=None) -> _Ratings:
     if values is None:
         if plan.name != "callable":
             numeric = plan.name in ("interval", "ratio")
-            fast = _as_integers(x, INTEGER_SPAN_LIMIT if numeric else COINCIDENCE_LIMIT)
+            fast = _as_integers(x, INTEGER_SPAN_LIMIT if numeric else COINCIDENCE_LIMIT,
+                                sampled)
             if fast is not None:
                 return fast
         return _coded(_block_array(x, coords), None)
@@ -184,8 +186,8 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
     numpy path (their number a function of the shape only, so that the coincidence sums do
     not depend on the number of threads), one run in the calling thread in a dask task.
     Returns (value_counts, seen, items_by_m, agreeing_by_m, coincidence, gwet_moments,
-    irregular); ``gwet_moments`` is the (moments, outer) pair of the nominal standard error
-    where :func:`_with_moments`, else None."""
+    irregular, outside); ``gwet_moments`` is the (moments, outer) pair of the nominal
+    standard error where :func:`_with_moments`, else None."""
     values = ratings.values
     V = len(ratings.categories)
     if with_coincidence is None:
@@ -203,10 +205,11 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
     counts, unpaired, items, agreeing, upper, moments, outer = (
         np.sum([run[part] for run in runs], axis=0) for part in range(7))
     irregular = sum(run[7] for run in runs)
+    outside = sum(run[8] for run in runs)
     # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
     coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2)
     return (counts, counts + unpaired, items, agreeing, coincidence,
-            (moments, outer) if with_moments else None, irregular)
+            (moments, outer) if with_moments else None, irregular, outside)
 
 
 # Gwet's nominal standard error from moments of the counting pass needs O(V^2) work per item
@@ -239,11 +242,14 @@ def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     block for a second pass over the same single block (numpy)."""
     ratings = _block_ratings(block, coords, plan)
     counted = _count(ratings, plan.with_coincidence, plan)
-    if counted[-1]:  # not integral after all: code them
+    if counted[-1]:  # ratings outside the range read from a sample: the whole range
+        ratings = _block_ratings(block, coords, plan, sampled=False)
+        counted = _count(ratings, plan.with_coincidence, plan)
+    if counted[-2]:  # not integral after all: code them
         data = _block_array(block, coords)
         ratings = _coded(data if plan.float_error is None else data.astype(np.float64), None)
         counted = _count(ratings, plan.with_coincidence, plan)
-    value_counts, seen, items, agreeing, coincidence, gwet_moments, _ = counted
+    value_counts, seen, items, agreeing, coincidence, gwet_moments, _, _ = counted
     values = ratings.categories
     G, V = value_counts.shape
     stats = {"values": None if plan.categories is not None else values,
@@ -316,7 +322,7 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
         lambda: describe_position(values, coords), partial_vector,
         scope="" if plan.parallel else " in this block")
     ratings = _Ratings(codes, 0, distinct)
-    value_counts, seen, items, agreeing, coincidence, _, _ = _count(
+    value_counts, seen, items, agreeing, coincidence, _, _, _ = _count(
         ratings, plan.with_coincidence, plan)
     stats = {"values": distinct, "value_counts": value_counts, "seen": seen,
              "items_by_m": items, "agreeing_by_m": agreeing}

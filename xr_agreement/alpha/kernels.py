@@ -80,7 +80,9 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
     the moments of Gwet's nominal standard error over the pairable items with m ratings,
     ``moments`` (G, n + 1, 1 + 2 V) int64 = (sum a_i^2, sum n_ic over c, sum a_i n_ic over
     c), and ``outer`` (G, V, V) int64 = sum_i n_ic n_ik (see ``variance._nominal_squares``);
-    and the number of present ratings that are not integral (float input must have none).
+    the number of present ratings that are not integral (float input must have none); and
+    the number of present ratings whose code is not in 0..V-1 (left out of every count: the
+    caller read the range from a sample and counts again on the whole range).
     """
     G, N, n = values.shape
     V = n_values
@@ -101,12 +103,17 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
     touched = np.empty(n, np.int64)  # the item's distinct codes ...
     present = np.empty(n, np.int64)  # ... and how often each occurs
     bad = 0
+    outside = 0
     for g in range(G):
         for i in range(i0, i1):
             m = 0
             for a in range(n):
                 v = values[g, i, a]
                 c = _rating_code(v, low)
+                # a rating below low or at low + V or above: not counted, but reported
+                far = (c < 0) | (c >= V)
+                outside += (v == v) & far
+                c = -1 if far else c
                 bad += (c >= 0) & ((c + low) != v)
                 codes[a] = c
                 m += c >= 0
@@ -159,7 +166,7 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
                     by_m[1 + V + c] += agree * nc
                     for w in range(n_codes):
                         outer[g, c, touched[w]] += nc * present[w]
-    return counts, unpaired, items, agreeing, coincidence, moments, outer, bad
+    return counts, unpaired, items, agreeing, coincidence, moments, outer, bad, outside
 
 
 @njit(cache=True, nogil=True)

@@ -213,6 +213,25 @@ def test_matches_krippendorff(metric, values, seed):
     assert abs(got - expected) < 1e-12
 
 
+@pytest.mark.parametrize("n_values", [8, 9, 30])  # counted by comparison up to 8
+def test_more_values_than_annotators(n_values):
+    """Two annotators, up to 30 values: the counting kernel's per-item buffers hold every
+    value, not one per annotator."""
+    from xr_agreement._core import jit
+
+    x = random_ratings(23, list(range(n_values)), n_items=60, n_annotators=2, missing=0.1)
+    before = jit.mode()
+    try:
+        for mode in ("always", "never"):  # compiled (no bounds checks) and interpreted
+            jit.set_mode(mode)
+            for metric in ("nominal", "interval"):
+                expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement=metric)
+                got = float(as_ratings(x).agreement.alpha(metric).alpha)
+                assert abs(got - expected) < 1e-12, (mode, metric)
+    finally:
+        jit.set_mode(before)
+
+
 @pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval", "ratio"])
 @pytest.mark.parametrize("rare", [-3.0, 9.0, 4.5], ids=["below", "above", "between"])
 def test_a_rating_outside_the_sampled_range(monkeypatch, metric, rare):

@@ -186,8 +186,9 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
     numpy path (their number a function of the shape only, so that the coincidence sums do
     not depend on the number of threads), one run in the calling thread in a dask task.
     Returns (value_counts, seen, items_by_m, agreeing_by_m, coincidence, gwet_moments,
-    irregular, outside); ``gwet_moments`` is the (moments, outer) pair of the nominal
-    standard error where :func:`_with_moments`, else None."""
+    unmatched); ``gwet_moments`` is the (moments, outer) pair of the nominal standard error
+    where :func:`_with_moments`, else None; ``unmatched`` counts the present ratings that
+    are no category's value (outside the range, or not integral)."""
     values = ratings.values
     V = len(ratings.categories)
     if with_coincidence is None:
@@ -200,16 +201,16 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
         if with_moments:
             accumulator_size += G * (n + 1) * (1 + 2 * V)
         n_tasks = _n_tasks(N, accumulator_size)
+    missing = np.nan if values.dtype.kind == "f" else -1.0  # NaN ratings, or -1 codes
     runs = _in_threads(lambda i0, i1: _kernels.rating_counts(
-        values, ratings.low, V, i0, i1, with_coincidence, with_moments), N, n_tasks)
+        values, ratings.low, missing, V, i0, i1, with_coincidence, with_moments), N, n_tasks)
     counts, unpaired, items, agreeing, upper, moments, outer = (
         np.sum([run[part] for run in runs], axis=0) for part in range(7))
-    irregular = sum(run[7] for run in runs)
-    outside = sum(run[8] for run in runs)
+    unmatched = sum(run[7] for run in runs)
     # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
     coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2)
     return (counts, counts + unpaired, items, agreeing, coincidence,
-            (moments, outer) if with_moments else None, irregular, outside)
+            (moments, outer) if with_moments else None, unmatched)
 
 
 # Gwet's nominal standard error from moments of the counting pass needs O(V^2) work per item
@@ -242,14 +243,14 @@ def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     block for a second pass over the same single block (numpy)."""
     ratings = _block_ratings(block, coords, plan)
     counted = _count(ratings, plan.with_coincidence, plan)
-    if counted[-1]:  # ratings outside the range read from a sample: the whole range
+    if counted[-1] and ratings.sampled:  # outside the range read from a sample: all of it
         ratings = _block_ratings(block, coords, plan, sampled=False)
         counted = _count(ratings, plan.with_coincidence, plan)
-    if counted[-2]:  # not integral after all: code them
+    if counted[-1]:  # not integral after all: code them
         data = _block_array(block, coords)
         ratings = _coded(data if plan.float_error is None else data.astype(np.float64), None)
         counted = _count(ratings, plan.with_coincidence, plan)
-    value_counts, seen, items, agreeing, coincidence, gwet_moments, _, _ = counted
+    value_counts, seen, items, agreeing, coincidence, gwet_moments, _ = counted
     values = ratings.categories
     G, V = value_counts.shape
     stats = {"values": None if plan.categories is not None else values,
@@ -322,7 +323,7 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
         lambda: describe_position(values, coords), partial_vector,
         scope="" if plan.parallel else " in this block")
     ratings = _Ratings(codes, 0, distinct)
-    value_counts, seen, items, agreeing, coincidence, _, _, _ = _count(
+    value_counts, seen, items, agreeing, coincidence, _, _ = _count(
         ratings, plan.with_coincidence, plan)
     stats = {"values": distinct, "value_counts": value_counts, "seen": seen,
              "items_by_m": items, "agreeing_by_m": agreeing}

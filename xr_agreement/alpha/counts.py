@@ -86,10 +86,11 @@ class _Ratings:
     """Ratings as the kernels take them: ``values`` (G, N, n) and ``low``, so that a rating's
     code is ``value - low`` (-1 or NaN missing), and the value of each code."""
 
-    def __init__(self, values, low, categories):
+    def __init__(self, values, low, categories, sampled=False):
         self.values = values
         self.low = float(low)
         self.categories = categories
+        self.sampled = sampled  # categories from a sample of items: may miss some ratings
 
 
 def _nominal_sums(counts):
@@ -176,7 +177,7 @@ def _coded(ordered: xr.DataArray, categories) -> _Ratings:
 # The range of integral ratings is first read from every (N // RANGE_SAMPLE_ITEMS)-th item:
 # reading all of them (nanmin and nanmax, two passes at memory speed) took a fifth of a
 # default alpha at 10^6 x 20. The counting pass reports ratings outside the sampled range
-# (``outside`` of :func:`_kernels.rating_counts`); then the whole range is read and the
+# (``unmatched`` of :func:`_kernels.rating_counts`); then the whole range is read and the
 # ratings counted again. When none is outside, the sampled lowest and highest ratings are
 # the lowest and highest of all, so the result is the same either way.
 RANGE_SAMPLE_ITEMS = 4096
@@ -185,9 +186,10 @@ RANGE_SAMPLE_ITEMS = 4096
 def _as_integers(values: np.ndarray, span_limit: int, sampled: bool = True) -> _Ratings | None:
     """Numeric ratings that may be integral within ``span_limit`` consecutive values: the
     kernels read them directly (code = value - lowest), with no coding pass. Whether they
-    really are integral is checked by the counting pass (``irregular`` of
-    :func:`_kernels.rating_counts`), and, if the range was read from a sample of items
-    (``sampled``, see :data:`RANGE_SAMPLE_ITEMS`), whether it holds them all (``outside``)."""
+    really are integral, and, if the range was read from a sample of items (``sampled``,
+    see :data:`RANGE_SAMPLE_ITEMS`), whether it holds them all, is checked by the counting
+    pass (``unmatched`` of :func:`_kernels.rating_counts`). A sample with a rating that is
+    not integral gives None (the ratings are coded)."""
     values = np.asarray(values)
     if values.dtype.kind not in "biuf":
         return None
@@ -197,10 +199,12 @@ def _as_integers(values: np.ndarray, span_limit: int, sampled: bool = True) -> _
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN input
         low, high = np.nanmin(sample), np.nanmax(sample)
+        if step > 1 and np.any(np.abs(np.modf(sample)[0]) > 0):  # (NaN > 0 is False)
+            return None  # a sampled rating is not integral: code them
     if not (np.isfinite(low) and np.isfinite(high)) or high - low >= span_limit:
         return _as_integers(values, span_limit, sampled=False) if step > 1 else None
     span = int(high - low) + 1
-    return _Ratings(values, low, low + np.arange(span, dtype=np.float64))
+    return _Ratings(values, low, low + np.arange(span, dtype=np.float64), sampled=step > 1)
 
 
 def _describe_rating(da: xr.DataArray, mask: np.ndarray, problem: str) -> str:

@@ -67,9 +67,11 @@ def _pair_distances(present, m, metric_id, delta, numbers, packed, sizes):
 
 
 @njit(cache=True, nogil=True)
-def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments):
+def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with_moments):
     """One pass over the ratings of items i0..i1 (a run of items: the caller runs several
-    on the thread pool and adds their results in a fixed order).
+    on the thread pool and adds their results in a fixed order). A rating is missing if it
+    is NaN or equals ``missing`` (-1 for int32 codes; NaN for float ratings, then only NaN);
+    a present rating is counted as code c if it equals low + c, c in 0..V-1.
 
     Returns per group: ``value_counts`` (G, V) int64, the pairable values n_c (items with
     at least 2 ratings only); ``unpaired`` (G, V) int64, the ratings of items with one;
@@ -80,16 +82,19 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
     the moments of Gwet's nominal standard error over the pairable items with m ratings,
     ``moments`` (G, n + 1, 1 + 2 V) int64 = (sum a_i^2, sum n_ic over c, sum a_i n_ic over
     c), and ``outer`` (G, V, V) int64 = sum_i n_ic n_ik (see ``variance._nominal_squares``);
-    the number of present ratings that are not integral (float input must have none); and
-    the number of present ratings whose code is not in 0..V-1 (left out of every count: the
-    caller read the range from a sample and counts again on the whole range).
+    and the number of present ratings equal to none of low .. low + V - 1, left out of
+    every count: outside a range read from a sample of items, or not integral (the caller
+    then counts again on the whole range, or codes the ratings).
     """
     G, N, n = values.shape
     V = n_values
     side = V if with_coincidence else 0
     terms = 1 + 2 * V if with_moments else 0
     pairs = V if with_moments else 0
-    # few values: count each by comparison (vectorizes); many: a list of touched codes
+    # Few values: each counted by comparing every rating with low + c, which vectorizes, and
+    # every code kept, with no branch on whether it occurs (2x faster than computing codes
+    # first at V = 5, n = 20; the zero terms add nothing to any sum); many: each rating's
+    # code, and a list of the codes an item touches.
     dense = V <= 8
     counts = np.zeros((G, V), np.int64)
     unpaired = np.zeros((G, V), np.int64)
@@ -98,46 +103,44 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
     coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
     moments = np.zeros((G, n + 1, terms), np.int64)
     outer = np.zeros((G, pairs, pairs), np.int64)
-    codes = np.empty(n, np.int64)
     scratch = np.zeros(V, np.int64)
-    touched = np.empty(n, np.int64)  # the item's distinct codes ...
-    present = np.empty(n, np.int64)  # ... and how often each occurs
-    bad = 0
-    outside = 0
+    touched = np.empty(max(n, V), np.int64)  # the item's codes ...
+    present = np.empty(max(n, V), np.int64)  # ... and how often each occurs
+    unmatched = 0
     for g in range(G):
         for i in range(i0, i1):
-            m = 0
+            rated = 0
             for a in range(n):
                 v = values[g, i, a]
-                c = _rating_code(v, low)
-                # a rating below low or at low + V or above: not counted, but reported
-                far = (c < 0) | (c >= V)
-                outside += (v == v) & far
-                c = -1 if far else c
-                bad += (c >= 0) & ((c + low) != v)
-                codes[a] = c
-                m += c >= 0
+                rated += (v == v) & (v != missing)
+            m = 0
             n_codes = 0
             if dense:
                 for c in range(V):
+                    target = low + c
                     nc = 0
                     for a in range(n):
-                        nc += codes[a] == c
-                    if nc:
-                        touched[n_codes] = c
-                        present[n_codes] = nc
-                        n_codes += 1
+                        nc += values[g, i, a] == target
+                    touched[c] = c
+                    present[c] = nc
+                    m += nc
+                n_codes = V  # every code, in order, those with no rating too (no branch)
             else:
                 for a in range(n):
-                    c = codes[a]
-                    if c >= 0:
+                    v = values[g, i, a]
+                    # clamped before the conversion: a far-off rating has no int64 code
+                    offset = min(max((v if v == v else low - 1.0) - low, -1.0), float(V))
+                    c = np.int64(offset)
+                    if c >= 0 and c < V and c + low == v:
                         if scratch[c] == 0:
                             touched[n_codes] = c
                             n_codes += 1
                         scratch[c] += 1
+                        m += 1
                 for u in range(n_codes):
                     present[u] = scratch[touched[u]]
                     scratch[touched[u]] = 0
+            unmatched += rated - m
             if m < 2:
                 for u in range(n_codes):
                     unpaired[g, touched[u]] += present[u]
@@ -149,11 +152,17 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
                 nc = present[u]
                 counts[g, c] += nc
                 agree += nc * (nc - 1)
-                if with_coincidence:
+                if with_coincidence and not dense:
                     coincidence[g, c, c] += nc * (nc - 1) * scale
                     for w in range(u + 1, n_codes):
                         k = touched[w]
                         coincidence[g, min(c, k), max(c, k)] += nc * present[w] * scale
+            if with_coincidence and dense:  # codes in order: (c, k) is in the upper triangle
+                for c in range(V):
+                    nc = present[c]
+                    coincidence[g, c, c] += nc * (nc - 1) * scale
+                    for k in range(c + 1, V):
+                        coincidence[g, c, k] += nc * present[k] * scale
             items[g, m] += 1
             agreeing[g, m] += agree
             if with_moments:
@@ -166,7 +175,7 @@ def rating_counts(values, low, n_values, i0, i1, with_coincidence, with_moments)
                     by_m[1 + V + c] += agree * nc
                     for w in range(n_codes):
                         outer[g, c, touched[w]] += nc * present[w]
-    return counts, unpaired, items, agreeing, coincidence, moments, outer, bad, outside
+    return counts, unpaired, items, agreeing, coincidence, moments, outer, unmatched
 
 
 @njit(cache=True, nogil=True)

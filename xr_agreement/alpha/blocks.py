@@ -146,7 +146,7 @@ def _block_ratings(block, coords, plan: _Plan, values=None, sampled=True) -> _Ra
     ratings in a short range are read directly (code = value - lowest), with no coding
     pass; the first pass checks that they are integral and, where their range was read
     from a sample of items (``sampled``), that it holds them all (``_count``)."""
-    G = int(np.prod(block.shape[:-2]))
+    G = math.prod(block.shape[:-2])
     N, n = block.shape[-2:]
     if N == 0:
         kept = plan.categories if plan.categories is not None else values
@@ -308,7 +308,7 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     if values.dtype == np.bool_:
         values = values.view(np.uint8)
     extra_shape = values.shape[:-3]
-    G = int(np.prod(extra_shape))
+    G = math.prod(extra_shape)
     N, n, k = values.shape[-3:]
     words = (k + 63) // 64
 

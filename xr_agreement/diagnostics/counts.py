@@ -8,6 +8,7 @@ the partial sums are added by a tree reduction; only the small sums reach memory
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -82,7 +83,7 @@ def _count(block, coords, kind, parallel):
     """Sums of one block (*extra, item, annotator, label) as {name: array (G, ...)}."""
     block = _as_kernel_input(block)
     N, n, k = block.shape[-3:]
-    G = int(np.prod(block.shape[:-3]))
+    G = math.prod(block.shape[:-3])
     values = block.reshape((G, N, n, k))
     count = KERNELS[kind]
     threads = min(os.cpu_count() or 1, max(1, N // 256))

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import xarray as xr
 
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
-from .counts import count_arrays, kept_coords
+from .._core.dataset import input_coordinates
+from .counts import count_arrays
 from .finish import finish_counts
 from .variables import assemble, parse_baselines
 
@@ -145,7 +146,7 @@ def mla(
         extra=extra,
         item=item,
         label=label,
-        coords=kept_coords(da, (*extra, item, label)),
+        coords=input_coordinates(da, (*extra, item, label)),
         n_annotators=da.sizes[annotator],
         reasons=True,
     )

@@ -13,6 +13,7 @@ and item counts stay chunked like the input.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 from functools import partial
@@ -72,7 +73,7 @@ def _count_block(block, coords, *, parallel):
     extra_shape = block.shape[:-3]
     N, n, k = block.shape[-3:]
     # explicit G: with an empty chunk (dask allows them) -1 would be ambiguous
-    G = int(np.prod(extra_shape))
+    G = math.prod(extra_shape)
     values = _as_kernel_input(np.asarray(block)).reshape((G, N, n, k))
     label_counts = np.zeros((G, k, n + 1, 3), np.int64)
     item_counts = np.zeros((G, N, 2), np.int64)
@@ -184,7 +185,8 @@ def count_arrays(da: xr.DataArray, item: str, annotator: str, label: str):
 def kept_coords(da: xr.DataArray, dims) -> xr.Coordinates:
     """Coordinates of ``da`` that live on ``dims`` only (index and non-index alike), with
     their indexes as they are."""
-    return input_coordinates(da, dims)
+    kept = input_coordinates(da, dims)
+    return xr.Coordinates(kept.variables, indexes=kept.xindexes)
 
 
 def hamming_counts(da: xr.DataArray, item: str, annotator: str, label: str) -> xr.Dataset:

@@ -9,6 +9,7 @@ computed where the item counts are (numba on numpy, blockwise array arithmetic o
 
 from __future__ import annotations
 
+import math
 import numpy as np
 
 from .._core.arrays import divide
@@ -30,7 +31,7 @@ CORPUS_BASELINE_COLUMNS = ("agreement", "expected", "minimum", "gap")
 def _item_values(agreeing, pairs, gaps):
     """Item observed agreement (*extra, N) and coefficients (B, *extra, N) in one numba pass."""
     lead, N = pairs.shape[:-1], pairs.shape[-1]
-    G = int(np.prod(lead))
+    G = math.prod(lead)
     observed = np.empty((G, N))
     agreement = np.empty((gaps.shape[0], G, N))
     _kernels.item_values(
@@ -47,7 +48,7 @@ def label_values(label_counts: np.ndarray, baselines) -> dict:
     lead = label_counts.shape[:-3]
     k, M = label_counts.shape[-3:-1]
     n_deciders = M - 1
-    G = int(np.prod(lead))
+    G = math.prod(lead)
     counts = np.ascontiguousarray(label_counts, np.int64).reshape(G, k, M, 3)
     m = np.arange(M)
     if counts.size:
@@ -90,7 +91,7 @@ def _packed_label_values(label_counts, baselines, layout):
         value = values[name]
         if name in CORPUS_BASELINE_COLUMNS or name in LABEL_BASELINE_COLUMNS:
             value = np.moveaxis(value, 0, len(lead))  # the baseline axis after the extra ones
-        columns.append(value.reshape(lead + (int(np.prod(trailing)),)))
+        columns.append(value.reshape(lead + (math.prod(trailing),)))
     return np.concatenate(columns, axis=-1).astype(np.float64)
 
 
@@ -108,7 +109,7 @@ def _lazy_label_values(label_counts, baselines) -> dict:
               **{name: (B, k) for name in LABEL_BASELINE_COLUMNS},
               **{name: () for name in CORPUS_COLUMNS},
               **{name: (B,) for name in CORPUS_BASELINE_COLUMNS}}
-    width = sum(int(np.prod(trailing)) for trailing in layout.values())
+    width = sum(math.prod(trailing) for trailing in layout.values())
     counts = label_counts.rechunk({nd - 3: -1, nd - 2: -1, nd - 1: -1})
     packed = dask.array.map_blocks(
         _packed_label_values, counts, list(baselines), layout, dtype=np.float64,
@@ -116,7 +117,7 @@ def _lazy_label_values(label_counts, baselines) -> dict:
         chunks=(*counts.chunks[:-3], (width,)), token="label-values")
     values, start = {}, 0
     for name, trailing in layout.items():
-        size = int(np.prod(trailing))
+        size = math.prod(trailing)
         value = packed[..., start:start + size].reshape(lead + trailing)
         start += size
         if trailing[:1] == (B,) and (name in CORPUS_BASELINE_COLUMNS

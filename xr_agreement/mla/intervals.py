@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 
@@ -148,7 +149,7 @@ class MLAStatistic(TableStatistic):
         values = np.asarray(data)
         if values.dtype == np.bool_:
             values = values.view(np.uint8)
-        G = int(np.prod(self.extra_shape))
+        G = math.prod(self.extra_shape)
         N, n, k = self.n_items, self.n_annotators, self.n_labels
         values = values.reshape(G, N, n, k)
         largest = max(1, n, n**2 // 4)
@@ -208,7 +209,7 @@ class MLAStatistic(TableStatistic):
 
         data = self.ordered.data
         nd = data.ndim
-        G = int(np.prod(self.extra_shape))
+        G = math.prod(self.extra_shape)
         k, n = self.n_labels, self.n_annotators
         width = G * k * (n + 1) * 3
         # the item axis first, everything else in one chunk

@@ -28,6 +28,9 @@ import numpy as np
 import xarray as xr
 
 import xr_agreement
+from xr_agreement._core import jit
+
+jit.set_mode("always")  # time the compiled kernels (small warm-up calls would run interpreted)
 
 
 TARGETS = {"annotators": 5, "confusions": 20}

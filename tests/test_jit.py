@@ -77,6 +77,17 @@ CASES = {
     "am": lambda: xr_agreement.am(_decisions(missing=0)),
     "boot_f1": lambda: xr_agreement.boot_f1(_decisions(missing=0), n_chance_runs=None),
     "fleiss": lambda: xr_agreement.fleiss(_ratings()),
+    # dtypes numba has no kernels for, converted before any kernel is called
+    "mla, float16": lambda: xr_agreement.mla(_decisions(dtype=np.float16)),
+    "mla, big-endian float": lambda: xr_agreement.mla(_decisions(dtype=">f8")),
+    "mla, big-endian int, bootstrap": lambda: xr_agreement.mla(
+        _decisions(missing=0, dtype=">i8"), ci=0.9, n_resamples=20, seed=6),
+    "annotators, float16": lambda: xr_agreement.annotators(_decisions(dtype=np.float16)),
+    "confusions, big-endian": lambda: xr_agreement.confusions(_decisions(dtype=">f4")),
+    "alpha masi, big-endian": lambda: xr_agreement.alpha(
+        _label_sets().astype(">f8"), "masi"),
+    "alpha hamming, float16": lambda: xr_agreement.alpha(_decisions(dtype=np.float16),
+                                                         "hamming"),
 }
 
 
@@ -119,19 +130,28 @@ def test_an_interpreted_kernel_runs_its_python_source(monkeypatch, set_mode):
 
 
 def test_the_rule_interprets_small_calls_until_numba_is_needed(monkeypatch, set_mode):
+    from xr_agreement.alpha import kernels as alpha_kernels
+
     monkeypatch.setattr(jit, "_state", {"mode": "auto", "compiled": False,
                                         "interpreted_seconds": 0.0})
-    small = np.zeros(jit.INTERPRETED_MAX_ELEMENTS)
-    large = np.zeros(jit.INTERPRETED_MAX_ELEMENTS + 1)
-    assert jit._interpret((small, 3, 0.5))
-    assert not jit._interpret((large,))
-    assert not jit._interpret((small[:10], small))  # the arrays of a call count together
+    small = np.zeros(jit.INTERPRETED_MAX_WORK)
+    large = np.zeros(jit.INTERPRETED_MAX_WORK + 1)
+    kernel = mla_kernels.count_bytes  # work: the elements of its arrays
+    assert jit._interpret(kernel, (small, 3, 0.5))
+    assert not jit._interpret(kernel, (large,))
+    assert not jit._interpret(kernel, (small[:10], small))  # a call's arrays count together
+    # a kernel whose cost is not linear in its arrays says so: 5,000 ratings of 200 items
+    # by 25 annotators are 125,000 pairs of ratings
+    ratings = np.zeros((1, 200, 25))
+    assert jit._interpret(kernel, (ratings,))
+    assert not jit._interpret(alpha_kernels.pair_observed, (ratings, 0.0, 0, None, None, None,
+                                                            None, 1))
     jit._state["interpreted_seconds"] = jit.INTERPRETED_BUDGET
-    assert not jit._interpret((small[:10],))  # the budget is spent
+    assert not jit._interpret(kernel, (small[:10],))  # the budget is spent
     jit._state.update(compiled=True, interpreted_seconds=0.0)
-    assert not jit._interpret((small[:10],))  # numba is loaded: compile
+    assert not jit._interpret(kernel, (small[:10],))  # numba is loaded: compile
     set_mode("never")
-    assert jit._interpret((large,))
+    assert jit._interpret(kernel, (large,))
 
 
 def test_a_bad_mode_is_refused(set_mode):

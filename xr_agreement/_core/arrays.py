@@ -79,3 +79,17 @@ def _undefined_as_nan(denominator, tolerance, dtype):
         return denominator.where(defined)
     nan = np.nan if dtype is None else np.array(np.nan, dtype)
     return np.where(defined, denominator, nan)
+
+
+def kernel_input(values) -> np.ndarray:
+    """``values`` as the numba kernels take them, copied only where they must be: bool is
+    viewed as uint8, float16 becomes float32 (numba has no float16) and a non-native byte
+    order (netCDF3 files are big-endian) the native one."""
+    values = np.asarray(values)
+    if values.dtype == np.bool_:
+        return values.view(np.uint8)
+    if values.dtype.kind == "f" and values.dtype.itemsize < 4:
+        return values.astype(np.float32)
+    if not values.dtype.isnative:
+        return values.astype(values.dtype.newbyteorder("="))
+    return values

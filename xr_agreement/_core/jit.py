@@ -8,7 +8,9 @@ kernels run that way. So :func:`njit` returns a :class:`Kernel`, which runs the 
 Python source as written (what numba's ``NUMBA_DISABLE_JIT`` does) as long as
 
 - numba has not been needed yet in this process,
-- the call's arrays hold at most :data:`INTERPRETED_MAX_ELEMENTS` elements in all, and
+- the call's work is at most :data:`INTERPRETED_MAX_WORK` steps: the elements of its arrays,
+  or what the kernel's ``work=`` option says for a kernel whose cost is not linear in them
+  (a sum over pairs of annotators, of values, of label sets), and
 - the process has spent less than :data:`INTERPRETED_BUDGET` seconds in interpreted calls;
 
 from the first call that fails one of these on, numba is imported and every call runs
@@ -46,9 +48,10 @@ import time
 
 import numpy as np
 
-# A call is interpreted only if its array arguments hold at most this many elements in all
-# (a kernel's Python source takes roughly 0.1-1 us per element).
-INTERPRETED_MAX_ELEMENTS = 20_000
+# A call is interpreted only if its work (by default the elements of its array arguments) is
+# at most this many steps: a kernel's Python source takes roughly 0.1-1 us per step, so no
+# single interpreted call takes more than some 20 ms.
+INTERPRETED_MAX_WORK = 20_000
 
 
 # Seconds of interpreted calls per process after which every call is compiled (many small
@@ -81,8 +84,9 @@ def set_mode(mode: str) -> None:
     value = str(mode).strip().lower() or "auto"
     if value not in MODES:
         raise ValueError(f"XR_AGREEMENT_JIT={mode!r}: expected one of {', '.join(MODES)}")
-    _state["mode"] = value
-    _ALL_COMPILED = value == "always" or (value == "auto" and _state["compiled"])
+    with _lock:
+        _state["mode"] = value
+        _ALL_COMPILED = value == "always" or (value == "auto" and _state["compiled"])
 
 
 def mode() -> str:
@@ -122,7 +126,7 @@ def _compile(function, options):
             config.CACHE_DIR = previous
 
 
-def _interpret(args) -> bool:
+def _interpret(kernel, args) -> bool:
     """Whether this call runs interpreted (see the module's docstring)."""
     if getattr(_local, "depth", 0):
         return True
@@ -131,21 +135,31 @@ def _interpret(args) -> bool:
         return chosen == "never"
     if _state["compiled"] or _state["interpreted_seconds"] >= INTERPRETED_BUDGET:
         return False
+    if kernel.work is not None:
+        return kernel.work(*args) <= INTERPRETED_MAX_WORK
     elements = 0
     for argument in args:
         if isinstance(argument, np.ndarray):
             elements += argument.size
-    return elements <= INTERPRETED_MAX_ELEMENTS
+    return elements <= INTERPRETED_MAX_WORK
 
 
 class Kernel:
     """A numba kernel that is compiled (or loaded from the cache) when a call first needs
     it, and runs as plain Python before (see the module's docstring). ``py_func`` is the
-    function, ``dispatcher`` numba's compiled version."""
+    function, ``dispatcher`` numba's compiled version, ``work`` the optional estimate of a
+    call's steps (a function of the call's arguments).
+
+    Not a drop-in numba dispatcher: calls take positional arguments only, and reading
+    ``dispatcher`` (or the two attributes numba reads, below) imports numba and compiles
+    every later call in the process. numba compiles and inlines ``py_func`` as it is then:
+    patch it only under ``set_mode("never")``. Kernels pickle by module and name, so only
+    module-level kernels unpickle (all of the package's are)."""
 
     def __init__(self, function, options):
         functools.update_wrapper(self, function)
         self.py_func = function
+        self.work = options.pop("work", None)
         self.options = options
         self._dispatcher = None
 
@@ -158,26 +172,28 @@ class Kernel:
         return self._dispatcher
 
     def __call__(self, *args):
-        if _ALL_COMPILED and self._dispatcher is not None:
-            return self._dispatcher(*args)
-        if not _interpret(args):
-            return self.dispatcher(*args)
         depth = getattr(_local, "depth", 0)
+        if _ALL_COMPILED and self._dispatcher is not None and not depth:
+            return self._dispatcher(*args)
+        if not _interpret(self, args):
+            return self.dispatcher(*args)
         _local.depth = depth + 1
         try:
-            if depth:
+            if depth:  # inside an interpreted kernel: its time is counted there
                 return self.py_func(*args)
             start = time.perf_counter()
             try:
                 with np.errstate(all="ignore"):
                     return self.py_func(*args)
             finally:
+                # unlocked: threads may add a little past the budget, which is approximate
                 _state["interpreted_seconds"] += time.perf_counter() - start
         finally:
             _local.depth = depth
 
-    # What numba reads of a global it finds in a kernel it compiles: the callee's type and
-    # options (``inline="always"``); both are the compiled dispatcher's.
+    # What numba reads of a global it finds in a kernel it compiles (checked with numba
+    # 0.59-0.68): the callee's type (``typeof`` reads ``_numba_type_``) and options (the
+    # inliner reads ``targetoptions["inline"]`` and ``py_func``); both are the dispatcher's.
     @property
     def _numba_type_(self):
         return self.dispatcher._numba_type_
@@ -199,7 +215,9 @@ def _kernel_named(module: str, qualname: str) -> Kernel:
 
 def njit(function=None, **options):
     """``numba.njit`` (same options; ``@njit`` or ``@njit(...)``) as a :class:`Kernel`:
-    compiled on first need, cached in :func:`cache_dir`, small calls interpreted before."""
+    compiled on first need, cached in :func:`cache_dir`, small calls interpreted before.
+    ``work=`` (not numba's) estimates a call's steps from its arguments, for a kernel whose
+    cost is not linear in the elements of its arrays."""
     if function is None:
         return lambda f: njit(f, **options)
     return Kernel(function, options)

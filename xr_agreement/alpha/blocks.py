@@ -22,7 +22,7 @@ import os
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _plain
+from .._core.arrays import _plain, kernel_input
 from .._core.categorical import declared_categories, encode_ratings
 from .._core.threads import _in_threads
 from .._core.validate import describe_position
@@ -54,7 +54,7 @@ class _Plan:
 
     ``with_coincidence``: True/False, or None to count the coincidence matrix whenever a
     block has at most ``COINCIDENCE_LIMIT`` distinct values (one block only: numpy).
-    ``parallel``: count on numba's threads (numpy; dask tasks count serially)."""
+    ``parallel``: count on the thread pool (numpy; dask tasks count serially)."""
 
     def __init__(self, name, metric, multi_label, *, categories=None, numbers=None,
                  float_error=None, with_coincidence=False, n_labels=0, label_values=None,
@@ -304,9 +304,7 @@ def _label_sets(bits, label_values):
 def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     """The additive statistics of one block of multi-label decisions: the block's distinct
     label sets (bit-packed) with their pairable counts, and the observed distance sum."""
-    values = np.asarray(block)
-    if values.dtype == np.bool_:
-        values = values.view(np.uint8)
+    values = kernel_input(block)
     extra_shape = values.shape[:-3]
     G = math.prod(extra_shape)
     N, n, k = values.shape[-3:]

@@ -258,7 +258,7 @@ def _distance(metric_id, c, k, delta, numbers, packed, sizes):
     return 1.0 - similarity * monotonicity
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, work=lambda values, *_: values.size * values.shape[-1])
 def pair_observed(values, low, metric_id, delta, numbers, packed, sizes, n_tasks):
     """Per group, sum over pairable items of sum_{a != b} delta(c_a, c_b) / (m - 1): the
     numerator of D_o for a non-additive distance."""
@@ -292,7 +292,7 @@ def _expected_row(counts, g, used, s, metric_id, delta, numbers, packed, sizes):
     return counts[g, c] * row
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, work=lambda counts, g, used, r0, r1, *_: 2 * (r1 - r0) * used.size)
 def expected_rows(counts, g, used, r0, r1, metric_id, delta, numbers, packed, sizes, row_sums):
     """Rows r0..r1 of group g's sum over ordered pairs of distinct values of n_c n_k
     delta(c, k), the numerator of D_e, over the distinct values actually used (``used``):
@@ -307,7 +307,8 @@ def expected_rows(counts, g, used, r0, r1, metric_id, delta, numbers, packed, si
         row_sums[r] = total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,
+      work=lambda packed, sizes, counts, table, s0, s1: (s1 - s0) * packed.size)
 def set_pair_expected(packed, sizes, counts, table, s0, s1):
     """Rows s0..s1 of E = sum over ordered pairs of pairable label sets (s, t) of
     n_s n_t table[|s|, |t|, |s & t|], for distinct sets of at most 64 labels (``packed``
@@ -338,7 +339,8 @@ def set_pair_expected(packed, sizes, counts, table, s0, s1):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,
+      work=lambda packed, sizes, counts, n_labels: float(np.sum(2.0 ** sizes)) + (n_labels + 1)**3)
 def intersection_histogram(packed, sizes, counts, n_labels):
     """H[a, b, c]: the number of ordered pairs of pairable label sets (s, t), s and t drawn
     with their frequencies ``counts``, with |s| = a, |t| = b and |s & t| = c; ``packed``
@@ -452,7 +454,8 @@ DELTA_NOMINAL = -1
 DELTA_SQUARED_SCORES = -2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,
+      work=lambda values, *rest: (rest[-1] - rest[-2]) * values.shape[0] * values.shape[-1]**2)
 def gwet_squares(values, low, metric_id, delta, numbers, scores, rows, constants, i0, i1):
     """Per group (G,): the sum over the pairable items i0..i1 of Gwet's squared linearized
     deviation (kx_i - alpha')**2, from each item's number of ratings m_i, pair distance sum

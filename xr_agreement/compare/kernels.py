@@ -42,7 +42,8 @@ def expected_f1_independent(p_first, p_second):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,
+      work=lambda values: values.size * values.shape[2] * values.shape[3])
 def label_pair_agreement(values):
     """A_m sums (Bhowmick et al. 2008) of 0/1 ``values`` (G, N, n, k): for every unordered
     label pair (j, l) the value of an annotation is (0, 0), (1, 1) or mixed; returns (G, 2)

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _is_dask
+from .._core.arrays import _is_dask, kernel_input
 from .._core.threads import _thread_pool
 from .._core.validate import CoordinateValues, describe_position
 from . import kernels as _kernels
@@ -74,14 +74,9 @@ def _confusion_block(values):
 KERNELS = {"annotators": _annotator_block, "confusions": _confusion_block}
 
 
-def _as_kernel_input(block: np.ndarray) -> np.ndarray:
-    block = np.asarray(block)
-    return block.view(np.uint8) if block.dtype == np.bool_ else block
-
-
 def _count(block, coords, kind, parallel):
     """Sums of one block (*extra, item, annotator, label) as {name: array (G, ...)}."""
-    block = _as_kernel_input(block)
+    block = kernel_input(block)
     N, n, k = block.shape[-3:]
     G = math.prod(block.shape[:-3])
     values = block.reshape((G, N, n, k))

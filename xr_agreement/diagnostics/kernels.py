@@ -33,7 +33,7 @@ def _add_stats(out, m, x, sign):
     out[m, 2] += sign * x * x
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, work=lambda values, *_: values.size * values.shape[2])
 def annotator_counts(values, pos_pos, pos_miss, miss_miss, without_base, without,
                      items_annotated, complement_cells, complement_positive,
                      complement_decided):
@@ -154,7 +154,7 @@ def add_complements(pos_miss, miss_miss, complement_cells, complement_positive,
                   - complement_decided[..., None, :])
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, work=lambda values, *_: values.size * values.shape[3])
 def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, scratch):
     """Add the label x other_label counts of ``values`` (G, N, n, k) to the accumulators
     (G, k, k), float64.
@@ -247,7 +247,7 @@ def confusion_counts(values, co_selection, substitution, n_disagreeing_pairs, sc
 # loops over labels that numba vectorizes (labels are the contiguous axis).
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, work=lambda values, *_: values.size * values.shape[2])
 def complete_pair_products(values, pos_pos):
     """``pos_pos[g, r, s, l] += sum_i x_irl x_isl`` for r <= s (the upper triangle) of integer
     decisions (G, N, n, k); returns the number of values other than 0 and 1."""
@@ -264,7 +264,7 @@ def complete_pair_products(values, pos_pos):
     return invalid
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, work=lambda values, *_: values.size * values.shape[3])
 def complete_confusion_counts(values, co_selection, substitution, disagreeing):
     """:func:`confusion_counts` for integer decisions (G, N, n, k), where nothing is
     missing: ``P[a, b] = N_a`` (the 1s on a) and ``E = n``, so per item ``co_selection +=
@@ -328,7 +328,7 @@ def complete_confusion_counts(values, co_selection, substitution, disagreeing):
     return invalid
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, work=lambda values, *_: values.size * values.shape[2])
 def complete_pair_bytes(values, pos_pos):
     """:func:`complete_pair_products` for uint8 decisions (bool viewed as uint8), 2-3x
     faster on one thread at (10^5, 10, 50). Two things make it so:

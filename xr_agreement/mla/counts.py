@@ -21,7 +21,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _is_dask
+from .._core.arrays import _is_dask, kernel_input
 from .._core.dataset import input_coordinates
 from .._core.threads import _thread_pool
 from .._core.validate import CoordinateValues, describe_position
@@ -56,13 +56,6 @@ def _count_threads(values, label_counts, item_counts, kernel) -> list:
     return flags
 
 
-def _as_kernel_input(block: np.ndarray) -> np.ndarray:
-    """A view the kernels accept, without copying to float."""
-    if block.dtype == np.bool_:
-        return block.view(np.uint8)
-    return block
-
-
 def _count_block(block, coords, *, parallel):
     """Count one block of shape (*extra, item, annotator, label).
 
@@ -74,7 +67,7 @@ def _count_block(block, coords, *, parallel):
     N, n, k = block.shape[-3:]
     # explicit G: with an empty chunk (dask allows them) -1 would be ambiguous
     G = math.prod(extra_shape)
-    values = _as_kernel_input(np.asarray(block)).reshape((G, N, n, k))
+    values = kernel_input(block).reshape((G, N, n, k))
     label_counts = np.zeros((G, k, n + 1, 3), np.int64)
     item_counts = np.zeros((G, N, 2), np.int64)
     missing = values.dtype.kind == "f"

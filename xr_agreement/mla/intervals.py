@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _is_dask
+from .._core.arrays import _is_dask, kernel_input
 from .._core.threads import _in_threads, _pool_map
 from .._core.validate import describe_position
 from ..resampling.draws import batch_rows
@@ -146,9 +146,7 @@ class MLAStatistic(TableStatistic):
         data = self.ordered.data
         if _is_dask(data) or data.dtype.kind not in "biu" or self.n_items == 0:
             return None
-        values = np.asarray(data)
-        if values.dtype == np.bool_:
-            values = values.view(np.uint8)
+        values = kernel_input(data)
         G = math.prod(self.extra_shape)
         N, n, k = self.n_items, self.n_annotators, self.n_labels
         values = values.reshape(G, N, n, k)
@@ -452,9 +450,7 @@ def _count_block(block, weights, coords=None, parallel=False, block_info=None):
 def _count_arrays(block, weights, coords=None, parallel=False, block_info=None):
     """(..., N, n, k) decisions -> weighted positives and deciders, each (..., N, k) int32
     (see :func:`_count_block`)."""
-    values = np.asarray(block)
-    if values.dtype == np.bool_:
-        values = values.view(np.uint8)
+    values = kernel_input(block)
     lead = values.shape[:-2]
     n, k = values.shape[-2:]
     flat = values.reshape(-1, n, k)

@@ -66,7 +66,9 @@ def _pair_distances(present, m, metric_id, delta, numbers, packed, sizes):
     return pairs
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,  # work: every rating compared with up to 8 values
+      work=lambda values, low, missing, V, i0, i1, *_: (i1 - i0) * values.shape[0]
+      * values.shape[2] * (min(V, 8) + 2))
 def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with_moments):
     """One pass over the ratings of items i0..i1 (a run of items: the caller runs several
     on the thread pool and adds their results in a fixed order). A rating is missing if it

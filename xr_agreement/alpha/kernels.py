@@ -168,15 +168,23 @@ def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with
             items[g, m] += 1
             agreeing[g, m] += agree
             if with_moments:
-                by_m = moments[g, m]
-                by_m[0] += agree * agree
-                for u in range(n_codes):
-                    c = touched[u]
-                    nc = present[u]
-                    by_m[1 + c] += nc
-                    by_m[1 + V + c] += agree * nc
-                    for w in range(n_codes):
-                        outer[g, c, touched[w]] += nc * present[w]
+                moments[g, m, 0] += agree * agree
+                if dense:  # every code, in order; a code with no rating adds nothing
+                    for c in range(V):
+                        nc = present[c]
+                        moments[g, m, 1 + c] += nc
+                        moments[g, m, 1 + V + c] += agree * nc
+                        if nc:
+                            for k in range(V):
+                                outer[g, c, k] += nc * present[k]
+                else:
+                    for u in range(n_codes):
+                        c = touched[u]
+                        nc = present[u]
+                        moments[g, m, 1 + c] += nc
+                        moments[g, m, 1 + V + c] += agree * nc
+                        for w in range(n_codes):
+                            outer[g, c, touched[w]] += nc * present[w]
     return counts, unpaired, items, agreeing, coincidence, moments, outer, unmatched
 
 

@@ -32,7 +32,8 @@ checkout. So every kernel is compiled with numba's cache pointed at a per-user f
 ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows), or at
 ``$XR_AGREEMENT_CACHE_DIR`` when set. A ``NUMBA_CACHE_DIR`` the user set wins, as numba
 documents. numba picks a function's cache folder when the function is decorated, from
-``numba.config.CACHE_DIR``; the folder is set for the duration of the decoration only, so
+``numba.config.CACHE_DIR``, and a kernel is decorated when it is first compiled (so the
+variables are read then); the folder is set for the duration of the decoration only, so
 other libraries' kernels are not touched. Cache entries are keyed by the source file's path
 and content, so copies of the package never share (or corrupt) each other's entries.
 """

@@ -213,6 +213,27 @@ def test_matches_krippendorff(metric, values, seed):
     assert abs(got - expected) < 1e-12
 
 
+@pytest.mark.parametrize("base", [2.0**53, -(2.0**53) - 8, 2.0**52])
+def test_integral_ratings_too_large_to_count_as_codes(base):
+    """Ratings at or above 2^52 in magnitude, where low + c no longer names one float per c:
+    they are coded like any others (as codes, 2^53 + 2 matched two of them)."""
+    from xr_agreement._core import jit
+
+    rng = np.random.default_rng(24)
+    x = rng.choice([base, base + 2, base + 4], size=(50, 6))
+    x[rng.random(x.shape) < 0.1] = np.nan
+    expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement="nominal")
+    before = jit.mode()
+    try:
+        for mode in ("always", "never"):
+            jit.set_mode(mode)
+            result = as_ratings(x).agreement.alpha("nominal")
+            assert abs(float(result.alpha) - expected) < 1e-12, mode
+            assert sorted(result.category.values.tolist()) == [base, base + 2, base + 4]
+    finally:
+        jit.set_mode(before)
+
+
 @pytest.mark.parametrize("n_values", [8, 9, 30])  # counted by comparison up to 8
 def test_more_values_than_annotators(n_values):
     """Two annotators, up to 30 values: the counting kernel's per-item buffers hold every

@@ -201,6 +201,10 @@ def _as_integers(values: np.ndarray, span_limit: int, sampled: bool = True) -> _
         low, high = np.nanmin(sample), np.nanmax(sample)
         if step > 1 and np.any(np.abs(np.modf(sample)[0]) > 0):  # (NaN > 0 is False)
             return None  # a sampled rating is not integral: code them
+    if np.isfinite(low) and np.isfinite(high) and max(abs(low), abs(high)) >= 2.0**52:
+        # the kernels compare ratings with low + c: exact only while consecutive integers
+        # are distinct floats (a rating of 2^53 + 1 would match two codes)
+        return None
     if not (np.isfinite(low) and np.isfinite(high)) or high - low >= span_limit:
         return _as_integers(values, span_limit, sampled=False) if step > 1 else None
     span = int(high - low) + 1

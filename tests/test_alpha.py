@@ -234,6 +234,23 @@ def test_integral_ratings_too_large_to_count_as_codes(base):
         jit.set_mode(before)
 
 
+def test_large_integer_ratings_on_dask():
+    """int64 ratings from 2^53 on, in dask blocks: the later passes (ordinal ranks, the
+    nominal standard error) read the merged values exactly too (as float codes, 2^53 + 1
+    became 2^53)."""
+    base = 2**53
+    x = np.array([[0, 1, 1], [1, 1, 2], [2, 2, 2], [0, 0, 1], [2, 1, 0], [0, 0, 0]],
+                 dtype=np.int64) + base
+    codes = (x - base).astype(float)  # the same ratings relabelled: alpha keeps their order
+    da = xr.DataArray(x, dims=("item", "annotator"))
+    for metric in ("ordinal", "nominal"):
+        expected = krippendorff.alpha(reliability_data=codes.T, level_of_measurement=metric)
+        lazy = xr_agreement.alpha(da.chunk({"item": 3}), metric).compute()
+        assert abs(float(lazy.alpha) - expected) < 1e-12, metric
+    peer = irrcac_krippendorff(codes, "identity")
+    assert float(lazy.alpha_se) == pytest.approx(peer["se"], abs=1e-9)
+
+
 @pytest.mark.parametrize("n_values", [8, 9, 30])  # counted by comparison up to 8
 def test_more_values_than_annotators(n_values):
     """Two annotators, up to 30 values: the counting kernel's per-item buffers hold every

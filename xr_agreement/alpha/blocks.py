@@ -133,9 +133,11 @@ def _empty_values(block, plan: _Plan):
 
 
 def _integer_range(values) -> bool:
-    """Whether ``values`` are consecutive integers (ratings then are read as codes)."""
+    """Whether ``values`` are consecutive integers that float64 holds exactly, below 2^52 in
+    magnitude (ratings then are read as float codes; 2^53 + 1 would become 2^53)."""
     values = np.asarray(values)
     return (values.dtype.kind in "iuf" and len(values) > 0
+            and max(abs(float(values[0])), abs(float(values[-1]))) < 2.0**52
             and bool(np.all(values == values[0] + np.arange(len(values)))))
 
 

@@ -234,6 +234,18 @@ def test_integral_ratings_too_large_to_count_as_codes(base):
         jit.set_mode(before)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e12, 2.0**52 - 8])
+def test_interval_alpha_is_exact_under_a_common_offset(offset):
+    """Interval alpha (and its se) depends on differences of values only: a common offset as
+    large as 2^52 changes nothing against krippendorff, which works on differences."""
+    x = random_ratings(25, [0, 1, 2, 3, 4], n_items=80, n_annotators=4, missing=0.2)
+    expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement="interval")
+    result = as_ratings(x + offset).agreement.alpha("interval")
+    assert abs(float(result.alpha) - expected) < 1e-12
+    base = as_ratings(x).agreement.alpha("interval")
+    assert float(result.alpha_se) == pytest.approx(float(base.alpha_se), abs=1e-12)
+
+
 def test_large_integer_ratings_on_dask():
     """int64 ratings from 2^53 on, in dask blocks: the later passes (ordinal ranks, the
     nominal standard error) read the merged values exactly too (as float codes, 2^53 + 1

@@ -193,8 +193,8 @@ class Kernel:
             _local.depth = depth
 
     # What numba reads of a global it finds in a kernel it compiles (checked with numba
-    # 0.59-0.68): the callee's type (``typeof`` reads ``_numba_type_``) and options (the
-    # inliner reads ``targetoptions["inline"]`` and ``py_func``); both are the dispatcher's.
+    # 0.68): the callee's type (``typeof`` reads ``_numba_type_``) and options (the inliner
+    # reads ``targetoptions["inline"]`` and ``py_func``); both are the dispatcher's.
     @property
     def _numba_type_(self):
         return self.dispatcher._numba_type_

@@ -31,7 +31,7 @@ from .counts import (_alpha_terms, _as_integers, _coded, _coded_label_sets, _des
                      _describe_vector, _EMPTY_DELTA, _EMPTY_NUMBERS, _EMPTY_PACKED,
                      _EMPTY_SIZES, _n_tasks, _nominal_sums, _pair_expected_sum, _Ratings,
                      _set_expected_sums, _spread_expected, _undefined_reasons,
-                     COINCIDENCE_LIMIT, INTEGER_SPAN_LIMIT)
+                     COINCIDENCE_LIMIT, EXACT_INTEGERS, INTEGER_SPAN_LIMIT)
 from .distances import _cached_set_table, _callable_delta, SET_METRIC_IDS
 from .variance import (_distance_rows, _gwet_constants, _gwet_variance, _nominal_squares,
                        _standard_error_limits)
@@ -141,11 +141,11 @@ def _interval_scores(numbers):
 
 
 def _integer_range(values) -> bool:
-    """Whether ``values`` are consecutive integers that float64 holds exactly, below 2^52 in
-    magnitude (ratings then are read as float codes; 2^53 + 1 would become 2^53)."""
+    """Whether ``values`` are consecutive integers below :data:`EXACT_INTEGERS` in magnitude
+    (ratings then are read as float codes)."""
     values = np.asarray(values)
     return (values.dtype.kind in "iuf" and len(values) > 0
-            and max(abs(float(values[0])), abs(float(values[-1]))) < 2.0**52
+            and max(abs(float(values[0])), abs(float(values[-1]))) < EXACT_INTEGERS
             and bool(np.all(values == values[0] + np.arange(len(values)))))
 
 

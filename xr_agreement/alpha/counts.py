@@ -33,6 +33,11 @@ SUBSETS_PER_PAIR = 256
 PAIRS_PER_THREAD = 1 << 21
 
 
+# Integral ratings are read as float codes (the kernels compare them with low + c) only below
+# this magnitude, where consecutive integers are distinct floats: 2^53 + 1 is 2^53.
+EXACT_INTEGERS = 2.0**52
+
+
 # Integral ratings spanning at most this many integers are read as codes directly
 # (interval and ratio; nominal and ordinal use COINCIDENCE_LIMIT).
 INTEGER_SPAN_LIMIT = 1 << 12
@@ -143,7 +148,6 @@ def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUM
         expected_sum[g] = row_sums.sum()
     if metric_id == _kernels.DELTA_MATRIX:
         # a callable may give delta(c, c) != 0: n_c (n_c - 1) pairs of equal values
-        value_counts = counts.value_counts
         expected_sum = expected_sum + (value_counts * (value_counts - 1) * np.diag(delta)).sum(1)
     return expected_sum
 
@@ -201,12 +205,10 @@ def _as_integers(values: np.ndarray, span_limit: int, sampled: bool = True) -> _
         low, high = np.nanmin(sample), np.nanmax(sample)
         if step > 1 and np.any(np.abs(np.modf(sample)[0]) > 0):  # (NaN > 0 is False)
             return None  # a sampled rating is not integral: code them
-    if np.isfinite(low) and np.isfinite(high) and max(abs(low), abs(high)) >= 2.0**52:
-        # the kernels compare ratings with low + c: exact only while consecutive integers
-        # are distinct floats (a rating of 2^53 + 1 would match two codes)
-        return None
     if not (np.isfinite(low) and np.isfinite(high)) or high - low >= span_limit:
         return _as_integers(values, span_limit, sampled=False) if step > 1 else None
+    if max(abs(low), abs(high)) >= EXACT_INTEGERS:
+        return None
     span = int(high - low) + 1
     return _Ratings(values, low, low + np.arange(span, dtype=np.float64), sampled=step > 1)
 

@@ -108,6 +108,8 @@ def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with
     scratch = np.zeros(V, np.int64)
     touched = np.empty(max(n, V), np.int64)  # the item's codes ...
     present = np.empty(max(n, V), np.int64)  # ... and how often each occurs
+    if dense:
+        touched[:V] = np.arange(V)  # every code, in order, for every item
     unmatched = 0
     for g in range(G):
         for i in range(i0, i1):
@@ -123,7 +125,6 @@ def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with
                     nc = 0
                     for a in range(n):
                         nc += values[g, i, a] == target
-                    touched[c] = c
                     present[c] = nc
                     m += nc
                 n_codes = V  # every code, in order, those with no rating too (no branch)

@@ -240,6 +240,16 @@ def test_accessor_equals_function():
     xr.testing.assert_identical(da.agreement.mla(), xr_agreement.mla(da))
 
 
+@pytest.mark.parametrize("n", range(2, 12))
+@pytest.mark.parametrize("dtype", [np.uint8, bool])
+def test_byte_input_every_annotator_count_vs_oracle(n, dtype):
+    # the uint8 kernel adds annotator rows four at a time, then the last one to three
+    rng = np.random.default_rng(n)
+    v = random_values(rng, 9, n, 35, "mixed")
+    ds = xr_agreement.mla(to_da(v, dtype=dtype), baseline="all")
+    assert_matches_all(ds, v, coords=coords_for(9, n, 35))
+
+
 def test_dtype_paths_agree():
     rng = np.random.default_rng(12)
     v = random_values(rng, 12, 5, 7, "mixed")
@@ -437,6 +447,20 @@ def test_invalid_value_error(dtype, bad, text):
     msg = str(e.value)
     assert text in msg, msg
     assert "ITEMQX" in msg, msg
+
+
+@pytest.mark.parametrize("n", [5, 7])
+@pytest.mark.parametrize("bad", [2, 255])
+def test_invalid_byte_at_every_annotator_is_named(n, bad):
+    # uint8 sums wrap (255 + 1 = 0): the value itself must still be caught, in a row added
+    # in a group of four as well as in the last rows
+    for a in range(n):
+        v = np.ones((4, n, 3), np.uint8)
+        v[2, a, 1] = bad
+        da = to_da(v, dtype=np.uint8).assign_coords(item=["a", "b", "ITEMQX", "d"])
+        with pytest.raises(ValueError) as e:
+            xr_agreement.mla(da)
+        assert str(bad) in str(e.value) and "ITEMQX" in str(e.value), str(e.value)
 
 
 def test_fewer_than_two_annotators():

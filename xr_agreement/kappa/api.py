@@ -55,6 +55,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
+from .._core.dataset import input_coordinates
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _prepare, REASONS
@@ -708,6 +709,15 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
             if name in out:  # the standard error's reason concerns a value not returned
                 out[name] = xr.where(out[name] == REASONS["se"], "", out[name])
     result = xr.Dataset(out)
+    # the input's coordinates on the result's other dims (extra dims, scalars), indexes as
+    # they are; values computed on plain arrays come without them
+    dims = set(result.dims) - {data["item"], data["annotator"]}
+    kept = input_coordinates(data["da"], dims)
+    new = {name for name in kept.variables if name not in result.coords}
+    if new:
+        result = result.assign_coords(xr.Coordinates(
+            {name: kept.variables[name] for name in new},
+            indexes={name: index for name, index in kept.xindexes.items() if name in new}))
     result = _name_categories(result, data, category_dim)
     _attach_attrs(result, variables)
     result.attrs = _dataset_attrs(data, method_name)

@@ -19,16 +19,10 @@ _CAT = "_category"
 _CAT2 = "_category_other"
 
 
-_OUTCOME = "_outcome"
-
-
 _ROW = "_row"
 
 
 _COL = "_col"
-
-
-_POOL = "_pool"
 
 # |1 - P_e| below this is treated as 0: P_e = 1 arises from sums of products of proportions that
 # are 0 or 1, so a genuine 1 - P_e is at least of the order 1 / (number of ratings)**2.
@@ -49,7 +43,7 @@ def _prepare(da, weights, categories, item, annotator, label):
     """Validated indicator array (dims *extra, [label], item, annotator, _category), the rated
     mask and the weight matrix (dims _category, _category_other)."""
     check_dataarray(da, "ratings")
-    reserved = {_CAT, _CAT2, _OUTCOME, _ROW, _COL, _POOL, "annotator_1", "annotator_2"}
+    reserved = {_CAT, _CAT2, _ROW, _COL, "annotator_1", "annotator_2"}
     clash = reserved & set(da.dims)
     if clash:
         raise ValueError(f"dims {sorted(clash)} are reserved for outputs; rename them")

@@ -12,10 +12,31 @@ from .._core.arrays import _is_dask
 from ..resampling.driver import bootstrap, check_options
 from ..resampling.intervals import RESAMPLE_DIM
 from ..resampling.statistics import TableStatistic
-from .gwet import _column_sums
 
 
 # --------------------------------------------------------------------------- bootstrap
+
+
+def _item_sum(values, item, item_weights):
+    """Sum over items, item ``i`` counted ``item_weights[..., i]`` times when given (dims
+    resample, item): the sum over an item-resampled array, without building it."""
+    if item_weights is None:
+        return values.sum(item, skipna=False)
+    return xr.dot(values.astype(np.float64), item_weights, dim=item)
+
+
+def _column_sums(columns: dict, item, item_weights=None) -> dict:
+    """:func:`_item_sum` of each per-item column; a column given as a tuple of factors (its
+    per-item term is their product) is summed without forming that product."""
+    sums = {}
+    for name, column in columns.items():
+        if not isinstance(column, tuple):
+            sums[name] = _item_sum(column, item, item_weights)
+        else:
+            weights = () if item_weights is None else (item_weights,)
+            sums[name] = xr.dot(*column, *weights, dim=item)
+    return sums
+
 
 _BOOTSTRAP_KEYS = ("ci", "n_resamples", "resample", "ci_method", "seed", "return_replicates",
                    "progress")

@@ -146,6 +146,22 @@ def test_dataset_equals_the_public_constructor(new_coords):
     assert built.sel(label="eco", round="r2").item_observed.sel(source="blog").values.tolist() == [9.0, 10.0, 11.0]
 
 
+def test_dataset_variables_first_orders_dims_as_assign_coords():
+    da_ = _annotations()
+    coords = input_coordinates(da_, ("round", "label"))
+    variables = {"label_value": xr.Variable(("label", "round"), np.zeros((4, 2))),
+                 "pair": xr.Variable(("annotator_1",), np.ones(3))}
+    built = dataset(variables, coords, variables_first=True)
+    public = xr.Dataset(variables).assign_coords(
+        xr.Coordinates(coords.variables, indexes=coords.xindexes))
+    xr.testing.assert_identical(built, public)
+    assert list(built.dims) == list(public.dims) == ["label", "round", "annotator_1"]
+    # and it stays so when a variable is added (assign rebuilds the dims)
+    extra = {"more": (("round",), np.ones(2))}
+    assert list(built.assign(extra).dims) == list(public.assign(extra).dims)
+    assert list(dataset(variables, coords).dims)[:2] == ["round", "label"]  # coordinates first
+
+
 def test_dataset_refuses_sizes_that_disagree():
     coords = input_coordinates(_annotations(), ("label",))
     with pytest.raises(ValueError, match="label"):

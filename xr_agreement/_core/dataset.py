@@ -53,11 +53,15 @@ def variable(dims, data, attrs=None) -> xr.Variable:
 
 def dataset(variables: Mapping[str, xr.Variable],
             coords: xr.Coordinates | InputCoordinates | None = None,
-            attrs: dict | None = None, *, new_coords: Mapping | None = None) -> xr.Dataset:
+            attrs: dict | None = None, *, new_coords: Mapping | None = None,
+            variables_first: bool = False) -> xr.Dataset:
     """A Dataset of ``variables`` (``xarray.Variable`` with consistent dims) on ``coords``.
 
     ``new_coords`` are dimension coordinates the result adds (e.g. ``{"baseline": [...]}``);
-    they get a default index. Sizes that disagree raise xarray's own error.
+    they get a default index. Sizes that disagree raise xarray's own error. The Dataset's
+    dims (what ``sizes`` lists and ``to_dataframe`` follows, also after ``assign``) come in
+    order of first appearance, in the coordinates first unless ``variables_first``, as
+    ``xarray.Dataset(variables).assign_coords(coords)`` would give.
     """
     sources = [coords] + [_dimension_coordinate(dim, tuple(values))
                           for dim, values in (new_coords or {}).items()]
@@ -75,7 +79,8 @@ def dataset(variables: Mapping[str, xr.Variable],
         return xr.Dataset(dict(variables),
                           coords=xr.Coordinates(coordinate_variables, indexes=indexes),
                           attrs=attrs)
-    all_variables = {**coordinate_variables, **variables}
+    all_variables = ({**variables, **coordinate_variables} if variables_first
+                     else {**coordinate_variables, **variables})
     try:
         return construct(all_variables, set(coordinate_variables), attrs=dict(attrs or {}),
                          indexes=indexes)

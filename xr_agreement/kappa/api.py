@@ -55,7 +55,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
-from .._core.dataset import input_coordinates
+from .._core.dataset import dataset, input_coordinates, InputCoordinates
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _prepare, REASONS
@@ -699,7 +699,8 @@ def _intervals(arguments: dict) -> tuple:
 
 def _finish(out, data, category_dim, intervals, variables, method_name):
     """The Dataset of ``out``: the analytic standard errors and bounds only with
-    ``ci_method="analytic"``, coordinates, variable and Dataset attrs."""
+    ``ci_method="analytic"``, coordinates, variable and Dataset attrs, in one step (the
+    values come from plain arrays, with dims and no coordinates)."""
     ci, ci_method = intervals[0], intervals[1]
     analytic = ci is not None and ci_method == "analytic"
     if not analytic:
@@ -708,56 +709,46 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
         for name in ("undefined_reason", "pair_undefined_reason"):
             if name in out:  # the standard error's reason concerns a value not returned
                 out[name] = xr.where(out[name] == REASONS["se"], "", out[name])
-    result = xr.Dataset(out)
-    # the input's coordinates on the result's other dims (extra dims, scalars), indexes as
-    # they are; values computed on plain arrays come without them
-    dims = set(result.dims) - {data["item"], data["annotator"]}
-    kept = input_coordinates(data["da"], dims)
-    new = {name for name in kept.variables if name not in result.coords}
-    if new:
-        result = result.assign_coords(xr.Coordinates(
-            {name: kept.variables[name] for name in new},
-            indexes={name: index for name, index in kept.xindexes.items() if name in new}))
-    result = _name_categories(result, data, category_dim)
-    _attach_attrs(result, variables)
-    result.attrs = _dataset_attrs(data, method_name)
+    da = data["da"]
+    dims = {d for value in out.values() for d in value.dims}
+    # a dim order that reads naturally: *extra (as in the input), annotator_1, annotator_2,
+    # category
+    ends = ("annotator_1", "annotator_2", category_dim)
+    order = [d for d in da.dims if d in dims and d not in ends]
+    order += [d for d in ends if d in dims] + sorted(dims - set(da.dims) - set(ends))
+    result_variables = {}
+    for name, value in out.items():
+        variable = value.variable.transpose(*[d for d in order if d in value.dims])
+        if name in variables:
+            long_name, symbol, description = variables[name]
+            variable.attrs = {"long_name": long_name, "symbol": symbol,
+                              "description": description}
+        result_variables[name] = variable
+    attrs = _dataset_attrs(data, method_name)
     if analytic:
-        result.attrs.update(ci_level=float(ci), ci_method="analytic")
-    return result
+        attrs.update(ci_level=float(ci), ci_method="analytic")
+    return dataset(result_variables, _result_coordinates(data, dims, category_dim), attrs,
+                   variables_first=True)
+
+
+def _result_coordinates(data, dims, category_dim) -> InputCoordinates:
+    """The input's coordinates on the result's dims other than item and annotator (extra
+    dims, labels, scalars; indexes as they are), the categories and the annotators of the
+    pair dims."""
+    da, annotator = data["da"], data["annotator"]
+    kept = input_coordinates(da, dims - {data["item"], annotator})
+    new = {}
+    if category_dim == "category" and "category" in dims:
+        new["category"] = np.asarray(data["categories"])
+    if "annotator_1" in dims and annotator in da.coords:
+        values = da[annotator].values
+        new.update(annotator_1=values, annotator_2=values)
+    added = xr.Coordinates(new)
+    return InputCoordinates({**kept.variables, **added.variables},
+                            {**kept.xindexes, **added.xindexes})
 
 
 # --------------------------------------------------------------------------- output
-
-
-def _name_categories(result, data, category_dim):
-    """Category (or label) coordinates, annotator coordinates on the pair dims, and a dim
-    order that reads naturally: *extra, annotator_1, annotator_2, category."""
-    ends = ("annotator_1", "annotator_2", category_dim)
-    order = [d for d in data["da"].dims if d in result.dims and d not in ends]
-    order += [d for d in ends if d in result.dims]
-    result = result.transpose(*order, ...)
-    if category_dim == "category" and "category" in result.dims:
-        result = result.assign_coords(category=np.asarray(data["categories"]))
-    elif category_dim != "category" and data["label"] in data["da"].coords:
-        da = data["da"]
-        label = data["label"]
-        result = result.assign_coords({label: da[label]})
-        for name, coord in da.coords.items():
-            if name not in result.coords and coord.dims == (label,):
-                result = result.assign_coords({name: coord})
-    annotator = data["annotator"]
-    da = data["da"]
-    if "annotator_1" in result.dims and annotator in da.coords:
-        values = da[annotator].values
-        result = result.assign_coords(annotator_1=values, annotator_2=values)
-    return result
-
-
-def _attach_attrs(result, variables):
-    for name, (long_name, symbol, description) in variables.items():
-        if name in result:
-            result[name].attrs = {"long_name": long_name, "symbol": symbol,
-                                  "description": description}
 
 
 def _dataset_attrs(data, method_name):

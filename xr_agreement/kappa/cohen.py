@@ -60,7 +60,7 @@ def _item_sums(data):
     """The sums over items of :func:`_cohen_columns` as arrays (*lead, annotator_1,
     annotator_2, ...), and the per-item terms the pooled standard error needs."""
     lead, ind, rated, w = _arrays(data)
-    sums = {"table": np.einsum("...iar,...ibc->...abrc", ind, ind)}
+    sums = {"table": _pair_tables(ind)}
     per_item = None
     if data["multi_label"]:
         both = rated[..., :, None] * rated[..., None, :]
@@ -74,6 +74,16 @@ def _item_sums(data):
         })
         per_item = {"indicator": ind, "rated": rated, "both": both, "agreement": agreement}
     return lead, sums, per_item
+
+
+def _pair_tables(ind):
+    """T[..., a1, a2, row, col] = sum over items of ind[..., i, a1, row] ind[..., i, a2, col]:
+    one matrix product over the items (BLAS; numpy's einsum took 160 ms for it at 100,000
+    items x 5 annotators x 3 categories, the product 5 ms)."""
+    *lead, N, n, q = ind.shape
+    flat = ind.reshape(*lead, N, n * q)
+    product = np.swapaxes(flat, -1, -2) @ flat
+    return np.moveaxis(product.reshape(*lead, n, q, n, q), -3, -2)
 
 
 def _given_sums(data, sums):

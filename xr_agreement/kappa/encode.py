@@ -68,30 +68,30 @@ def _prepare(da, weights, categories, item, annotator, label):
         ]
         if _is_dask(da.data):
             # checked block by block when computed (the graph is built without computing)
-            decisions = da.copy(
-                data=da.data.map_blocks(_check_decisions, coords=coords, dtype=da.dtype)
-            )
+            decisions = da.data.map_blocks(_check_decisions, coords=coords, dtype=da.dtype)
         else:
-            decisions = da.copy(data=_check_decisions(np.asarray(da.values), coords))
+            decisions = _check_decisions(np.asarray(da.values), coords)
         cats = np.array([0, 1])
-        rated = decisions.notnull()
-        ind = xr.concat([decisions == 0, decisions == 1], dim=_CAT).astype(np.float64)
+        rated = (~np.isnan(decisions) if decisions.dtype.kind == "f"
+                 else np.ones_like(decisions, dtype=bool))
+        ind = np.stack([decisions == 0, decisions == 1], axis=-1).astype(np.float64)
     else:
         check_dims(da, item=item, annotator=annotator)
         check_annotators(da, annotator)
         if "category" in da.dims:
             raise ValueError("dim 'category' is reserved for outputs; rename it")
-        codes_da, cats = _encode(da, categories)
+        codes, cats = _encoded(da, categories)
         if len(cats) == 0:
             raise ValueError("every rating is missing: there is nothing to compare")
-        rated = codes_da != MISSING_CODE
-        ind = (codes_da == xr.DataArray(np.arange(len(cats)), dims=_CAT)).astype(np.float64)
+        rated = codes != MISSING_CODE
+        ind = (codes[..., None] == np.arange(len(cats))).astype(np.float64)
     w, weights_name = _weight_matrix(weights, cats)
-    extra = [d for d in ind.dims if d not in (item, annotator, _CAT)]
-    ind = ind.transpose(*extra, item, annotator, _CAT)
+    # plain arrays with dims, no coordinates: the results take theirs from ``da``
+    extra = [d for d in da.dims if d not in (item, annotator)]
+    ind = xr.DataArray(ind, dims=(*da.dims, _CAT)).transpose(*extra, item, annotator, _CAT)
     return {
         "indicator": ind,
-        "rated": rated.transpose(*extra, item, annotator),
+        "rated": xr.DataArray(rated, dims=da.dims).transpose(*extra, item, annotator),
         "weights": xr.DataArray(w, dims=(_CAT, _CAT2)),
         "weights_name": weights_name,
         "categories": cats,
@@ -120,13 +120,19 @@ def _check_decisions(block, coords, block_info=None):
 
 
 def _encode(da, categories):
-    """Category codes of single-label ratings as a DataArray (``MISSING_CODE`` where
+    """Category codes of single-label ratings as a DataArray like ``da`` (``MISSING_CODE``
+    where missing) and the categories (see :func:`_encoded`)."""
+    codes, cats = _encoded(da, categories)
+    return xr.DataArray(codes, dims=da.dims, coords=da.coords), cats
+
+
+def _encoded(da, categories):
+    """Category codes of single-label ratings (numpy or dask, ``MISSING_CODE`` where
     missing) and the categories. Dask input stays lazy when ``categories`` is declared;
     otherwise the distinct ratings are computed first (one pass over the ratings), the
     codes then lazily, block by block."""
     if not _is_dask(da.data):
-        codes, cats = encode_ratings(da, categories)
-        return xr.DataArray(codes, dims=da.dims, coords=da.coords), cats
+        return encode_ratings(da, categories)
     import dask
 
     if da.dtype.kind == "c":
@@ -141,7 +147,7 @@ def _encode(da, categories):
     codes = da.data.map_blocks(
         _encode_block, categories=cats, dims=da.dims, coords=coords, dtype=np.int64
     )
-    return xr.DataArray(codes, dims=da.dims, coords=da.coords), cats
+    return codes, cats
 
 
 def _distinct_ratings(block) -> set:

@@ -490,6 +490,41 @@ def test_extra_dims_are_carried_through():
     )
 
 
+def test_input_coordinates_reach_the_result():
+    """Index, non-index and scalar coordinates of the dims a result keeps, on single- and
+    multi-label input, and a dim order that reads naturally (the values are computed on plain
+    arrays, so the coordinates are the input's own, put back)."""
+    rng = np.random.default_rng(16)
+    single = xr.DataArray(
+        rng.integers(0, 3, size=(2, 12, 3)).astype(float), dims=("round", "item", "annotator"),
+        coords={"round": ["first", "second"], "round_note": ("round", ["a", "b"]),
+                "batch": "b1", "item": [f"doc-{i}" for i in range(12)],
+                "annotator": ["ann-x", "ann-y", "ann-z"]})
+    multi = xr.DataArray(
+        (rng.random((12, 2, 3, 4)) < 0.4).astype(float),
+        dims=("item", "round", "annotator", "label"),
+        coords={"round": ["first", "second"], "label": ["L0", "L1", "L2", "L3"],
+                "label_group": ("label", ["g", "g", "h", "h"])})
+    for name in GWET_FAMILY + ["cohen"]:
+        function = getattr(xr_agreement, name)
+        result = function(single)
+        assert {"round", "round_note", "batch", "category"} <= set(result.coords), name
+        assert "item" not in result.coords and "annotator" not in result.coords, name
+        assert result.round_note.sel(round="second").item() == "b" and result.batch == "b1"
+        assert list(result.category.values) == [0.0, 1.0, 2.0], name
+        first_dims = ["round", "annotator_1", "annotator_2", "category"] if name == "cohen" \
+            else ["round", "category"]
+        assert list(result.dims) == first_dims, (name, list(result.dims))
+        if name == "cohen":
+            assert list(result.annotator_1.values) == ["ann-x", "ann-y", "ann-z"]
+        labeled = function(multi)
+        assert {"round", "label", "label_group"} <= set(labeled.coords), name
+        assert labeled.label_group.sel(label="L2").item() == "h", name
+        level = "pair_label_coefficient" if name == "cohen" else "label_coefficient"
+        assert labeled[level].dims[0] == "round" and labeled[level].dims[-1] == "label"
+        assert labeled[level].sel(round="first", label="L1").notnull().all(), name
+
+
 def test_confidence_level_and_population_size():
     ratings = seed_ratings()
     a = xr_agreement.gwet(ratings, ci=0.5)

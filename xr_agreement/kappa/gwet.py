@@ -167,10 +167,12 @@ def _t_quantile(level, dof):
     return stats.t.ppf(level, dof)
 
 
-def _gwet_finish(terms, method, confidence, population_size, pooled, point_only=False):
+def _gwet_finish(terms, method, confidence, population_size, pooled, point_only=False,
+                 limits=True):
     """Coefficient, its standard error and limits from :func:`_problem_terms`, pooling the
     problems along the last lead axis (the labels) when ``pooled``; only coefficient,
-    observed and expected with ``point_only`` (bootstrap replicates)."""
+    observed and expected with ``point_only`` (bootstrap replicates), and no limits, counts
+    or reasons without ``limits`` (the category and label levels report none)."""
     observed_j, expected_j = terms["observed"], terms["expected"]
     n_j, n2_j = terms["n"], terms["n_pairable"]
     used = n2_j > 0 if pooled else None
@@ -203,6 +205,9 @@ def _gwet_finish(terms, method, confidence, population_size, pooled, point_only=
     finite = 1.0 if population_size is None else 1 - n / population_size
     variance = finite * spread / _nan_where_not(n * (n - 1), n > 1)
     se = np.where(np.isnan(coefficient), np.nan, np.sqrt(variance))
+    if not limits:
+        return {"coefficient": coefficient, "observed": observed, "expected": expected,
+                "coefficient_se": se}
     t = _t_quantile(0.5 + confidence / 2, _nan_where_not(n - 1, n > 1).astype(np.float64))
     n2 = pairable_j.any(axis=-2).sum(axis=-1) if pooled else n2_j
     reason = np.where(np.isnan(observed), REASONS["no_pairs"], "")
@@ -308,10 +313,11 @@ def _gwet_values(data, method, confidence, population_size, sums=None):
                 values["overall"] = _gwet_finish(terms, pooled=True, **finish)
                 dims["overall"] = (*prefix, *lead[:-1])
                 # the labels' own binary problems (the pooled constituents, same weights)
-                values["category"] = _gwet_finish(terms, pooled=False, **finish)
+                values["category"] = _gwet_finish(terms, pooled=False, limits=False, **finish)
                 dims["category"] = (*prefix, *lead)
             else:
-                values[problem] = _gwet_finish(terms, pooled=False, **finish)
+                values[problem] = _gwet_finish(terms, pooled=False,
+                                               limits=problem == "overall", **finish)
                 dims[problem] = (*prefix, *lead)
     out = {name: xr.DataArray(value, dims=dims["overall"])
            for name, value in values["overall"].items()}

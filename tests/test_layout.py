@@ -134,3 +134,15 @@ def test_kernels_compile_through_the_package_njit():
                 assert not {a.name for a in node.names} & {"njit", "jit", "generated_jit"}, name
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 assert not (node.value.id == "numba" and node.attr in ("njit", "jit")), name
+
+
+def test_package_namespace_holds_the_public_names_only():
+    import xr_agreement
+
+    names = dir(xr_agreement)
+    assert set(xr_agreement.__all__) <= set(names)
+    private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+    assert private == [], private
+    # the modules the package uses for its lazy loading are not part of its namespace
+    for module in ("importlib", "sys", "types"):
+        assert not hasattr(xr_agreement, module), module

@@ -4,9 +4,9 @@ framework to Krippendorff's alpha, with labeled results.
 ``import xr_agreement`` registers the ``.agreement`` accessor on ``xarray.DataArray``.
 """
 
-import importlib
-import sys
-import types
+import importlib as _importlib
+import sys as _sys
+import types as _types
 
 from . import accessor as _accessor  # noqa: F401  (registers da.agreement)
 
@@ -45,29 +45,30 @@ def __getattr__(name):
     source = _SOURCES.get(name)
     if source is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(source, __name__)
+    module = _importlib.import_module(source, __name__)
     value = module if source == "." + name and not hasattr(module, name) else getattr(module, name)
     globals()[name] = value
     return value
 
 
-def __dir__():
-    return sorted(set(globals()) | set(_SOURCES))
+def __dir__():  # the public names and the module's dunders; not its private helpers
+    return sorted({name for name in globals() if not name.startswith("_")
+                   or name.startswith("__")} | set(_SOURCES) | {"__version__"})
 
 
-class _Package(types.ModuleType):
+class _Package(_types.ModuleType):
     """This package, where a function named like its subpackage (``mla``, ``alpha``,
     ``report``, ``simulate``) stays the function: importing ``xr_agreement.mla`` would
     otherwise record the subpackage as the attribute ``xr_agreement.mla``."""
 
     def __setattr__(self, name, value):
-        if isinstance(value, types.ModuleType) and name in _SOURCES and name not in (
+        if isinstance(value, _types.ModuleType) and name in _SOURCES and name not in (
                 "datasets", "resampling", "plot"):
             return
         super().__setattr__(name, value)
 
 
-sys.modules[__name__].__class__ = _Package
+_sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "alpha",

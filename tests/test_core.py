@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
+import xr_agreement
 from xr_agreement._core.arrays import divide
 from xr_agreement._core.dataset import dataset, input_coordinates
 
@@ -160,6 +161,25 @@ def test_dataset_variables_first_orders_dims_as_assign_coords():
     extra = {"more": (("round",), np.ones(2))}
     assert list(built.assign(extra).dims) == list(public.assign(extra).dims)
     assert list(dataset(variables, coords).dims)[:2] == ["round", "label"]  # coordinates first
+
+
+@pytest.mark.parametrize("call", [
+    lambda da: xr_agreement.mla(da.assign_coords(agreement=1.0)),
+    lambda da: xr_agreement.mla(da.assign_coords(baseline="mine"), baseline="all"),
+    lambda da: xr_agreement.alpha(da.isel(label=0, drop=True).assign_coords(alpha=1.0),
+                                  "nominal"),
+    lambda da: xr_agreement.fleiss(da.isel(label=0, drop=True).assign_coords(coefficient=1.0)),
+    lambda da: xr_agreement.fleiss(da.isel(label=0, drop=True).assign_coords(category="c")),
+    lambda da: xr_agreement.cohen(da.assign_coords(pair_observed=0.5)),
+])
+def test_a_coordinate_named_like_a_result_is_refused(call):
+    # it replaced the computed value (fleiss' coefficient became the coordinate's 1.0) or
+    # turned the result variable into a coordinate (mla's agreement), without a word
+    rng = np.random.default_rng(3)
+    da_ = xr.DataArray((rng.random((8, 3, 2)) < 0.5).astype(float),
+                       dims=("item", "annotator", "label"))
+    with pytest.raises(ValueError, match="coordinate.*name of a result"):
+        call(da_)
 
 
 def test_dataset_refuses_sizes_that_disagree():

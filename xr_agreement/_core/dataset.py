@@ -68,8 +68,10 @@ def dataset(variables: Mapping[str, xr.Variable],
     coordinate_variables, indexes = {}, {}
     for source in sources:
         if source is not None:
+            check_names(coordinate_variables, source.variables)
             coordinate_variables.update(source.variables)
             indexes.update(source.xindexes)
+    check_names(coordinate_variables, variables)
     for dim in new_coords or ():
         # the cached coordinate's data and index are shared, its Variable (attrs) is not:
         # editing one result's attrs must not reach the next result
@@ -88,6 +90,16 @@ def dataset(variables: Mapping[str, xr.Variable],
         return xr.Dataset(dict(variables),
                           coords=xr.Coordinates(coordinate_variables, indexes=indexes),
                           attrs=attrs)
+
+
+def check_names(coordinates: Mapping, added: Mapping) -> None:
+    """Refuse a result name already taken by a coordinate of the input: one would replace
+    the other without a word (a scalar coordinate ``coefficient`` became the coefficient)."""
+    clash = sorted(set(coordinates) & set(added))
+    if clash:
+        raise ValueError(
+            f"the input has coordinate(s) {clash} with the name of a result variable or "
+            f"dim; rename or drop them first (e.g. da.drop_vars({clash!r}))")
 
 
 @lru_cache(maxsize=64)

@@ -55,7 +55,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
-from .._core.dataset import dataset, input_coordinates, InputCoordinates
+from .._core.dataset import check_names, dataset, input_coordinates, InputCoordinates
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _prepare, REASONS
@@ -744,6 +744,7 @@ def _result_coordinates(data, dims, category_dim) -> InputCoordinates:
         values = da[annotator].values
         new.update(annotator_1=values, annotator_2=values)
     added = xr.Coordinates(new)
+    check_names(kept.variables, added.variables)
     return InputCoordinates({**kept.variables, **added.variables},
                             {**kept.xindexes, **added.xindexes})
 

@@ -17,23 +17,12 @@ annotators, with Byrt's indices). Times are medians of ``--repeats`` calls after
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import xr_agreement
+from bench_table import median_time
 from corpora import with_string_ids
-
-
-def median_time(function, repeats: int) -> float:
-    function()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def ratings(n_items, n_annotators=5, seed=0):

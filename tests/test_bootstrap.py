@@ -798,3 +798,21 @@ def test_item_bootstrap_interval_is_calibrated():
                f"in {rate:.1%} of {covered.size} corpora (Monte Carlo error {error:.1%})")
     print(message)
     assert 0.93 <= rate <= 0.97, message
+
+
+@pytest.mark.parametrize("call", [
+    lambda da: xr_agreement.mla(da, ci=0.9, n_resamples=20, seed=1),
+    lambda da: xr_agreement.fleiss(da.isel(label=0), ci_method="percentile", n_resamples=20,
+                                   seed=1),
+    lambda da: xr_agreement.cohen(da.isel(label=0), ci_method="bca", n_resamples=20, seed=1),
+    lambda da: xr_agreement.alpha(da.isel(label=0), "nominal", ci_method="percentile",
+                                  n_resamples=20, seed=1),
+    lambda da: xr_agreement.annotators(da.chunk(item=5), ci=0.9, n_resamples=20, seed=1),
+])
+def test_an_input_dim_named_resample_is_refused_by_the_bootstrap(call):
+    # it met the replicates' dim deep inside: a clash of sizes or duplicate dims, unexplained
+    rng = np.random.default_rng(2)
+    da = xr.DataArray((rng.random((10, 3, 4, 2)) < 0.3).astype(float),
+                      dims=("item", "annotator", "label", "resample"))
+    with pytest.raises(ValueError, match="dim 'resample'.*rename it"):
+        call(da)

@@ -142,6 +142,10 @@ def bootstrap(
     ci, n_resamples, resample, ci_method = check_options(
         ci, n_resamples, resample, ci_method, seed, progress
     )
+    if RESAMPLE_DIM in result.dims:  # else a clash of sizes deep inside, or duplicate dims
+        raise ValueError(
+            f"the input has a dim {RESAMPLE_DIM!r}, the name the bootstrap gives its "
+            f"replicates; rename it first (e.g. da.rename({RESAMPLE_DIM}='draw'))")
     if variables is None:
         variables = interval_variables(result, item)
     options = dict(ci=ci, n_resamples=n_resamples, resample=resample, ci_method=ci_method,

@@ -231,7 +231,7 @@ def _gwet_finish(terms, method, confidence, population_size, pooled, point_only=
 _BINARY_IDENTITY = np.eye(2)
 
 
-def _problems(data, method):
+def _problems(data):
     """Each problem of a Gwet-family coefficient as (name, lead dims, indicator, weights):
     ``"overall"`` and, for single-label ratings, ``"category"`` (the category-vs-rest
     problems; on multi-label input the labels' problems are the overall one's
@@ -253,7 +253,7 @@ def _gwet_columns(data, method) -> dict:
     single-label ratings, ``"category/<column>"``."""
     item, annotator = data["item"], data["annotator"]
     columns = {}
-    for problem, lead, ind, w in _problems(data, method):
+    for problem, lead, ind, w in _problems(data):
         for name, column in _problem_columns(ind, w, method).items():
             dims = (*lead, item, *_column_dims(name, annotator))
             columns[f"{problem}/{name}"] = xr.DataArray(column, dims=dims)
@@ -301,7 +301,7 @@ def _gwet_values(data, method, confidence, population_size, sums=None):
                         in _summed_problems(data, sums)]
         else:
             problems = []
-            for problem, lead, ind, w in _problems(data, method):
+            for problem, lead, ind, w in _problems(data):
                 columns = _problem_columns(ind, w, method)
                 problem_sums = {name: column.sum(axis=len(lead))  # the item axis
                                 for name, column in columns.items()}

@@ -52,26 +52,27 @@ def variable(dims, data, attrs=None) -> xr.Variable:
 
 
 def dataset(variables: Mapping[str, xr.Variable],
-            coords: xr.Coordinates | InputCoordinates | None = None,
+            coords: xr.Coordinates | InputCoordinates | list | None = None,
             attrs: dict | None = None, *, new_coords: Mapping | None = None,
             variables_first: bool = False) -> xr.Dataset:
     """A Dataset of ``variables`` (``xarray.Variable`` with consistent dims) on ``coords``.
 
+    ``coords`` may be a list of such sources; no two may share a name.
     ``new_coords`` are dimension coordinates the result adds (e.g. ``{"baseline": [...]}``);
     they get a default index. Sizes that disagree raise xarray's own error. The Dataset's
     dims (what ``sizes`` lists and ``to_dataframe`` follows, also after ``assign``) come in
     order of first appearance, in the coordinates first unless ``variables_first``, as
     ``xarray.Dataset(variables).assign_coords(coords)`` would give.
     """
-    sources = [coords] + [_dimension_coordinate(dim, tuple(values))
-                          for dim, values in (new_coords or {}).items()]
+    sources = (coords if isinstance(coords, list) else [coords]) + [
+        _dimension_coordinate(dim, tuple(values)) for dim, values in (new_coords or {}).items()]
     coordinate_variables, indexes = {}, {}
     for source in sources:
         if source is not None:
-            check_names(coordinate_variables, source.variables)
+            _check_names(coordinate_variables, source.variables)
             coordinate_variables.update(source.variables)
             indexes.update(source.xindexes)
-    check_names(coordinate_variables, variables)
+    _check_names(coordinate_variables, variables)
     for dim in new_coords or ():
         # the cached coordinate's data and index are shared, its Variable (attrs) is not:
         # editing one result's attrs must not reach the next result
@@ -92,7 +93,7 @@ def dataset(variables: Mapping[str, xr.Variable],
                           attrs=attrs)
 
 
-def check_names(coordinates: Mapping, added: Mapping) -> None:
+def _check_names(coordinates: Mapping, added: Mapping) -> None:
     """Refuse a result name already taken by a coordinate of the input: one would replace
     the other without a word (a scalar coordinate ``coefficient`` became the coefficient)."""
     clash = sorted(set(coordinates) & set(added))

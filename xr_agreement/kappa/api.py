@@ -55,7 +55,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
-from .._core.dataset import check_names, dataset, input_coordinates, InputCoordinates
+from .._core.dataset import dataset, input_coordinates
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _prepare, REASONS
@@ -715,7 +715,7 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
     # category
     ends = ("annotator_1", "annotator_2", category_dim)
     order = [d for d in da.dims if d in dims and d not in ends]
-    order += [d for d in ends if d in dims] + sorted(dims - set(da.dims) - set(ends))
+    order += [d for d in ends if d in dims]
     result_variables = {}
     for name, value in out.items():
         variable = value.variable.transpose(*[d for d in order if d in value.dims])
@@ -731,10 +731,10 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
                    variables_first=True)
 
 
-def _result_coordinates(data, dims, category_dim) -> InputCoordinates:
+def _result_coordinates(data, dims, category_dim) -> list:
     """The input's coordinates on the result's dims other than item and annotator (extra
-    dims, labels, scalars; indexes as they are), the categories and the annotators of the
-    pair dims."""
+    dims, labels, scalars; indexes as they are), and the categories and the annotators of
+    the pair dims (two sources for :func:`dataset`)."""
     da, annotator = data["da"], data["annotator"]
     kept = input_coordinates(da, dims - {data["item"], annotator})
     new = {}
@@ -743,10 +743,7 @@ def _result_coordinates(data, dims, category_dim) -> InputCoordinates:
     if "annotator_1" in dims and annotator in da.coords:
         values = da[annotator].values
         new.update(annotator_1=values, annotator_2=values)
-    added = xr.Coordinates(new)
-    check_names(kept.variables, added.variables)
-    return InputCoordinates({**kept.variables, **added.variables},
-                            {**kept.xindexes, **added.xindexes})
+    return [kept, xr.Coordinates(new)]
 
 
 # --------------------------------------------------------------------------- output

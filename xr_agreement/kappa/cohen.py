@@ -14,7 +14,7 @@ import xarray as xr
 
 from .._core.arrays import divide
 from .encode import _CAT, _COL, _ROW, _ZERO_GAP, REASONS
-from .gwet import _canonical, _nan_where_not, _pool_mean
+from .gwet import _canonical, _layout, _nan_where_not, _pool_mean
 
 _PAIR = ("annotator_1", "annotator_2")
 
@@ -23,11 +23,21 @@ _SUM_DIMS = {"table": (_ROW, _COL), "both": (), "marginal_1": (_CAT,), "marginal
              "agreement": (), "common": ()}
 
 
-def _arrays(data):
-    """(lead dims, indicator (*lead, item, annotator, category) as float, rated (*lead,
-    item, annotator) as float, weights (q, q))."""
+def _per_item(data):
+    """(lead dims, weights (q, q), the per-item terms of :func:`cohen` as arrays): the
+    indicator (*lead, item, annotator, category) and rated (*lead, item, annotator) as
+    float and, on multi-label input, ``both`` and ``agreement`` (*lead, item, annotator_1,
+    annotator_2) and ``common`` (the same without the label)."""
     lead, ind, rated = _canonical(data)
-    return lead, ind, rated.astype(np.float64), np.asarray(data["weights"].values)
+    w = np.asarray(data["weights"].values)
+    terms = {"indicator": ind, "rated": rated.astype(np.float64)}
+    if data["multi_label"]:
+        rated = terms["rated"]
+        both = rated[..., :, None] * rated[..., None, :]  # item rated by both on the label
+        terms.update(both=both,
+                     agreement=np.einsum("...iak,kl,...ibl->...iab", ind, w, ind),
+                     common=both.max(axis=len(lead) - 1) > 0)
+    return lead, w, terms
 
 
 def _cohen_columns(data) -> dict:
@@ -36,22 +46,21 @@ def _cohen_columns(data) -> dict:
     contingency tables and, on multi-label input, the pooled coefficient's terms (see
     :func:`_cohen_pooled`)."""
     item = data["item"]
-    lead, ind, rated, w = _arrays(data)
+    lead, _, terms = _per_item(data)
+    ind, rated = terms["indicator"], terms["rated"]
 
-    def labeled(array, *dims):
+    def labeled(array, *dims, lead=lead):
         return xr.DataArray(array, dims=(*lead, item, *dims))
 
     # contingency table of every pair: T[a1, a2, row, col] = items rated row by a1, col by a2
     columns = {"table": (labeled(ind, "annotator_1", _ROW), labeled(ind, "annotator_2", _COL))}
     if data["multi_label"]:
-        both = rated[..., :, None] * rated[..., None, :]  # item rated by both on the label
         columns.update({
-            "both": labeled(both, *_PAIR),
+            "both": labeled(terms["both"], *_PAIR),
             "marginal_1": (labeled(ind, "annotator_1", _CAT), labeled(rated, "annotator_2")),
             "marginal_2": (labeled(rated, "annotator_1"), labeled(ind, "annotator_2", _CAT)),
-            "agreement": labeled(np.einsum("...iak,kl,...ibl->...iab", ind, w, ind), *_PAIR),
-            "common": xr.DataArray(both.max(axis=len(lead) - 1) > 0,
-                                   dims=(*lead[:-1], item, *_PAIR)),
+            "agreement": labeled(terms["agreement"], *_PAIR),
+            "common": labeled(terms["common"], *_PAIR, lead=lead[:-1]),
         })
     return columns
 
@@ -59,20 +68,20 @@ def _cohen_columns(data) -> dict:
 def _item_sums(data):
     """The sums over items of :func:`_cohen_columns` as arrays (*lead, annotator_1,
     annotator_2, ...), and the per-item terms the pooled standard error needs."""
-    lead, ind, rated, w = _arrays(data)
+    lead, _, terms = _per_item(data)
+    ind = terms["indicator"]
     sums = {"table": _pair_tables(ind)}
     per_item = None
     if data["multi_label"]:
-        both = rated[..., :, None] * rated[..., None, :]
-        agreement = np.einsum("...iak,kl,...ibl->...iab", ind, w, ind)
+        rated = terms["rated"]
         sums.update({
-            "both": both.sum(axis=-3),
+            "both": terms["both"].sum(axis=-3),
             "marginal_1": np.einsum("...iak,...ib->...abk", ind, rated),
             "marginal_2": np.einsum("...ia,...ibk->...abk", rated, ind),
-            "agreement": agreement.sum(axis=-3),
-            "common": (both.max(axis=len(lead) - 1) > 0).sum(axis=-3),
+            "agreement": terms["agreement"].sum(axis=-3),
+            "common": terms["common"].sum(axis=-3),
         })
-        per_item = {"indicator": ind, "rated": rated, "both": both, "agreement": agreement}
+        per_item = terms
     return lead, sums, per_item
 
 
@@ -89,18 +98,12 @@ def _pair_tables(ind):
 def _given_sums(data, sums):
     """Weighted sums over items (DataArrays from the bootstrap, with a resample dim on
     item-resampled data) as arrays (*prefix, *lead, annotator_1, annotator_2, ...)."""
-    from ..resampling.intervals import RESAMPLE_DIM
-
-    dims = sums["table"].dims
-    prefix = (RESAMPLE_DIM,) if RESAMPLE_DIM in dims else ()
-    lead = [d for d in dims if d not in (RESAMPLE_DIM, *_PAIR, _ROW, _COL)]
-    if data["multi_label"]:
-        lead = [d for d in lead if d != data["label"]] + [data["label"]]
+    prefix, lead = _layout(sums["table"].dims, (*_PAIR, _ROW, _COL), data)
     arrays = {}
     for name, column in sums.items():
         column_lead = lead[:-1] if name == "common" else lead
         arrays[name] = column.transpose(*prefix, *column_lead, *_PAIR, *_SUM_DIMS[name]).data
-    return prefix, tuple(lead), arrays
+    return prefix, lead, arrays
 
 
 def _cohen_point(data, sums) -> dict:

@@ -18,16 +18,27 @@ from .._core.arrays import _is_dask
 from .encode import _CAT, _ZERO_GAP, REASONS
 
 
+def _layout(dims, trailing, data, resampled=True) -> tuple[tuple, tuple]:
+    """(prefix, lead) of an array with ``dims`` whose last dims are ``trailing``: the
+    resample dim if there is one (on sums over items that may be item-resampled:
+    ``resampled``), then the other dims, the label dim last of them on multi-label input.
+    The one rule of the axis order."""
+    from ..resampling.intervals import RESAMPLE_DIM
+
+    prefix = (RESAMPLE_DIM,) if resampled and RESAMPLE_DIM in dims else ()
+    lead = [d for d in dims if d not in prefix and d not in trailing]
+    if data["multi_label"]:
+        lead = [d for d in lead if d != data["label"]] + [data["label"]]
+    return prefix, tuple(lead)
+
+
 def _canonical(data):
     """(lead dims, indicator (*lead, item, annotator, _category) and rated (*lead, item,
-    annotator) arrays) of :func:`_prepare`'s output; on multi-label input the label dim is
-    the last lead dim."""
-    item, annotator, label = data["item"], data["annotator"], data["label"]
+    annotator) arrays) of :func:`_prepare`'s output (see :func:`_layout`)."""
+    item, annotator = data["item"], data["annotator"]
     ind = data["indicator"]
-    lead = [d for d in ind.dims if d not in (item, annotator, _CAT)]
-    if data["multi_label"]:
-        lead = [d for d in lead if d != label] + [label]
-    return (tuple(lead), ind.transpose(*lead, item, annotator, _CAT).data,
+    _, lead = _layout(ind.dims, (item, annotator, _CAT), data, resampled=False)
+    return (lead, ind.transpose(*lead, item, annotator, _CAT).data,
             data["rated"].transpose(*lead, item, annotator).data)
 
 
@@ -265,23 +276,17 @@ def _summed_problems(data, sums):
     resample dim on item-resampled data): (name, prefix dims, lead dims, weights, sums as
     arrays (*prefix, *lead, ...)). The lead dims are read from the sums, as the bootstrap may
     have let go of the ratings."""
-    from ..resampling.intervals import RESAMPLE_DIM
-
-    annotator, label = data["annotator"], data["label"]
+    annotator = data["annotator"]
     weights = {"overall": np.asarray(data["weights"].values), "category": _BINARY_IDENTITY}
     problems = []
     for problem in ("overall", "category"):
         if f"{problem}/rated_item" not in sums:
             continue
-        dims = sums[f"{problem}/rated_item"].dims
-        prefix = (RESAMPLE_DIM,) if RESAMPLE_DIM in dims else ()
-        lead = [d for d in dims if d != RESAMPLE_DIM]
-        if data["multi_label"]:
-            lead = [d for d in lead if d != label] + [label]
+        prefix, lead = _layout(sums[f"{problem}/rated_item"].dims, (), data)
         arrays = {name: sums[f"{problem}/{name}"].transpose(
                       *prefix, *lead, *_column_dims(name, annotator)).data
                   for name in _COLUMN_DIMS if f"{problem}/{name}" in sums}
-        problems.append((problem, prefix, tuple(lead), weights[problem], arrays))
+        problems.append((problem, prefix, lead, weights[problem], arrays))
     return problems
 
 

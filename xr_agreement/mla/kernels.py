@@ -118,7 +118,7 @@ def count_missing(values, label_counts, item_counts):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _column_sums(item, x, seen):
+def _sum_annotator_rows(item, x, seen):
     """x[j] = sum over annotators of item[a, j] (uint8, n < 256), and seen[j] |= every value.
 
     Rows are added up to four at a time: one pass over x per four annotators instead of one
@@ -179,7 +179,7 @@ def count_bytes(values, label_counts, item_counts):
             block_x[:] = 0
             block_x2[:] = 0
             for i in range(b0, b1):
-                _column_sums(values[g, i], x, seen)
+                _sum_annotator_rows(values[g, i], x, seen)
                 s1 = np.uint32(0)
                 s2 = np.uint32(0)
                 for j in range(k):

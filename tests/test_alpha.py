@@ -282,6 +282,44 @@ def test_more_values_than_annotators(n_values):
         jit.set_mode(before)
 
 
+@pytest.mark.parametrize("n_values", [3, 8, 9])  # counted in batches of items up to 8
+@pytest.mark.parametrize("kind", ["float", "strings"])
+def test_counts_over_several_batches(monkeypatch, n_values, kind):
+    """Items over several of the counting kernel's batches (there grouped by their number of
+    ratings m, every m from 0 to n present): the coincidence matrix equals a count of the
+    ordered pairs of ratings item by item, alpha equals krippendorff's and the standard
+    error from the counting pass's moments (forced) irrCAC's."""
+    from xr_agreement.alpha import blocks, kernels
+
+    monkeypatch.setattr(blocks, "RATINGS_PER_FRACTION_STEP", 0)
+    n_items = 2 * kernels.COUNT_BATCH + 37
+    rng = np.random.default_rng(31)
+    x = rng.integers(0, n_values, (n_items, 6)).astype(float)
+    # every number of ratings m = 0..6, in no order
+    m = rng.integers(0, 7, n_items)
+    batch = kernels.COUNT_BATCH
+    m[[0, batch - 1, batch, 2 * batch - 1, 2 * batch, -1]] = 6  # pairable at the batch edges
+    x[np.arange(6)[None, :] >= m[:, None]] = np.nan
+    x = rng.permuted(x, axis=1)
+    values = sorted(set(x[~np.isnan(x)].tolist()))
+    pairs = np.zeros((len(values), len(values)))
+    for row in x:
+        present = [values.index(v) for v in row[~np.isnan(row)]]
+        for a, b in itertools.permutations(range(len(present)), 2):
+            pairs[present[a], present[b]] += 1 / (len(present) - 1)
+    da = as_ratings(x)
+    if kind == "strings":
+        names = np.array([f"v{c}" for c in range(n_values)], dtype=object)
+        da = as_ratings(np.where(np.isnan(x), None, names[np.nan_to_num(x).astype(int)]))
+    result = da.agreement.alpha("nominal")
+    np.testing.assert_allclose(result.coincidence.values, pairs, rtol=1e-12, atol=1e-9)
+    assert int(result.n_pairable_items) == int((m >= 2).sum())
+    expected = krippendorff.alpha(reliability_data=x.T, level_of_measurement="nominal")
+    assert float(result.alpha) == pytest.approx(expected, abs=1e-12)
+    assert float(result.alpha_se) == pytest.approx(
+        irrcac_krippendorff(x, "identity")["se"], abs=1e-9)
+
+
 @pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval", "ratio"])
 @pytest.mark.parametrize("rare", [-3.0, 9.0, 4.5], ids=["below", "above", "between"])
 def test_a_rating_outside_the_sampled_range(monkeypatch, metric, rare):

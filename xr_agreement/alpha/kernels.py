@@ -131,7 +131,15 @@ def _few_value_counts(values, low, missing, n_values, i0, i1, with_coincidence, 
     outer = np.zeros((G, pairs, pairs), np.int64)
     values_by_m = np.zeros((n + 1, V), np.int64)  # sum of n_ic over the items with m ratings
     products_by_m = np.zeros((n + 1, V, V), np.int64)  # ... of n_ic n_ik, c <= k
-    item_counts = np.empty((COUNT_BATCH, V), np.int64)  # n_ic of the batch's items, in order
+    # the values low + c as eight scalars, NaN (equal to no rating) from c = V on: every
+    # rating is compared with all eight in one pass over the item (a loop over c, each over
+    # the annotators, took 1.4x as long at V = 5, n = 20)
+    targets = np.full(FEW_VALUES, np.nan)
+    for c in range(V):
+        targets[c] = low + c
+    t0, t1, t2, t3, t4, t5, t6, t7 = (targets[0], targets[1], targets[2], targets[3],
+                                      targets[4], targets[5], targets[6], targets[7])
+    item_counts = np.empty((COUNT_BATCH, FEW_VALUES), np.int64)  # n_ic of the batch's items
     item_m = np.empty(COUNT_BATCH, np.int64)
     columns = np.empty((V, COUNT_BATCH), np.int64)  # the same n_ic, in order of m
     item_agree = np.empty(COUNT_BATCH, np.int64)  # a_i of an m's items
@@ -145,19 +153,30 @@ def _few_value_counts(values, low, missing, n_values, i0, i1, with_coincidence, 
             size = min(COUNT_BATCH, i1 - b0)
             place[:] = 0
             for j in range(size):
-                i = b0 + j
+                item = values[g, b0 + j]
                 rated = 0
+                n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = 0
                 for a in range(n):
-                    v = values[g, i, a]
+                    v = item[a]
                     rated += (v == v) & (v != missing)
-                m = 0
-                for c in range(V):
-                    target = low + c
-                    nc = 0
-                    for a in range(n):
-                        nc += values[g, i, a] == target
-                    item_counts[j, c] = nc
-                    m += nc
+                    n0 += v == t0
+                    n1 += v == t1
+                    n2 += v == t2
+                    n3 += v == t3
+                    n4 += v == t4
+                    n5 += v == t5
+                    n6 += v == t6
+                    n7 += v == t7
+                counted = item_counts[j]
+                counted[0] = n0
+                counted[1] = n1
+                counted[2] = n2
+                counted[3] = n3
+                counted[4] = n4
+                counted[5] = n5
+                counted[6] = n6
+                counted[7] = n7
+                m = n0 + n1 + n2 + n3 + n4 + n5 + n6 + n7
                 unmatched += rated - m
                 item_m[j] = m
                 place[m] += 1

@@ -716,6 +716,30 @@ def test_set_expected_both_ways(monkeypatch, metric, subsets_per_pair):
         assert abs(float(result.alpha) - expected[0]) < 1e-12
 
 
+@pytest.mark.parametrize("pairs_per_part", [64, 1 << 30])
+@pytest.mark.parametrize("metric", ["jaccard", "masi"])
+def test_set_pairs_of_many_distinct_sets(monkeypatch, metric, pairs_per_part):
+    """D_e of Jaccard/MASI over pairs of a few hundred distinct label sets of every size (the
+    kernel takes eight sets at a time, in order of size), in one part and in many parts on
+    the thread pool, equals the oracle's sum over all pairs of pooled values."""
+    import importlib
+
+    counts = importlib.import_module("xr_agreement.alpha.counts")
+    monkeypatch.setattr(counts, "SUBSETS_PER_PAIR", math.inf)
+    monkeypatch.setattr(counts, "PAIRS_PER_PART", pairs_per_part)
+    rng = np.random.default_rng(41)
+    prevalence = rng.uniform(0.05, 0.6, (90, 1, 1))  # small and large sets
+    x = (rng.random((90, 4, 12)) < prevalence).astype(float)
+    x[rng.random((90, 4)) < 0.1] = np.nan
+    labels = [f"L{j}" for j in range(12)]
+    units = set_units(x, labels)
+    assert len({s for unit in units for s in unit}) > 150
+    result = as_decisions(x, labels).agreement.alpha(metric)
+    expected = oracle(units, {"jaccard": jaccard, "masi": masi}[metric])
+    assert float(result.expected_disagreement) == pytest.approx(expected[2], rel=1e-12)
+    assert float(result.alpha) == pytest.approx(expected[0], abs=1e-12)
+
+
 def test_dask_input():
     """Hamming and the other metrics stay lazy on dask (additive counts per chunk, see
     test_alpha_dask.py) and give the numpy result."""

@@ -57,7 +57,7 @@ from ..mla import hamming_counts
 from ..resampling.driver import bootstrap, check_options
 from ..resampling.statistics import RecomputedStatistic
 from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _plan,
-                     _ranked_block_sums, _se_block_sums, _set_block_counts, _set_sizes,
+                     _ranked_block_sums, _se_block_sums, _set_bits, _set_block_counts,
                      _single_block_counts)
 from .counts import _undefined_reasons
 from .dask import _dask_alpha
@@ -493,7 +493,7 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
         return result
     category = totals["values"] if plan.categories is None else plan.categories
     if multi_label:
-        category = _label_sets(_set_sizes(category, plan.n_labels)[0], plan.label_values)
+        category = _label_sets(_set_bits(category, plan.n_labels), plan.label_values)
     elif plan.categories is None and name != "callable" and da.dtype.kind in "biuf":
         # the input's dtype, like encode_ratings
         kind = da.dtype.kind

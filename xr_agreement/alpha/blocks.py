@@ -214,9 +214,12 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
     missing = np.nan if values.dtype.kind == "f" else -1.0  # NaN ratings, or -1 codes
     runs = _in_threads(lambda i0, i1: _kernels.rating_counts(
         values, ratings.low, missing, V, i0, i1, with_coincidence, with_moments), N, n_tasks)
-    counts, unpaired, items, agreeing, upper, moments, outer = (
-        np.sum([run[part] for run in runs], axis=0) for part in range(7))
-    unmatched = sum(run[7] for run in runs)
+    if len(runs) == 1:
+        counts, unpaired, items, agreeing, upper, moments, outer, unmatched = runs[0]
+    else:
+        counts, unpaired, items, agreeing, upper, moments, outer = (
+            np.sum([run[part] for run in runs], axis=0) for part in range(7))
+        unmatched = sum(run[7] for run in runs)
     # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
     coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2)
     return (counts, counts + unpaired, items, agreeing, coincidence,
@@ -299,10 +302,15 @@ def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     return stats
 
 
-def _set_sizes(packed, n_labels):
-    bits = np.unpackbits(np.ascontiguousarray(packed).astype("<u8").view(np.uint8), axis=1,
+def _set_bits(packed, n_labels):
+    """The (V, n_labels) 0/1 label vectors of bit-packed label sets (V, W) uint64."""
+    return np.unpackbits(np.ascontiguousarray(packed).astype("<u8").view(np.uint8), axis=1,
                          bitorder="little")[:, :n_labels]
-    return bits, bits.sum(axis=1).astype(np.int64)
+
+
+def _set_sizes(packed):
+    """The number of labels of each bit-packed label set (V, W) uint64."""
+    return _kernels.set_sizes(np.ascontiguousarray(packed, dtype=np.uint64))
 
 
 def _label_sets(bits, label_values):
@@ -337,7 +345,7 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
              "items_by_m": items, "agreeing_by_m": agreeing}
     if coincidence.shape[-1]:
         stats["coincidence"] = coincidence
-    bits, sizes = _set_sizes(distinct, k)
+    sizes = _set_sizes(distinct)
     n_tasks = _n_tasks(N)
     if plan.name in SET_METRIC_IDS:
         if words == 1:
@@ -347,7 +355,8 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
         stats["observed_sum"] = _kernels.pair_observed(codes, 0.0, metric_id, delta,
                                                        _EMPTY_NUMBERS, distinct, sizes, n_tasks)
     elif plan.name == "callable":
-        delta = _callable_delta(plan.metric, list(_label_sets(bits, plan.label_values)))
+        delta = _callable_delta(plan.metric,
+                                list(_label_sets(_set_bits(distinct, k), plan.label_values)))
         stats["observed_sum"] = _kernels.pair_observed(
             codes, 0.0, _kernels.DELTA_MATRIX, delta, _EMPTY_NUMBERS, _EMPTY_PACKED,
             _EMPTY_SIZES, n_tasks)
@@ -429,7 +438,7 @@ def _distance_sums(totals, counts, values, ranked_observed, delta, plan: _Plan):
     numbers = None
     if plan.multi_label:
         if name in SET_METRIC_IDS:
-            sizes = _set_sizes(values, plan.n_labels)[1]
+            sizes = _set_sizes(values)
             if (plan.n_labels + 63) // 64 == 1:
                 expected_sum = _set_expected_sums(
                     counts, values, sizes, _cached_set_table(name, plan.n_labels),
@@ -440,7 +449,7 @@ def _distance_sums(totals, counts, values, ranked_observed, delta, plan: _Plan):
             return totals["observed_sum"], expected_sum, numbers, delta
         if name == "nominal":
             return (*_nominal_sums(counts), numbers, delta)
-        bits = _set_sizes(values, plan.n_labels)[0]
+        bits = _set_bits(values, plan.n_labels)
         delta = _callable_delta(plan.metric, list(_label_sets(bits, plan.label_values)))
         expected_sum = _pair_expected_sum(counts, _kernels.DELTA_MATRIX, delta=delta)
         return totals["observed_sum"], expected_sum, numbers, delta

@@ -461,34 +461,63 @@ def expected_rows(counts, g, used, r0, r1, metric_id, delta, numbers, packed, si
 
 
 @njit(cache=True, nogil=True,
-      work=lambda packed, sizes, counts, table, s0, s1: (s1 - s0) * packed.size)
-def set_pair_expected(packed, sizes, counts, table, s0, s1):
-    """Rows s0..s1 of E = sum over ordered pairs of pairable label sets (s, t) of
-    n_s n_t table[|s|, |t|, |s & t|], for distinct sets of at most 64 labels (``packed``
-    (V,) uint64, one machine word each): the intersection size is one AND and a popcount,
-    so comparing every pair of distinct sets is cheap. Each unordered pair is visited once
-    (from its first set) and counted twice.
+      work=lambda packed, sizes, counts, table, starts, s0, s1: (s1 - s0) * packed.size)
+def set_pair_expected(packed, sizes, counts, table, starts, s0, s1):
+    """Rows s0..s1 of E = sum over ordered pairs of distinct pairable label sets (s, t) of
+    n_s n_t table[|s|, |t|, |s & t|], for sets of at most 64 labels (``packed`` (V,) uint64,
+    one machine word each; ``sizes`` |s|, ``counts`` n_s) in order of size, the sets of
+    size b from ``starts[b]`` on: the intersection size is one AND and a popcount, so
+    comparing every pair of distinct sets is cheap. Each unordered pair is visited once
+    (from its first set) and counted twice; pairs of a set with itself are left to the
+    caller.
 
-    ``table`` is read flat with unsigned indices: numba then emits no check for negative
-    indices in the inner loop (1.35x faster at 1,500 distinct sets of 31 labels)."""
+    Eight rows at a time: each set t is read once for eight sets s, whose words and sums
+    stay in registers, and within a size b of t each s reads one row table[|s|, b] (2.7x
+    faster than one row at a time at 1,200 distinct sets of 31 labels: the loads of t, not
+    the popcounts, were the cost)."""
     V = packed.size
-    k1 = np.uint64(table.shape[1])
-    flat = table.reshape(-1)
-    rows = np.empty(V, np.uint64)  # where table[., |t|] starts within table[a]
-    for t in range(V):
-        rows[t] = np.uint64(sizes[t]) * k1
+    k1 = table.shape[1]
     total = 0.0
-    for s in range(s0, s1):
-        n_s = counts[s]
-        if n_s == 0:
-            continue
-        plane = np.uint64(sizes[s]) * k1 * k1  # where table[a] starts
+    s = s0
+    while s + 8 <= s1:
+        w0, w1, w2, w3 = packed[s], packed[s + 1], packed[s + 2], packed[s + 3]
+        w4, w5, w6, w7 = packed[s + 4], packed[s + 5], packed[s + 6], packed[s + 7]
+        within = 0.0  # the pairs among the eight
+        for u in range(s, s + 8):
+            for v in range(u + 1, s + 8):
+                within += counts[u] * counts[v] * table[sizes[u], sizes[v],
+                                                        _popcount(packed[u] & packed[v])]
+        r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = 0.0
+        for b in range(sizes[s], k1):  # the sets after the eight are as large or larger
+            t0 = max(starts[b], s + 8)
+            t1 = starts[b + 1]
+            if t0 >= t1:
+                continue
+            d0, d1, d2, d3 = (table[sizes[s], b], table[sizes[s + 1], b],
+                              table[sizes[s + 2], b], table[sizes[s + 3], b])
+            d4, d5, d6, d7 = (table[sizes[s + 4], b], table[sizes[s + 5], b],
+                              table[sizes[s + 6], b], table[sizes[s + 7], b])
+            for t in range(t0, t1):
+                word = packed[t]
+                n_t = counts[t]
+                r0 += n_t * d0[_popcount(w0 & word)]
+                r1 += n_t * d1[_popcount(w1 & word)]
+                r2 += n_t * d2[_popcount(w2 & word)]
+                r3 += n_t * d3[_popcount(w3 & word)]
+                r4 += n_t * d4[_popcount(w4 & word)]
+                r5 += n_t * d5[_popcount(w5 & word)]
+                r6 += n_t * d6[_popcount(w6 & word)]
+                r7 += n_t * d7[_popcount(w7 & word)]
+        total += 2.0 * (counts[s] * r0 + counts[s + 1] * r1 + counts[s + 2] * r2
+                        + counts[s + 3] * r3 + counts[s + 4] * r4 + counts[s + 5] * r5
+                        + counts[s + 6] * r6 + counts[s + 7] * r7 + within)
+        s += 8
+    for s in range(s, s1):  # the last rows one at a time
         word = packed[s]
         row = 0.0
         for t in range(s + 1, V):
-            common = np.uint64(_popcount(word & packed[t]))
-            row += counts[t] * flat[plane + rows[t] + common]
-        total += 2.0 * n_s * row + n_s * n_s * table[sizes[s], sizes[s], sizes[s]]
+            row += counts[t] * table[sizes[s], sizes[t], _popcount(word & packed[t])]
+        total += 2.0 * counts[s] * row
     return total
 
 
@@ -572,23 +601,27 @@ def intersection_histogram(packed, sizes, counts, n_labels):
 def pack_label_sets(values, packed):
     """Bit-pack each (group, item, annotator) label vector of 0/1 ``values`` (G, N, n, k)
     into ``packed`` (G, N, n, W) uint64. Returns status (G, N, n) int8: 0 a decided vector,
-    1 all labels missing (NaN), 2 some labels missing, 3 a value other than 0, 1 or NaN."""
+    1 all labels missing (NaN), 2 some labels missing, 3 a value other than 0, 1 or NaN.
+    Each word is formed in a register with no branch on the values (2x faster than setting
+    bits in memory at (300, 5, 31), where 1 in 10 decisions is a 1)."""
     G, N, n, k = values.shape
+    W = packed.shape[3]
     status = np.zeros((G, N, n), np.int8)
-    for i in range(N):
-        for g in range(G):
+    for g in range(G):
+        for i in range(N):
             for a in range(n):
+                row = values[g, i, a]
                 missing = 0
                 invalid = 0
-                for j in range(k):
-                    v = values[g, i, a, j]
-                    if v == 1:
-                        packed[g, i, a, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-                    elif v != 0:
-                        if v != v:
-                            missing += 1
-                        else:
-                            invalid += 1
+                for w in range(W):
+                    j0 = 64 * w
+                    word = np.uint64(0)
+                    for j in range(min(64, k - j0)):
+                        v = row[j0 + j]
+                        word |= np.uint64(v == 1) << np.uint64(j)
+                        missing += v != v
+                        invalid += (v == v) & (v != 0) & (v != 1)
+                    packed[g, i, a, w] = word
                 if invalid:
                     status[g, i, a] = 3
                 elif missing == k:
@@ -596,6 +629,17 @@ def pack_label_sets(values, packed):
                 elif missing:
                     status[g, i, a] = 2
     return status
+
+
+@njit(cache=True, nogil=True)
+def set_sizes(packed):
+    """|s|, the number of labels, of each bit-packed label set of ``packed`` (V, W) uint64."""
+    V, W = packed.shape
+    sizes = np.zeros(V, np.int64)
+    for s in range(V):
+        for w in range(W):
+            sizes[s] += _popcount(packed[s, w])
+    return sizes
 
 
 # --- alpha standard errors and bootstrap ---

@@ -75,9 +75,11 @@ FEW_VALUES = 8
 COUNT_BATCH = 1024
 
 
-@njit(cache=True, nogil=True,  # work: every rating compared with up to 8 values
-      work=lambda values, low, missing, V, i0, i1, *_: (i1 - i0) * values.shape[0]
-      * values.shape[2] * (min(V, 8) + 2))
+@njit(cache=True, nogil=True,  # work: every rating compared with up to 8 values, and
+      # (few values) the sums by m finished per group whatever the number of items
+      work=lambda values, low, missing, V, i0, i1, *_: values.shape[0] * (
+          (i1 - i0) * values.shape[2] * (min(V, FEW_VALUES) + 2)
+          + (values.shape[2] + 1) * min(V, FEW_VALUES) ** 2))
 def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with_moments):
     """One pass over the ratings of items i0..i1 (a run of items: the caller runs several
     on the thread pool and adds their results in a fixed order). A rating is missing if it

@@ -221,7 +221,7 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
             np.sum([run[part] for run in runs], axis=0) for part in range(7))
         unmatched = sum(run[7] for run in runs)
     # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
-    coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2)
+    coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2) if upper.size else upper
     return (counts, counts + unpaired, items, agreeing, coincidence,
             (moments, outer) if with_moments else None, unmatched)
 

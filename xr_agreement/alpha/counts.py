@@ -305,13 +305,14 @@ def _word_pair_sums(packed, sizes, counts, table) -> float:
                  np.searchsorted(sizes, np.arange(table.shape[1] + 1)).astype(np.int64))
     V = sizes.size
     parts = int(max(1, min(16, V * V // (2 * PAIRS_PER_PART))))
-    work = np.cumsum(np.arange(V, 0, -1, dtype=np.float64))
-    bounds = np.searchsorted(work, work[-1] * np.arange(1, parts) / parts)
-    bounds = np.concatenate([[0], 8 * (bounds // 8), [V]]).astype(np.int64)  # blocks of 8
-    def rows(t):
-        return _kernels.set_pair_expected(*arguments, bounds[t], bounds[t + 1])
-
-    pairs = rows(0) if parts == 1 else sum(_pool_map(rows, range(parts)))
+    if parts == 1:
+        pairs = _kernels.set_pair_expected(*arguments, 0, V)
+    else:
+        work = np.cumsum(np.arange(V, 0, -1, dtype=np.float64))
+        bounds = np.searchsorted(work, work[-1] * np.arange(1, parts) / parts)
+        bounds = np.concatenate([[0], 8 * (bounds // 8), [V]]).astype(np.int64)  # blocks of 8
+        pairs = sum(_pool_map(lambda t: _kernels.set_pair_expected(
+            *arguments, bounds[t], bounds[t + 1]), range(parts)))
     same = float(np.sum(counts * counts * table[sizes, sizes, sizes]))  # n_s^2 delta(s, s)
     return float(pairs) + same
 

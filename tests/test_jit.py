@@ -196,3 +196,27 @@ def test_a_fresh_process_reports_without_numba_and_compiles_large_input(monkeypa
     example = xr_agreement.datasets.bias_example()
     assert value == pytest.approx(float(xr_agreement.mla(example, baseline="F").agreement),
                                   rel=1e-12)
+
+
+@jit.njit(cache=False)
+def _products(a, b, out):
+    for i in range(a.size):
+        out[i] = jit.multiply_u16(a[i], b[i])
+
+
+def test_multiply_u16_compiled_and_interpreted():
+    """The 16-bit product of count_bytes' squares is (a * b) mod 2**16 compiled (one i16
+    multiply) and interpreted, wrapping where the product needs more than 16 bits."""
+    rng = np.random.default_rng(7)
+    a = np.concatenate([rng.integers(0, 2**16, 500), [0, 255, 256, 300, 65535]]).astype(np.uint16)
+    b = np.concatenate([rng.integers(0, 2**16, 500), [7, 255, 256, 300, 65535]]).astype(np.uint16)
+    expected = np.array([(int(x) * int(y)) % 2**16 for x, y in zip(a, b)], np.uint16)
+    before = jit.mode()
+    try:
+        for mode in ("always", "never"):
+            jit.set_mode(mode)
+            out = np.zeros(a.size, np.uint16)
+            _products(a, b, out)
+            np.testing.assert_array_equal(out, expected, err_msg=mode)
+    finally:
+        jit.set_mode(before)

@@ -109,6 +109,47 @@ def cache_dir() -> str:
     return os.path.join(root, "xr_agreement", "numba")
 
 
+def multiply_u16(a, b):
+    """``(a * b) mod 2**16`` of two uint16 values, as uint16: in a compiled kernel one 16-bit
+    multiply, which vectorizes sixteen to a register.
+
+    numba computes integer arithmetic in 64 bits: ``np.uint16(x) * np.uint16(x)`` is an
+    int64, and LLVM, which narrows an addition truncated back to 16 bits, keeps such a
+    product in 64-bit lanes, four to a register (with the widening and packing around it).
+    In mla's ``count_bytes`` the squares of the per-label sums were then half of the pass; at
+    (10^6, 5, 100) uint8 this product (with the fused row pass there) took the pass from
+    87-113 to 57-65 ns an item in one thread. Its numba implementation is registered when
+    numba is first loaded (:func:`_register_extensions`); interpreted, the same value.
+    """
+    return np.uint16((int(a) * int(b)) & 0xFFFF)
+
+
+def _register_extensions():
+    """numba's implementation of :func:`multiply_u16` (an LLVM ``mul`` on i16), once."""
+    if _state.get("extensions"):
+        return
+    from numba import types
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def _mul_i16(typingctx, a, b):
+        if a != types.uint16 or b != types.uint16:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.mul(args[0], args[1])
+
+        return types.uint16(types.uint16, types.uint16), codegen
+
+    @overload(multiply_u16)
+    def _multiply_u16(a, b):
+        if a == types.uint16 and b == types.uint16:
+            return lambda a, b: _mul_i16(a, b)
+        return None
+
+    _state["extensions"] = True
+
+
 def _compile(function, options):
     """numba's dispatcher of ``function``, its cache in :func:`cache_dir`."""
     import numba
@@ -116,6 +157,7 @@ def _compile(function, options):
 
     global _ALL_COMPILED
     with _lock:
+        _register_extensions()
         _state["compiled"] = True
         _ALL_COMPILED = _state["mode"] != "never"
         if not options.get("cache") or config.CACHE_DIR:

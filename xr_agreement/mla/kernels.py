@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.jit import njit
+from .._core.jit import multiply_u16, njit
 
 
 @njit(cache=True, nogil=True)
@@ -118,55 +118,44 @@ def count_missing(values, label_counts, item_counts):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _sum_annotator_rows(item, x, seen):
+def _sum_annotator_rows(item, x, seen, zero):
     """x[j] = sum over annotators of item[a, j] (uint8, n < 256), and seen[j] |= every value.
 
-    Rows are added up to four at a time: one pass over x per four annotators instead of one
-    per annotator (at (10^6, 5, 100) uint8 the whole count_bytes pass took 84 -> 75 ms).
+    Five rows per pass over x, the first pass writing x, the others adding to it; rows past
+    the last annotator are read from ``zero`` (k zeros), so one loop serves every n. One pass
+    for up to five annotators: at (10^6, 5, 100) the row sums took 62 -> 35 ns an item. More
+    rows per pass do not vectorize: LLVM checks at run time that the loop's arrays do not
+    overlap, and gives up beyond some seven of them.
     """
     n, k = item.shape
-    x[:] = 0
-    a = 0
-    while n - a >= 4:
+    for a in range(0, n, 5):
         r0 = item[a]
-        r1 = item[a + 1]
-        r2 = item[a + 2]
-        r3 = item[a + 3]
-        for j in range(k):
-            v0, v1, v2, v3 = r0[j], r1[j], r2[j], r3[j]
-            x[j] += v0 + v1 + v2 + v3
-            seen[j] |= v0 | v1 | v2 | v3
-        a += 4
-    if n - a == 3:
-        r0 = item[a]
-        r1 = item[a + 1]
-        r2 = item[a + 2]
-        for j in range(k):
-            v0, v1, v2 = r0[j], r1[j], r2[j]
-            x[j] += v0 + v1 + v2
-            seen[j] |= v0 | v1 | v2
-    elif n - a == 2:
-        r0 = item[a]
-        r1 = item[a + 1]
-        for j in range(k):
-            v0, v1 = r0[j], r1[j]
-            x[j] += v0 + v1
-            seen[j] |= v0 | v1
-    elif n - a == 1:
-        r0 = item[a]
-        for j in range(k):
-            x[j] += r0[j]
-            seen[j] |= r0[j]
+        r1 = item[a + 1] if a + 1 < n else zero
+        r2 = item[a + 2] if a + 2 < n else zero
+        r3 = item[a + 3] if a + 3 < n else zero
+        r4 = item[a + 4] if a + 4 < n else zero
+        if a == 0:
+            for j in range(k):
+                v0, v1, v2, v3, v4 = r0[j], r1[j], r2[j], r3[j], r4[j]
+                x[j] = v0 + v1 + v2 + v3 + v4
+                seen[j] |= v0 | v1 | v2 | v3 | v4
+        else:
+            for j in range(k):
+                v0, v1, v2, v3, v4 = r0[j], r1[j], r2[j], r3[j], r4[j]
+                x[j] += v0 + v1 + v2 + v3 + v4
+                seen[j] |= v0 | v1 | v2 | v3 | v4
 
 
 @njit(cache=True, nogil=True)
 def count_bytes(values, label_counts, item_counts):
     """:func:`count_exact` for uint8 input (bool is viewed as uint8) with at most
-    255 annotators, about 1.5x faster: per-item sums stay in uint8, squares in uint16, and
-    label sums in uint16 blocks flushed to int64 before they could overflow."""
+    255 annotators, about 2.5x faster: per-item sums stay in uint8, squares in uint16 (a
+    16-bit multiply, :func:`.._core.jit.multiply_u16`), item totals in uint32, and label
+    sums in uint16 blocks flushed to int64 before they could overflow."""
     G, N, n, k = values.shape
     x = np.zeros(k, np.uint8)
     seen = np.zeros(k, np.uint8)
+    zero = np.zeros(k, np.uint8)
     block_x = np.zeros(k, np.uint16)
     block_x2 = np.zeros(k, np.uint16)
     all_pairs = k * (n * (n - 1) // 2)
@@ -179,16 +168,18 @@ def count_bytes(values, label_counts, item_counts):
             block_x[:] = 0
             block_x2[:] = 0
             for i in range(b0, b1):
-                _sum_annotator_rows(values[g, i], x, seen)
+                _sum_annotator_rows(values[g, i], x, seen, zero)
+                # item totals <= k n^2 < 2^32 (k < 66,000 labels); the casts keep the sums
+                # in 32-bit lanes
                 s1 = np.uint32(0)
                 s2 = np.uint32(0)
                 for j in range(k):
                     xj = np.uint16(x[j])
-                    square = np.uint16(xj * xj)
+                    square = multiply_u16(xj, xj)
                     block_x[j] = block_x[j] + xj
                     block_x2[j] = block_x2[j] + square
-                    s1 += xj
-                    s2 += square
+                    s1 = np.uint32(s1 + xj)
+                    s2 = np.uint32(s2 + square)
                 item_counts[g, i, 0] = np.int64(s2) - n * np.int64(s1) + all_pairs
                 item_counts[g, i, 1] = all_pairs
             for j in range(k):

@@ -243,11 +243,26 @@ def test_accessor_equals_function():
 @pytest.mark.parametrize("n", range(2, 12))
 @pytest.mark.parametrize("dtype", [np.uint8, bool])
 def test_byte_input_every_annotator_count_vs_oracle(n, dtype):
-    # the uint8 kernel adds annotator rows four at a time, then the last one to three
+    # the uint8 kernel adds annotator rows five to a pass, the last pass padded with zeros
     rng = np.random.default_rng(n)
     v = random_values(rng, 9, n, 35, "mixed")
     ds = xr_agreement.mla(to_da(v, dtype=dtype), baseline="all")
     assert_matches_all(ds, v, coords=coords_for(9, n, 35))
+
+
+def test_byte_input_with_item_totals_past_32_bits():
+    """An item's sum of squares over labels, k n^2, past 2^32 (66,052 labels of 255
+    annotators): the per-item agreeing pairs, counted directly here, stay exact (the uint8
+    kernel keeps item totals in 32 bits, so such items take the int64 one)."""
+    n, k = 255, 66_052
+    rng = np.random.default_rng(3)
+    v = np.ones((2, n, k), np.uint8)
+    v[1] = rng.random((n, k)) < 0.5
+    ds = xr_agreement.mla(xr.DataArray(v, dims=("item", "annotator", "label")))
+    x = v.sum(axis=1, dtype=np.int64)  # (item, label): annotators who said 1
+    agreeing = (x * (x - 1) // 2 + (n - x) * (n - x - 1) // 2).sum(axis=1)
+    expected = agreeing / (k * n * (n - 1) // 2)
+    np.testing.assert_allclose(ds.item_observed.values, expected, rtol=1e-12)
 
 
 def test_dtype_paths_agree():

@@ -119,8 +119,14 @@ def multiply_u16(a, b):
     In mla's ``count_bytes`` the squares of the per-label sums were then half of the pass; at
     (10^6, 5, 100) uint8 this product (with the fused row pass there) took the pass from
     87-113 to 57-65 ns an item in one thread. Its numba implementation is registered when
-    numba is first loaded (:func:`_register_extensions`); interpreted, the same value.
+    numba is first loaded (:func:`_register_extensions`); interpreted, the same value, and
+    the same refusal of arguments that are not uint16. numba's cache keys a kernel to its
+    own source file: a kernel using this function keeps its compiled product until that
+    file (or the cache folder) changes.
     """
+    if not (isinstance(a, np.uint16) and isinstance(b, np.uint16)):
+        raise TypeError(f"multiply_u16 takes two numpy.uint16 values, got "
+                        f"{type(a).__name__} and {type(b).__name__}")
     return np.uint16((int(a) * int(b)) & 0xFFFF)
 
 

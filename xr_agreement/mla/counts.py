@@ -34,6 +34,11 @@ COUNT_STATS = ["cells", "positives", "positives_squared"]
 PARALLEL_THRESHOLD = 1 << 22
 
 
+# count_bytes keeps an item's sum of squares over labels, at most k n^2, in uint32: larger
+# items (k n^2 >= 2^32, e.g. 66,052 labels of 255 annotators) go to count_exact.
+BYTE_ITEM_TOTAL_LIMIT = 2**32
+
+
 def _count_threads(values, label_counts, item_counts, kernel) -> list:
     """Run ``kernel`` (a nogil numba function) on item ranges in Python threads.
 
@@ -74,7 +79,7 @@ def _count_block(block, coords, *, parallel):
     if values.size:
         if missing:
             kernel = _kernels.count_missing
-        elif values.dtype == np.uint8 and n < 256:
+        elif values.dtype == np.uint8 and n < 256 and k * n * n < BYTE_ITEM_TOTAL_LIMIT:
             kernel = _kernels.count_bytes
         else:
             kernel = _kernels.count_exact

@@ -149,7 +149,7 @@ def _sum_annotator_rows(item, x, seen, zero):
 @njit(cache=True, nogil=True)
 def count_bytes(values, label_counts, item_counts):
     """:func:`count_exact` for uint8 input (bool is viewed as uint8) with at most
-    255 annotators, about 2.5x faster: per-item sums stay in uint8, squares in uint16 (a
+    255 annotators and k n^2 < 2^32, about 2.5x faster: per-item sums stay in uint8, squares in uint16 (a
     16-bit multiply, :func:`.._core.jit.multiply_u16`), item totals in uint32, and label
     sums in uint16 blocks flushed to int64 before they could overflow."""
     G, N, n, k = values.shape
@@ -169,8 +169,8 @@ def count_bytes(values, label_counts, item_counts):
             block_x2[:] = 0
             for i in range(b0, b1):
                 _sum_annotator_rows(values[g, i], x, seen, zero)
-                # item totals <= k n^2 < 2^32 (k < 66,000 labels); the casts keep the sums
-                # in 32-bit lanes
+                # item totals <= k n^2 < 2^32 (the caller sends larger items to
+                # count_exact); the casts keep the sums in 32-bit lanes
                 s1 = np.uint32(0)
                 s2 = np.uint32(0)
                 for j in range(k):

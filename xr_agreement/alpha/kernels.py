@@ -106,6 +106,19 @@ def rating_counts(values, low, missing, n_values, i0, i1, with_coincidence, with
                               with_moments)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _count_accumulators(G, n, V, with_coincidence, with_moments):
+    """The zeroed results of :func:`rating_counts` (see there), the coincidence and the
+    moments empty when not asked for."""
+    side = V if with_coincidence else 0
+    terms = 1 + 2 * V if with_moments else 0
+    pairs = V if with_moments else 0
+    return (np.zeros((G, V), np.int64), np.zeros((G, V), np.int64),
+            np.zeros((G, n + 1), np.int64), np.zeros((G, n + 1), np.int64),
+            np.zeros((G, side, side), np.float64),  # upper triangle
+            np.zeros((G, n + 1, terms), np.int64), np.zeros((G, pairs, pairs), np.int64))
+
+
 @njit(cache=True, nogil=True)
 def _few_value_counts(values, low, missing, n_values, i0, i1, with_coincidence, with_moments):
     """:func:`rating_counts` for at most :data:`FEW_VALUES` values.
@@ -121,16 +134,8 @@ def _few_value_counts(values, low, missing, n_values, i0, i1, with_coincidence, 
     """
     G, N, n = values.shape
     V = n_values
-    side = V if with_coincidence else 0
-    terms = 1 + 2 * V if with_moments else 0
-    pairs = V if with_moments else 0
-    counts = np.zeros((G, V), np.int64)
-    unpaired = np.zeros((G, V), np.int64)
-    items = np.zeros((G, n + 1), np.int64)
-    agreeing = np.zeros((G, n + 1), np.int64)
-    coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
-    moments = np.zeros((G, n + 1, terms), np.int64)
-    outer = np.zeros((G, pairs, pairs), np.int64)
+    counts, unpaired, items, agreeing, coincidence, moments, outer = _count_accumulators(
+        G, n, V, with_coincidence, with_moments)
     values_by_m = np.zeros((n + 1, V), np.int64)  # sum of n_ic over the items with m ratings
     products_by_m = np.zeros((n + 1, V, V), np.int64)  # ... of n_ic n_ik, c <= k
     # the values low + c as eight scalars, NaN (equal to no rating) from c = V on: every
@@ -266,16 +271,8 @@ def _many_value_counts(values, low, missing, n_values, i0, i1, with_coincidence,
     and a list of the codes an item touches, added item by item."""
     G, N, n = values.shape
     V = n_values
-    side = V if with_coincidence else 0
-    terms = 1 + 2 * V if with_moments else 0
-    pairs = V if with_moments else 0
-    counts = np.zeros((G, V), np.int64)
-    unpaired = np.zeros((G, V), np.int64)
-    items = np.zeros((G, n + 1), np.int64)
-    agreeing = np.zeros((G, n + 1), np.int64)
-    coincidence = np.zeros((G, side, side), np.float64)  # upper triangle
-    moments = np.zeros((G, n + 1, terms), np.int64)
-    outer = np.zeros((G, pairs, pairs), np.int64)
+    counts, unpaired, items, agreeing, coincidence, moments, outer = _count_accumulators(
+        G, n, V, with_coincidence, with_moments)
     scratch = np.zeros(V, np.int64)
     touched = np.empty(max(n, V), np.int64)  # the item's codes ...
     present = np.empty(max(n, V), np.int64)  # ... and how often each occurs

@@ -726,7 +726,7 @@ def test_set_pairs_of_many_distinct_sets(monkeypatch, metric, pairs_per_part):
 
     counts = importlib.import_module("xr_agreement.alpha.counts")
     monkeypatch.setattr(counts, "SUBSETS_PER_PAIR", math.inf)
-    monkeypatch.setattr(counts, "PAIRS_PER_PART", pairs_per_part)
+    monkeypatch.setattr(counts, "PAIRS_PER_THREAD", pairs_per_part)
     rng = np.random.default_rng(41)
     prevalence = rng.uniform(0.05, 0.6, (90, 1, 1))  # small and large sets
     x = (rng.random((90, 4, 12)) < prevalence).astype(float)

@@ -69,7 +69,8 @@ _lock = threading.RLock()
 _local = threading.local()  # .depth: interpreted kernel calls running in this thread
 
 
-_state = {"mode": "auto", "compiled": False, "interpreted_seconds": 0.0}
+_state = {"mode": "auto", "compiled": False, "interpreted_seconds": 0.0,
+          "extensions": False}
 
 
 # True once every call runs compiled (mode "always", or numba loaded under "auto"): the one
@@ -132,7 +133,7 @@ def multiply_u16(a, b):
 
 def _register_extensions():
     """numba's implementation of :func:`multiply_u16` (an LLVM ``mul`` on i16), once."""
-    if _state.get("extensions"):
+    if _state["extensions"]:
         return
     from numba import types
     from numba.extending import intrinsic, overload

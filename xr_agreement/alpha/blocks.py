@@ -16,7 +16,9 @@ threads); on dask (:mod:`.dask`) every chunk is one, counted on its dask thread.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import os
 
 import numpy as np
@@ -214,12 +216,9 @@ def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
     missing = np.nan if values.dtype.kind == "f" else -1.0  # NaN ratings, or -1 codes
     runs = _in_threads(lambda i0, i1: _kernels.rating_counts(
         values, ratings.low, missing, V, i0, i1, with_coincidence, with_moments), N, n_tasks)
-    if len(runs) == 1:
-        counts, unpaired, items, agreeing, upper, moments, outer, unmatched = runs[0]
-    else:
-        counts, unpaired, items, agreeing, upper, moments, outer = (
-            np.sum([run[part] for run in runs], axis=0) for part in range(7))
-        unmatched = sum(run[7] for run in runs)
+    # summed in the runs' order; a single run is taken as it is
+    counts, unpaired, items, agreeing, upper, moments, outer, unmatched = (
+        functools.reduce(operator.add, parts) for parts in zip(*runs))
     # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
     coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2) if upper.size else upper
     return (counts, counts + unpaired, items, agreeing, coincidence,

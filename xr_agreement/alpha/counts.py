@@ -28,15 +28,11 @@ COINCIDENCE_LIMIT = 256
 SUBSETS_PER_PAIR = 256
 
 
-# Fewer pairs of distinct values than this are summed in the calling thread (handing the
-# rows to the pool's threads would cost more than it saves).
+# Fewer pairs of distinct values than this are summed in the calling thread, and label-set
+# pairs are split into parts of about this many (about 1 ms of work): handing work to the
+# pool's threads costs more than it saves below (at 1,200 label sets of 31 labels, 0.7 M
+# pairs, two parts on two threads took 1.0-1.2 ms, one in the calling thread 0.5-0.8 ms).
 PAIRS_PER_THREAD = 1 << 21
-
-
-# Pairs of distinct one-word label sets per part of :func:`_word_pair_sums`, about 1 ms of
-# work: fewer are summed in the calling thread (at 1,200 sets of 31 labels, 0.7 M pairs, two
-# parts on two threads took 1.0-1.2 ms, one in the calling thread 0.5-0.8 ms).
-PAIRS_PER_PART = 1 << 21
 
 
 # Integral ratings are read as float codes (the kernels compare them with low + c) only below
@@ -304,7 +300,7 @@ def _word_pair_sums(packed, sizes, counts, table) -> float:
                  np.ascontiguousarray(table),
                  np.searchsorted(sizes, np.arange(table.shape[1] + 1)).astype(np.int64))
     V = sizes.size
-    parts = int(max(1, min(16, V * V // (2 * PAIRS_PER_PART))))
+    parts = int(max(1, min(16, V * V // (2 * PAIRS_PER_THREAD))))
     if parts == 1:
         pairs = _kernels.set_pair_expected(*arguments, 0, V)
     else:

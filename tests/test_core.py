@@ -11,7 +11,7 @@ import xarray as xr
 
 import xr_agreement
 from xr_agreement._core.arrays import divide
-from xr_agreement._core.dataset import dataset, input_coordinates
+from xr_agreement._core.dataset import dataset, input_coordinates, variable
 
 NUMERATORS = [3.0, 0.0, -2.0, 1.0, 5.0, 0.0]
 DENOMINATORS = [4.0, 0.0, 0.0, 1e-13, -8.0, 2.0]
@@ -145,6 +145,23 @@ def test_dataset_equals_the_public_constructor(new_coords):
     xr.testing.assert_identical(built, public)
     assert list(built.data_vars) == list(variables)
     assert built.sel(label="eco", round="r2").item_observed.sel(source="blog").values.tolist() == [9.0, 10.0, 11.0]
+
+
+@pytest.mark.parametrize("dims, data, attrs", [
+    (("item", "label"), np.arange(6.0).reshape(2, 3), {"long_name": "x", "symbol": "A_o"}),
+    ("label", np.array(["", "no spread", ""]), None),
+    ((), np.array(0.5), {}),
+])
+def test_variable_equals_the_public_constructor(dims, data, attrs):
+    built = variable(dims, data, attrs)
+    public = xr.Variable(dims, data, attrs)
+    xr.testing.assert_identical(built, public)
+    assert built.encoding == public.encoding == {}
+    if attrs:  # a copy: editing one variable's attrs must not reach the declared ones
+        built.attrs["note"] = "edited"
+        assert "note" not in attrs
+    with pytest.raises(ValueError, match="do not match"):
+        variable(("item",), data.reshape(1, -1), attrs)
 
 
 def test_dataset_variables_first_orders_dims_as_assign_coords():

@@ -51,30 +51,31 @@ def label_values(label_counts: np.ndarray, baselines) -> dict:
     G = math.prod(lead)
     counts = np.ascontiguousarray(label_counts, np.int64).reshape(G, k, M, 3)
     m = np.arange(M)
-    if counts.size:
+    if G > 1 and counts.size:
         # numbers of deciders no cell has add nothing to any sum: leave them out (on
-        # complete data all but m = n; the bootstrap finishes many replicates at once)
+        # complete data all but m = n; the bootstrap finishes many replicates at once).
+        # Not for one block, whose pass over them is shorter than the leaving out.
         occurs = counts[..., 0].reshape(-1, M).any(axis=0)
         if not occurs.all():
             m, counts = m[occurs], np.ascontiguousarray(counts[:, :, occurs])
     B = len(baselines)
-    # one output after the other along the first axis: each is a contiguous block
-    label_out = np.empty((len(LABEL_COLUMNS), G, k))
-    label_baseline_out = np.empty((len(LABEL_BASELINE_COLUMNS), B, G, k))
-    corpus_out = np.empty((len(CORPUS_COLUMNS), G))
-    corpus_baseline_out = np.empty((len(CORPUS_BASELINE_COLUMNS), B, G))
+    # one output after the other along the first axis: each is a contiguous block, passed
+    # to the kernel as (column, G, k) and read back as (column, *lead, k)
+    label_out = np.empty((len(LABEL_COLUMNS), *lead, k))
+    label_baseline_out = np.empty((len(LABEL_BASELINE_COLUMNS), B, *lead, k))
+    corpus_out = np.empty((len(CORPUS_COLUMNS), *lead))
+    corpus_baseline_out = np.empty((len(CORPUS_BASELINE_COLUMNS), B, *lead))
     _kernels.label_values(counts, m, n_deciders,
                           np.array([BASELINE_IDS[b] for b in baselines], np.int64),
-                          label_out, label_baseline_out, corpus_out, corpus_baseline_out)
-    values = {}
-    for c, name in enumerate(LABEL_COLUMNS):
-        values[name] = label_out[c].reshape(lead + (k,))
-    for c, name in enumerate(LABEL_BASELINE_COLUMNS):
-        values[name] = label_baseline_out[c].reshape((B, *lead, k))
-    for c, name in enumerate(CORPUS_COLUMNS):
-        values[name] = corpus_out[c].reshape(lead)
-    for c, name in enumerate(CORPUS_BASELINE_COLUMNS):
-        values[name] = corpus_baseline_out[c].reshape((B, *lead))
+                          label_out.reshape(label_out.shape[0], G, k),
+                          label_baseline_out.reshape(label_baseline_out.shape[0], B, G, k),
+                          corpus_out.reshape(corpus_out.shape[0], G),
+                          corpus_baseline_out.reshape(corpus_baseline_out.shape[0], B, G))
+    values = dict(zip(LABEL_COLUMNS, label_out))
+    values.update(zip(CORPUS_COLUMNS, corpus_out))
+    # the baseline-dependent ones keep their leading baseline axis
+    values.update(zip(LABEL_BASELINE_COLUMNS, label_baseline_out))
+    values.update(zip(CORPUS_BASELINE_COLUMNS, corpus_baseline_out))
     # counts stay integers (exact in float64 up to 2^53)
     values["label_n_pairable_values"] = values["label_n_pairable_values"].astype(np.int64)
     values["n_decided"] = values["n_decided"].astype(np.int64)

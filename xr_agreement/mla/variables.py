@@ -4,6 +4,7 @@ arrays."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -208,29 +209,14 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
              reasons=False):
     """Labeled Dataset from :func:`finish_counts` arrays, with attrs on every variable (and
     the ``undefined_reason`` texts where ``reasons``)."""
-    variables = {}
-    declared = dict(VARIABLES)
     if reasons:
         values = {**values, **undefined_reasons(values)}
-        declared.update(REASON_VARIABLES)
-    for name, (long_name, symbol, description) in declared.items():
+    variables = {}
+    for name, dims, attrs, first in _layout(tuple(baselines), single, tuple(extra), item,
+                                            label, reasons):
         array = values[name]
-        if name.startswith("item_"):
-            dims = (*extra, item)
-        elif name.startswith("label_"):
-            dims = (*extra, label)
-        else:
-            dims = tuple(extra)
-        attrs = {"long_name": long_name, "description": description}
-        if symbol:
-            attrs["symbol"] = symbol
-        if name in BASELINE_DEPENDENT:
-            if single:
-                array = array[0, ...]  # a 0-d array keeps the dtype (of the texts too)
-                attrs["baseline"] = baselines[0]
-            else:
-                dims = ("baseline", *dims)
-        variables[name] = variable(dims, array, attrs)
+        # one baseline: its value alone (a 0-d array keeps the dtype, of the texts too)
+        variables[name] = variable(dims, array[0, ...] if first else array, attrs)
     item_size = values["item_observed"].shape[-1]
     label_size = values["label_prevalence"].shape[-1]
     return dataset(
@@ -251,6 +237,32 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
         },
     )
 
+
+@lru_cache(maxsize=64)
+def _layout(baselines: tuple, single: bool, extra: tuple, item: str, label: str,
+            reasons: bool) -> tuple:
+    """(name, dims, attrs, first) of every output variable, ``first`` where the variable
+    keeps only its one baseline's value. The same for every call with these arguments, so
+    made once (``variable`` copies the attrs)."""
+    declared = {**VARIABLES, **(REASON_VARIABLES if reasons else {})}
+    layout = []
+    for name, (long_name, symbol, description) in declared.items():
+        if name.startswith("item_"):
+            dims = (*extra, item)
+        elif name.startswith("label_"):
+            dims = (*extra, label)
+        else:
+            dims = extra
+        attrs = {"long_name": long_name, "description": description}
+        if symbol:
+            attrs["symbol"] = symbol
+        first = name in BASELINE_DEPENDENT and single
+        if first:
+            attrs["baseline"] = baselines[0]
+        elif name in BASELINE_DEPENDENT:
+            dims = ("baseline", *dims)
+        layout.append((name, dims, attrs, first))
+    return tuple(layout)
 
 
 def undefined_reasons(values) -> dict:

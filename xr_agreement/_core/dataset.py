@@ -43,9 +43,15 @@ def input_coordinates(da: xr.DataArray, dims: Iterable[str]) -> InputCoordinates
     """The coordinates of ``da`` that live on ``dims`` only (index and non-index alike), with
     their existing indexes: nothing is copied or rebuilt."""
     dims = set(dims)
-    variables = {name: variable for name, variable in da.coords.variables.items()
+    # the DataArray's own dicts where it has them: the public views (Frozen mappings read
+    # through collections.abc, an Indexes object) took 14 us where these take 4 at three coordinates
+    all_variables = getattr(da, "_coords", None)
+    all_indexes = getattr(da, "_indexes", None)
+    if not (isinstance(all_variables, dict) and isinstance(all_indexes, dict)):
+        all_variables, all_indexes = da.coords.variables, da.xindexes  # pragma: no cover
+    variables = {name: variable for name, variable in all_variables.items()
                  if set(variable.dims) <= dims}
-    indexes = {name: index for name, index in da.xindexes.items() if name in variables}
+    indexes = {name: index for name, index in all_indexes.items() if name in variables}
     return InputCoordinates(variables, indexes)
 
 

@@ -697,15 +697,19 @@ def test_errors_name_what_and_where():
         as_ratings(np.ones((3, 1))).agreement.alpha()
 
 
-@pytest.mark.parametrize("subsets_per_pair", [0, math.inf])
+@pytest.mark.parametrize("subsets_per_pair, list_pairs_per_pair",
+                         [(0, math.inf), (math.inf, math.inf), (math.inf, 0)],
+                         ids=["histogram", "all pairs", "label lists"])
 @pytest.mark.parametrize("metric", ["jaccard", "masi", "masi_rounded"])
-def test_set_expected_both_ways(monkeypatch, metric, subsets_per_pair):
-    """D_e of Jaccard/MASI from the intersection-size histogram (0) and from pairs of
-    distinct sets (inf) both equal the oracle."""
+def test_set_expected_every_way(monkeypatch, metric, subsets_per_pair, list_pairs_per_pair):
+    """D_e of Jaccard/MASI from the intersection-size histogram, from all pairs of
+    distinct sets and from the pairs within each label's list of sets all equal the
+    oracle."""
     import importlib
 
-    monkeypatch.setattr(importlib.import_module("xr_agreement.alpha.counts"), "SUBSETS_PER_PAIR",
-                        subsets_per_pair)
+    counts = importlib.import_module("xr_agreement.alpha.counts")
+    monkeypatch.setattr(counts, "SUBSETS_PER_PAIR", subsets_per_pair)
+    monkeypatch.setattr(counts, "LIST_PAIRS_PER_PAIR", list_pairs_per_pair)
     for seed in range(3):
         x = random_sets(seed, n_items=12, n_annotators=4, n_labels=7)
         labels = [f"L{j}" for j in range(7)]
@@ -716,17 +720,21 @@ def test_set_expected_both_ways(monkeypatch, metric, subsets_per_pair):
         assert abs(float(result.alpha) - expected[0]) < 1e-12
 
 
-@pytest.mark.parametrize("pairs_per_part", [64, 1 << 30])
+@pytest.mark.parametrize("pairs_per_part, list_pairs_per_pair",
+                         [(64, math.inf), (1 << 30, math.inf), (1 << 30, 0)])
 @pytest.mark.parametrize("metric", ["jaccard", "masi"])
-def test_set_pairs_of_many_distinct_sets(monkeypatch, metric, pairs_per_part):
+def test_set_pairs_of_many_distinct_sets(monkeypatch, metric, pairs_per_part,
+                                         list_pairs_per_pair):
     """D_e of Jaccard/MASI over pairs of a few hundred distinct label sets of every size (the
     kernel takes eight sets at a time, in order of size), in one part and in many parts on
-    the thread pool, equals the oracle's sum over all pairs of pooled values."""
+    the thread pool, and within the labels' lists of sets, equals the oracle's sum over all
+    pairs of pooled values."""
     import importlib
 
     counts = importlib.import_module("xr_agreement.alpha.counts")
     monkeypatch.setattr(counts, "SUBSETS_PER_PAIR", math.inf)
     monkeypatch.setattr(counts, "PAIRS_PER_THREAD", pairs_per_part)
+    monkeypatch.setattr(counts, "LIST_PAIRS_PER_PAIR", list_pairs_per_pair)
     rng = np.random.default_rng(41)
     prevalence = rng.uniform(0.05, 0.6, (90, 1, 1))  # small and large sets
     x = (rng.random((90, 4, 12)) < prevalence).astype(float)

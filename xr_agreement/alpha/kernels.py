@@ -475,7 +475,6 @@ def set_pair_expected(packed, sizes, counts, table, starts, s0, s1):
     faster than one row at a time at 1,200 distinct sets of 31 labels: the loads of t, not
     the popcounts, were the cost)."""
     V = packed.size
-    k1 = table.shape[1]
     total = 0.0
     s = s0
     while s + 8 <= s1:
@@ -487,7 +486,8 @@ def set_pair_expected(packed, sizes, counts, table, starts, s0, s1):
                 within += counts[u] * counts[v] * table[sizes[u], sizes[v],
                                                         _popcount(packed[u] & packed[v])]
         r0 = r1 = r2 = r3 = r4 = r5 = r6 = r7 = 0.0
-        for b in range(sizes[s], k1):  # the sets after the eight are as large or larger
+        # the sets after the eight are as large or larger, up to the last one's size
+        for b in range(sizes[s], sizes[V - 1] + 1):
             t0 = max(starts[b], s + 8)
             t1 = starts[b + 1]
             if t0 >= t1:
@@ -518,6 +518,75 @@ def set_pair_expected(packed, sizes, counts, table, starts, s0, s1):
             row += counts[t] * table[sizes[s], sizes[t], _popcount(word & packed[t])]
         total += 2.0 * counts[s] * row
     return total
+
+
+@njit(cache=True, nogil=True)
+def label_list_starts(packed, n_labels):
+    """Where each label's list of the sets ``packed`` (V,) uint64 holding it starts, in
+    the lists one after the other by label: (n_labels + 1,) int64, the last the total."""
+    list_starts = np.zeros(n_labels + 1, np.int64)
+    for v in range(packed.size):
+        for l in range(n_labels):
+            list_starts[l + 1] += (packed[v] >> np.uint64(l)) & np.uint64(1)
+    for l in range(n_labels):
+        list_starts[l + 1] += list_starts[l]
+    return list_starts
+
+
+@njit(cache=True, nogil=True,
+      work=lambda packed, sizes, counts, table, list_starts: packed.size * sizes.size)
+def label_list_expected(packed, sizes, counts, table, list_starts):
+    """E = sum over all ordered pairs of the sets ``packed`` (V,) uint64 (in order of
+    ``sizes``, with frequencies ``counts``; a set with itself included) of n_s n_t
+    table[|s|, |t|, |s & t|], from the pairs within each label's list of sets
+    (:func:`label_list_starts`; see ``alpha.counts._word_pair_sums`` for why that is all
+    of E)."""
+    V = packed.size
+    k1 = table.shape[0]
+    n_labels = list_starts.size - 1
+    one = np.uint64(1)
+    # the lists (a counting sort by label: each list stays in order of size)
+    fill = list_starts[:n_labels].copy()
+    words = np.empty(list_starts[n_labels], np.uint64)
+    word_sizes = np.empty(list_starts[n_labels], np.int64)
+    word_counts = np.empty(list_starts[n_labels], np.float64)
+    for v in range(V):
+        for l in range(n_labels):
+            if (packed[v] >> np.uint64(l)) & one:
+                e = fill[l]
+                words[e], word_sizes[e], word_counts[e] = packed[v], sizes[v], counts[v]
+                fill[l] = e + 1
+    # e[a, b, c] = (T[a, b, c] - T[a, b, 0]) / c: a pair sharing c labels is met c times
+    excess = np.zeros_like(table)
+    for a in range(k1):
+        for b in range(k1):
+            for c in range(1, k1):
+                excess[a, b, c] = (table[a, b, c] - table[a, b, 0]) / c
+    starts = np.empty(k1 + 1, np.int64)
+    listed = 0.0
+    for l in range(n_labels):
+        o0, o1 = list_starts[l], list_starts[l + 1]
+        if o1 - o0 < 2:
+            continue
+        p = o0
+        for b in range(k1 + 1):  # where the sets of size b start in this list
+            while p < o1 and word_sizes[p] < b:
+                p += 1
+            starts[b] = p - o0
+        listed += set_pair_expected(words[o0:o1], word_sizes[o0:o1], word_counts[o0:o1],
+                                    excess, starts, 0, o1 - o0)
+    # every pair at T[|s|, |t|, 0]; each set with itself at T[|s|, |s|, |s|]
+    by_size = np.zeros(k1)
+    own = 0.0
+    for v in range(V):
+        a = sizes[v]
+        by_size[a] += counts[v]
+        own += counts[v] * counts[v] * (table[a, a, a] - table[a, a, 0])
+    disjoint = 0.0
+    for a in range(k1):
+        for b in range(k1):
+            disjoint += by_size[a] * by_size[b] * table[a, b, 0]
+    return listed + disjoint + own
 
 
 @njit(cache=True, nogil=True,

@@ -748,6 +748,32 @@ def test_set_pairs_of_many_distinct_sets(monkeypatch, metric, pairs_per_part,
     assert float(result.alpha) == pytest.approx(expected[0], abs=1e-12)
 
 
+@pytest.mark.parametrize("list_pairs_per_pair", [0, math.inf], ids=["label lists", "all pairs"])
+def test_set_expected_when_one_set_holds_most_values(monkeypatch, list_pairs_per_pair):
+    """One label set holds almost all of 300,000 pooled values: D_e is then tiny against
+    the number of pairs, and the label-list way must not get it as a difference of sums of
+    that size (it did, relative error 1e-11 here). Oracle: the sum over pairs of distinct
+    sets, each counted with its frequency."""
+    import importlib
+    from collections import Counter
+
+    counts = importlib.import_module("xr_agreement.alpha.counts")
+    monkeypatch.setattr(counts, "SUBSETS_PER_PAIR", math.inf)
+    monkeypatch.setattr(counts, "LIST_PAIRS_PER_PAIR", list_pairs_per_pair)
+    x = np.zeros((100_000, 3, 4))
+    x[..., :2] = 1  # {L0, L1} everywhere ...
+    x[0, 0] = [1, 0, 1, 0]  # ... but for one {L0, L2} and one {L3}
+    x[1, 2] = [0, 0, 0, 1]
+    labels = [f"L{j}" for j in range(4)]
+    frequency = Counter(s for unit in set_units(x, labels) for s in unit)
+    n = sum(frequency.values())
+    pairs = sum(frequency[s] * frequency[t] * masi(s, t)
+                for s in frequency for t in frequency if s != t)
+    result = as_decisions(x, labels).agreement.alpha("masi")
+    assert float(result.expected_disagreement) == pytest.approx(pairs / (n * (n - 1)),
+                                                                rel=1e-14, abs=0)
+
+
 def test_dask_input():
     """Hamming and the other metrics stay lazy on dask (additive counts per chunk, see
     test_alpha_dask.py) and give the numpy result."""

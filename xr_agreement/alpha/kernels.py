@@ -575,17 +575,24 @@ def label_list_expected(packed, sizes, counts, table, list_starts):
             starts[b] = p - o0
         listed += set_pair_expected(words[o0:o1], word_sizes[o0:o1], word_counts[o0:o1],
                                     excess, starts, 0, o1 - o0)
-    # every pair at T[|s|, |t|, 0]; each set with itself at T[|s|, |s|, |s|]
-    by_size = np.zeros(k1)
+    # every pair of distinct sets at T[|s|, |t|, 0], each set with itself at T[|s|, |s|,
+    # |s|]; the pairs of distinct sets by size counted exactly in int64 (the counts are
+    # integers), as all pairs less the pairs of a set with itself: in floats the two would
+    # cancel to ~N^2 eps when one set holds most of the N values
+    by_size = np.zeros(k1, np.int64)
+    own_pairs = np.zeros(k1, np.int64)
     own = 0.0
     for v in range(V):
         a = sizes[v]
-        by_size[a] += counts[v]
-        own += counts[v] * counts[v] * (table[a, a, a] - table[a, a, 0])
+        n_v = np.int64(counts[v])
+        by_size[a] += n_v
+        own_pairs[a] += n_v * n_v
+        own += counts[v] * counts[v] * table[a, a, a]
     disjoint = 0.0
     for a in range(k1):
         for b in range(k1):
-            disjoint += by_size[a] * by_size[b] * table[a, b, 0]
+            pairs = by_size[a] * by_size[b] - (own_pairs[a] if a == b else 0)
+            disjoint += np.float64(pairs) * table[a, b, 0]
     return listed + disjoint + own
 
 

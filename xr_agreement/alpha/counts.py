@@ -269,8 +269,9 @@ def _coded_label_sets(values, name, bad_value, partial_vector, scope=""):
 def _set_expected_sums(counts, packed, sizes, table, n_labels):
     """E = sum over ordered pairs of pairable label sets of their distance, per group, for
     distinct sets of one machine word (``packed`` (V, 1) uint64, at most 64 labels), by the
-    cheapest of three ways (see :func:`_word_pair_sums` and the constants above): pair by
-    pair with a popcount, pair by pair within each label's list of sets, or the histogram
+    cheapest of three ways (see the constants above): pair by pair with a popcount
+    (:func:`_word_pair_sums`), pair by pair within each label's list of sets
+    (:func:`_kernels.label_list_expected`), or the histogram
     of (|s|, |t|, |s & t|) built from the sets' subsets (when its int64 binomial inversion
     cannot overflow)."""
     k1 = n_labels + 1
@@ -281,8 +282,9 @@ def _set_expected_sums(counts, packed, sizes, table, n_labels):
         if n_used < 2:
             continue
         # the sets in order of size, as the pair kernels take them
-        order = np.argsort(sizes[used].astype(np.uint8), kind="stable")  # radix: < 65
-        set_sizes = np.ascontiguousarray(sizes[used][order], np.int64)
+        used_sizes = sizes[used]
+        order = np.argsort(used_sizes.astype(np.uint8), kind="stable")  # radix: < 65
+        set_sizes = np.ascontiguousarray(used_sizes[order], np.int64)
         words = np.ascontiguousarray(packed[used, 0][order], np.uint64)
         largest = int(set_sizes[-1])
         pair_steps = n_used**2 / 2
@@ -306,47 +308,31 @@ def _set_expected_sums(counts, packed, sizes, table, n_labels):
                                                                :largest + 1])
         set_counts = np.ascontiguousarray(value_counts[used][order], np.float64)
         if list_steps < pair_steps:
-            out[g] = _kernels.label_list_expected(words, set_sizes, set_counts, small,
-                                                      list_starts)
+            pairs = _kernels.label_list_expected(words, set_sizes, set_counts, small,
+                                                 list_starts)
         else:
-            out[g] = _word_pair_sums(words, set_sizes, set_counts, small)
+            pairs = _word_pair_sums(words, set_sizes, set_counts, small)
+        # and each set with itself, n_s^2 delta(s, s)
+        out[g] = float(pairs) + float(np.sum(set_counts**2 * small[set_sizes, set_sizes,
+                                                                   set_sizes]))
     return out
 
 
 def _word_pair_sums(packed, sizes, counts, table) -> float:
-    """E over all ordered pairs of the distinct sets ``packed`` (one word each, in order of
-    ``sizes``, with frequencies ``counts``), the pairs of a set with itself included: every
-    pair of distinct sets by :func:`_kernels.set_pair_expected`, its rows split into
-    ranges of about equal work on the thread pool (their number, and so the float sums,
-    depend on the sets only).
-
-    Where fewer, :func:`_kernels.label_list_expected` compares only the pairs within each
-    label's list of sets instead: with T = ``table``, T[a, b, c] = T[a, b, 0] + c e[a, b,
-    c] where e = (T[a, b, c] - T[a, b, 0]) / c, so E is the sum over all pairs of T[|s|,
-    |t|, 0] (from the sizes' frequencies alone) plus, for each label l and each pair of
-    sets that both hold l, n_s n_t e[|s|, |t|, |s & t|]: a pair sharing c labels is met in
-    c lists, and disjoint pairs are never met. With sparse labels that is far fewer pairs
-    (at (300, 5, 31), p = 0.1: 0.31 M instead of 0.71 M)."""
-    k1 = table.shape[1]
-    same = float(np.sum(counts * counts * table[sizes, sizes, sizes]))  # n_s^2 delta(s, s)
+    """:func:`_kernels.set_pair_expected` over all pairs of distinct sets ``packed`` (in
+    order of ``sizes``), its rows split into ranges of about equal work (row s compares
+    V - s pairs) on the thread pool; their number, and so the float sums, depend on V only."""
     arguments = (packed, sizes, counts, table,
-                 np.searchsorted(sizes, np.arange(k1 + 1)).astype(np.int64))
-    work = np.cumsum(np.arange(sizes.size, 0, -1, dtype=np.float64))  # row s: V - s pairs
-    return _in_parts(lambda s0, s1: _kernels.set_pair_expected(*arguments, s0, s1),
-                     work, multiple=8) + same
-
-
-def _in_parts(run, work, multiple=1) -> float:
-    """The sum of ``run(r0, r1)`` over ranges of rows of about equal work (``work`` the
-    cumulative work up to each row), on the thread pool when there is more than
-    PAIRS_PER_THREAD of it; range bounds are multiples of ``multiple`` (but the last)."""
-    rows = work.size
-    parts = int(max(1, min(16, work[-1] // PAIRS_PER_THREAD))) if rows else 1
+                 np.searchsorted(sizes, np.arange(table.shape[1] + 1)).astype(np.int64))
+    V = sizes.size
+    parts = int(max(1, min(16, V * V // (2 * PAIRS_PER_THREAD))))
     if parts == 1:
-        return float(run(0, rows))
+        return float(_kernels.set_pair_expected(*arguments, 0, V))
+    work = np.cumsum(np.arange(V, 0, -1, dtype=np.float64))
     bounds = np.searchsorted(work, work[-1] * np.arange(1, parts) / parts)
-    bounds = np.concatenate([[0], multiple * (bounds // multiple), [rows]]).astype(np.int64)
-    return float(sum(_pool_map(lambda t: run(bounds[t], bounds[t + 1]), range(parts))))
+    bounds = np.concatenate([[0], 8 * (bounds // 8), [V]]).astype(np.int64)  # blocks of 8
+    return float(sum(_pool_map(lambda t: _kernels.set_pair_expected(
+        *arguments, bounds[t], bounds[t + 1]), range(parts))))
 
 
 def _describe_vector(ordered, position, extra, item, annotator, shape) -> str:

@@ -536,11 +536,15 @@ def label_list_starts(packed, n_labels):
 @njit(cache=True, nogil=True,
       work=lambda packed, sizes, counts, table, list_starts: packed.size * sizes.size)
 def label_list_expected(packed, sizes, counts, table, list_starts):
-    """E = sum over all ordered pairs of the sets ``packed`` (V,) uint64 (in order of
-    ``sizes``, with frequencies ``counts``; a set with itself included) of n_s n_t
-    table[|s|, |t|, |s & t|], from the pairs within each label's list of sets
-    (:func:`label_list_starts`; see ``alpha.counts._word_pair_sums`` for why that is all
-    of E)."""
+    """The sum over ordered pairs of distinct sets ``packed`` (V,) uint64 (in order of
+    ``sizes``, with frequencies ``counts``) of n_s n_t T[|s|, |t|, |s & t|], T = ``table``,
+    from the pairs within each label's list of sets (:func:`label_list_starts`) only: as
+    T[a, b, c] = T[a, b, 0] + c e[a, b, c] with e = (T[a, b, c] - T[a, b, 0]) / c, it is
+    the sum over all pairs of T[|s|, |t|, 0] (from the sizes' frequencies alone) plus, for
+    each label and each pair of sets that both hold it, n_s n_t e[|s|, |t|, |s & t|]: a
+    pair sharing c labels is met in c lists, and disjoint pairs are never met. With sparse
+    labels that is far fewer pairs than :func:`set_pair_expected` compares (at (300, 5,
+    31), p = 0.1: 0.31 M instead of 0.71 M, 650 -> 370 us)."""
     V = packed.size
     k1 = table.shape[0]
     n_labels = list_starts.size - 1
@@ -562,38 +566,29 @@ def label_list_expected(packed, sizes, counts, table, list_starts):
         for b in range(k1):
             for c in range(1, k1):
                 excess[a, b, c] = (table[a, b, c] - table[a, b, 0]) / c
-    starts = np.empty(k1 + 1, np.int64)
+    every_size = np.arange(k1 + 1)
     listed = 0.0
     for l in range(n_labels):
         o0, o1 = list_starts[l], list_starts[l + 1]
-        if o1 - o0 < 2:
-            continue
-        p = o0
-        for b in range(k1 + 1):  # where the sets of size b start in this list
-            while p < o1 and word_sizes[p] < b:
-                p += 1
-            starts[b] = p - o0
-        listed += set_pair_expected(words[o0:o1], word_sizes[o0:o1], word_counts[o0:o1],
-                                    excess, starts, 0, o1 - o0)
-    # every pair of distinct sets at T[|s|, |t|, 0], each set with itself at T[|s|, |s|,
-    # |s|]; the pairs of distinct sets by size counted exactly in int64 (the counts are
-    # integers), as all pairs less the pairs of a set with itself: in floats the two would
-    # cancel to ~N^2 eps when one set holds most of the N values
+        if o1 - o0 >= 2:
+            listed += set_pair_expected(words[o0:o1], word_sizes[o0:o1], word_counts[o0:o1],
+                                        excess, np.searchsorted(word_sizes[o0:o1], every_size),
+                                        0, o1 - o0)
+    # every pair at T[|s|, |t|, 0]; its pairs by size counted exactly in int64 (the counts
+    # are integers), as all pairs less the pairs of a set with itself: in floats the two
+    # would cancel to ~N^2 eps when one set holds most of the N values
     by_size = np.zeros(k1, np.int64)
     own_pairs = np.zeros(k1, np.int64)
-    own = 0.0
     for v in range(V):
-        a = sizes[v]
         n_v = np.int64(counts[v])
-        by_size[a] += n_v
-        own_pairs[a] += n_v * n_v
-        own += counts[v] * counts[v] * table[a, a, a]
+        by_size[sizes[v]] += n_v
+        own_pairs[sizes[v]] += n_v * n_v
     disjoint = 0.0
     for a in range(k1):
         for b in range(k1):
             pairs = by_size[a] * by_size[b] - (own_pairs[a] if a == b else 0)
             disjoint += np.float64(pairs) * table[a, b, 0]
-    return listed + disjoint + own
+    return listed + disjoint
 
 
 @njit(cache=True, nogil=True,

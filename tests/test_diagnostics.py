@@ -326,6 +326,34 @@ def test_uint8_confusion_kernel_blocks_and_padding():
     np.testing.assert_array_equal(disagreeing[0], (chose * (250 - chose)).sum(axis=0))
 
 
+@pytest.mark.parametrize("mode", ["always", "never"])
+def test_uint8_confusion_kernel_on_sparse_rows(mode):
+    """The complete-data confusion kernel visits only the labels chosen in a row and in an
+    item: sparse rows, rows and items with no label chosen, a label nobody chose and an item
+    where everyone chose everything must count as the pair loops do, compiled and
+    interpreted."""
+    from xr_agreement._core import jit
+
+    rng = np.random.default_rng(31)
+    values = (rng.random((30, 4, 6)) < 0.08).astype(np.uint8)
+    values[:5] = 0  # items where nobody chose a label
+    values[7, 2] = 0  # a row with none chosen in an item with some
+    values[:, :, 3] = 0  # a label nobody chose
+    values[9] = 1  # everyone chose everything
+    da = xr.DataArray(values, dims=("item", "annotator", "label"),
+                      coords={"label": [f"lab-{j}" for j in range(6)]})
+    co, sub, dis, _ = brute_confusions(values.astype(float))
+    previous = jit.mode()
+    jit.set_mode(mode)
+    try:
+        ds = confusions(da)
+    finally:
+        jit.set_mode(previous)
+    np.testing.assert_array_equal(ds.co_selection.values, co)
+    np.testing.assert_array_equal(ds.substitution.values, sub)
+    np.testing.assert_array_equal(ds.n_disagreeing_pairs.values, dis)
+
+
 def test_swapped_labels_rank_first():
     rng = np.random.default_rng(4)
     da = drifting_corpus(4, n_items=600, error=0.03)

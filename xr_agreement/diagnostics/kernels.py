@@ -273,17 +273,25 @@ def complete_confusion_counts(values, co_selection, substitution, disagreeing):
     x_rb. Accumulators int64. Returns the number of values other than 0 and 1.
 
     Narrow lanes throughout, as in :func:`complete_pair_bytes`: C (at most n <= 255) is
-    summed in uint8 as the dense products x_ra & x_rb over rows padded to a multiple of 32
-    labels (no branch on x_ra, no scalar remainder), and the pass over C that updates both
+    summed in uint8, row x_r added to C[a] for each label a with x_ra = 1, over rows padded
+    to a multiple of 32 labels (no scalar remainder), and the pass over C that updates both
     sums works in int32 (a term is at most n^2; AVX2 has no int64 multiply), the sums
     kept in int32 over blocks of items short enough not to overflow and added to the int64
     accumulators after each block. Callers pass n <= 255 (else :func:`confusion_counts`
     on float input).
+
+    Only the labels chosen in a row (then in an item) are visited: a label a with N_a = 0
+    has C[a, b] = 0 and adds nothing to either sum. Their indices are gathered without a
+    branch (``ones[m] = l; m += x_l``), so sparse rows cost no mispredictions. Against
+    the dense products over every label, one thread: (10^5, 10, 50) 0.85x the time at
+    prevalence 0.2, 0.55x at 0.05, (10^5, 3, 31) at 0.1 0.35x, 1.05-1.2x at 0.5 (n = 5);
+    interpreted, the bundled example's call 17 -> 3 ms.
     """
     G, N, n, k = values.shape
     padded = (k + 31) // 32 * 32
     counts = np.empty(k, np.int32)
     x = np.zeros(padded, np.uint8)
+    ones = np.empty(k, np.int64)  # the labels chosen in a row, then in an item
     C = np.zeros((k, padded), np.uint8)
     block_co = np.zeros((k, k), np.int32)
     block_sub = np.zeros((k, k), np.int32)
@@ -296,17 +304,24 @@ def complete_confusion_counts(values, co_selection, substitution, disagreeing):
                 counts[:] = 0
                 for r in range(n):
                     source = values[g, i, r]
+                    m = 0
                     for l in range(k):
                         v = source[l]
                         invalid += (v != 0) & (v != 1)
                         counts[l] += np.int32(v)
                         x[l] = np.uint8(v)
-                    for a in range(k):
-                        xa = x[a]
-                        row = C[a]
+                        ones[m] = l
+                        m += v == 1
+                    for q in range(m):
+                        row = C[ones[q]]
                         for b in range(padded):
-                            row[b] = np.uint8(row[b] + (xa & x[b]))
+                            row[b] = np.uint8(row[b] + x[b])
+                m = 0
                 for a in range(k):
+                    ones[m] = a
+                    m += counts[a] > 0
+                for q in range(m):
+                    a = ones[q]
                     na = counts[a]
                     disagreeing[g, a] += na * (n - na)
                     row = C[a]

@@ -252,13 +252,17 @@ def _coded_label_sets(values, name, bad_value, partial_vector, scope=""):
     present = status == 0
     rows = packed[present]
     if words == 1:
-        # np.unique(..., return_inverse=True) took 2x as long on 1,500 sets
-        ordered = np.sort(rows[:, 0])
-        first = np.ones(len(ordered), bool)
+        # the codes from one argsort: np.unique(..., return_inverse=True) took 2x as long on
+        # 1,500 sets, and np.searchsorted of the unsorted sets 70 of 80 us (cache misses)
+        keys = rows[:, 0]
+        order = np.argsort(keys)
+        ordered = keys[order]
+        first = np.empty(len(ordered), bool)
+        first[:1] = True
         first[1:] = ordered[1:] != ordered[:-1]
-        distinct = ordered[first]
-        inverse = np.searchsorted(distinct, rows[:, 0])
-        distinct = distinct[:, None]
+        distinct = ordered[first][:, None]
+        inverse = np.empty(len(ordered), np.intp)
+        inverse[order] = np.cumsum(first) - 1
     else:
         distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
     codes = np.full(status.shape, -1, np.int32)

@@ -154,6 +154,34 @@ def test_the_rule_interprets_small_calls_until_numba_is_needed(monkeypatch, set_
     assert jit._interpret(kernel, (large,))
 
 
+def _add_one_if_not_negative(x):
+    if x < 0:
+        raise ValueError("negative")
+    return x + 1
+
+
+_inner_kernel = jit.njit(_add_one_if_not_negative)
+
+
+def test_a_kernel_called_by_an_interpreted_kernel_runs_with_it(monkeypatch, set_mode):
+    """Only the outer call asks the rule and is timed; an error inside closes it."""
+    outer = jit.njit(lambda x: _inner_kernel(x) * 2)
+    asked = []
+    rule = jit._interpret
+    monkeypatch.setattr(jit, "_interpret", lambda kernel, args: asked.append(kernel)
+                        or rule(kernel, args))
+    monkeypatch.setattr(jit, "_state", {"mode": "auto", "compiled": False,
+                                        "interpreted_seconds": 0.0})
+    set_mode("never")
+    assert outer(np.int64(3)) == 8
+    assert asked == [outer] and jit._state["interpreted_seconds"] > 0
+    assert _inner_kernel._dispatcher is None
+    with pytest.raises(ValueError, match="negative"):
+        outer(np.int64(-1))
+    assert asked == [outer, outer]
+    assert _inner_kernel(np.int64(1)) == 2 and asked[-1] is _inner_kernel  # at the top again
+
+
 def test_a_bad_mode_is_refused(set_mode):
     with pytest.raises(ValueError, match="XR_AGREEMENT_JIT='sometimes'.*auto, always, never"):
         set_mode("sometimes")

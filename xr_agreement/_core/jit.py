@@ -177,9 +177,8 @@ def _compile(function, options):
 
 
 def _interpret(kernel, args) -> bool:
-    """Whether this call runs interpreted (see the module's docstring)."""
-    if getattr(_local, "depth", 0):
-        return True
+    """Whether a call made outside any interpreted kernel runs interpreted (see the
+    module's docstring)."""
     chosen = _state["mode"]
     if chosen != "auto":
         return chosen == "never"
@@ -222,24 +221,22 @@ class Kernel:
         return self._dispatcher
 
     def __call__(self, *args):
-        depth = getattr(_local, "depth", 0)
-        if _ALL_COMPILED and self._dispatcher is not None and not depth:
+        if getattr(_local, "depth", 0):
+            # inside an interpreted kernel: interpreted with it, its time counted there
+            return self.py_func(*args)
+        if _ALL_COMPILED and self._dispatcher is not None:
             return self._dispatcher(*args)
         if not _interpret(self, args):
             return self.dispatcher(*args)
-        _local.depth = depth + 1
+        _local.depth = 1
+        start = time.perf_counter()
         try:
-            if depth:  # inside an interpreted kernel: its time is counted there
+            with np.errstate(all="ignore"):
                 return self.py_func(*args)
-            start = time.perf_counter()
-            try:
-                with np.errstate(all="ignore"):
-                    return self.py_func(*args)
-            finally:
-                # unlocked: threads may add a little past the budget, which is approximate
-                _state["interpreted_seconds"] += time.perf_counter() - start
         finally:
-            _local.depth = depth
+            _local.depth = 0
+            # unlocked: threads may add a little past the budget, which is approximate
+            _state["interpreted_seconds"] += time.perf_counter() - start
 
     # What numba reads of a global it finds in a kernel it compiles (checked with numba
     # 0.68): the callee's type (``typeof`` reads ``_numba_type_``) and options (the inliner

@@ -330,7 +330,7 @@ def test_uint8_confusion_kernel_blocks_and_padding():
 def test_uint8_confusion_kernel_on_sparse_rows(mode):
     """The complete-data confusion kernel visits only the labels chosen in a row and in an
     item: sparse rows, rows and items with no label chosen, a label nobody chose and an item
-    where everyone chose everything must count as the pair loops do, compiled and
+    where everyone chose every other label must count as the pair loops do, compiled and
     interpreted."""
     from xr_agreement._core import jit
 
@@ -338,8 +338,8 @@ def test_uint8_confusion_kernel_on_sparse_rows(mode):
     values = (rng.random((30, 4, 6)) < 0.08).astype(np.uint8)
     values[:5] = 0  # items where nobody chose a label
     values[7, 2] = 0  # a row with none chosen in an item with some
+    values[9] = 1  # everyone chose every label but the next one
     values[:, :, 3] = 0  # a label nobody chose
-    values[9] = 1  # everyone chose everything
     da = xr.DataArray(values, dims=("item", "annotator", "label"),
                       coords={"label": [f"lab-{j}" for j in range(6)]})
     co, sub, dis, _ = brute_confusions(values.astype(float))

@@ -129,11 +129,12 @@ def test_an_interpreted_kernel_runs_its_python_source(monkeypatch, set_mode):
     np.testing.assert_array_equal(item_counts[0, 0], [1, 3])  # 1 agreeing pair of 3
 
 
-def test_the_rule_interprets_small_calls_until_numba_is_needed(monkeypatch, set_mode):
+def test_the_rule_interprets_small_calls_until_numba_is_needed(set_mode, monkeypatch):
+    # set_mode before monkeypatch: the mode is restored after the real state is back
     from xr_agreement.alpha import kernels as alpha_kernels
 
-    monkeypatch.setattr(jit, "_state", {"mode": "auto", "compiled": False,
-                                        "interpreted_seconds": 0.0})
+    monkeypatch.setattr(jit, "_state", dict(jit._state, mode="auto", compiled=False,
+                                            interpreted_seconds=0.0))
     small = np.zeros(jit.INTERPRETED_MAX_WORK)
     large = np.zeros(jit.INTERPRETED_MAX_WORK + 1)
     kernel = mla_kernels.count_bytes  # work: the elements of its arrays
@@ -163,15 +164,15 @@ def _add_one_if_not_negative(x):
 _inner_kernel = jit.njit(_add_one_if_not_negative)
 
 
-def test_a_kernel_called_by_an_interpreted_kernel_runs_with_it(monkeypatch, set_mode):
+def test_a_kernel_called_by_an_interpreted_kernel_runs_with_it(set_mode, monkeypatch):
     """Only the outer call asks the rule and is timed; an error inside closes it."""
     outer = jit.njit(lambda x: _inner_kernel(x) * 2)
     asked = []
     rule = jit._interpret
     monkeypatch.setattr(jit, "_interpret", lambda kernel, args: asked.append(kernel)
                         or rule(kernel, args))
-    monkeypatch.setattr(jit, "_state", {"mode": "auto", "compiled": False,
-                                        "interpreted_seconds": 0.0})
+    monkeypatch.setattr(jit, "_state", dict(jit._state, mode="auto", compiled=False,
+                                            interpreted_seconds=0.0))
     set_mode("never")
     assert outer(np.int64(3)) == 8
     assert asked == [outer] and jit._state["interpreted_seconds"] > 0
@@ -180,6 +181,12 @@ def test_a_kernel_called_by_an_interpreted_kernel_runs_with_it(monkeypatch, set_
         outer(np.int64(-1))
     assert asked == [outer, outer]
     assert _inner_kernel(np.int64(1)) == 2 and asked[-1] is _inner_kernel  # at the top again
+
+
+def test_the_tests_above_leave_the_compiled_path_as_they_found_it():
+    """(They patch the rule's state; the mode fixture restores the mode after it.)"""
+    if jit.mode() == "auto" and jit._state["compiled"]:
+        assert jit._ALL_COMPILED
 
 
 def test_a_bad_mode_is_refused(set_mode):

@@ -285,7 +285,8 @@ def complete_confusion_counts(values, co_selection, substitution, disagreeing):
     branch (``ones[m] = l; m += x_l``), so sparse rows cost no mispredictions. Against
     the dense products over every label, one thread: (10^5, 10, 50) 0.85x the time at
     prevalence 0.2, 0.55x at 0.05, (10^5, 3, 31) at 0.1 0.35x, 1.05-1.2x at 0.5 (n = 5);
-    interpreted, the bundled example's call 17 -> 3 ms.
+    interpreted, the bundled example's call 17 -> 3 ms. (On values other than 0 and 1 the
+    sums mean nothing: the callers refuse such input by the returned count.)
     """
     G, N, n, k = values.shape
     padded = (k + 31) // 32 * 32

@@ -11,7 +11,8 @@ import xarray as xr
 
 import xr_agreement
 from xr_agreement._core.arrays import divide
-from xr_agreement._core.dataset import dataset, input_coordinates, variable
+from xr_agreement._core.dataset import (dataset, dimension_coordinates, input_coordinates,
+                                        variable)
 
 NUMERATORS = [3.0, 0.0, -2.0, 1.0, 5.0, 0.0]
 DENOMINATORS = [4.0, 0.0, 0.0, 1e-13, -8.0, 2.0]
@@ -178,6 +179,42 @@ def test_dataset_variables_first_orders_dims_as_assign_coords():
     extra = {"more": (("round",), np.ones(2))}
     assert list(built.assign(extra).dims) == list(public.assign(extra).dims)
     assert list(dataset(variables, coords).dims)[:2] == ["round", "label"]  # coordinates first
+
+
+@pytest.mark.parametrize("values", [
+    np.arange(5.0), np.arange(3, dtype=np.float32), np.arange(3, dtype=np.int8),
+    np.arange(4, dtype=np.uint8), np.array([False, True]), np.array(list("abc")),
+    np.array(["x", "yy"], dtype=object), np.array([1.5, np.nan]), np.array([], dtype=float),
+    np.array([frozenset({"a"}), frozenset({"a", "b"}), frozenset()], dtype=object),
+    np.array(["2020-01-01", "2021-06-01"], dtype="datetime64[ns]"),
+], ids=lambda values: str(values.dtype))
+def test_dimension_coordinates_after_the_variables_equal_assign_coords(values):
+    """Coordinates made from a family's own values and put after the variables: the same
+    Dataset (values, dtypes, indexes, order of dims and variables) as assigning them to the
+    result with xarray's assign_coords, after input coordinates on an extra dim."""
+    da_ = _annotations()
+    coords = input_coordinates(da_, ("round",))
+    n = len(values)
+    variables = {"value": xr.Variable(("round",), np.zeros(2)),
+                 "table": xr.Variable(("category", "paired_category"), np.ones((n, n))),
+                 "unnamed": xr.Variable(("part", "category"), np.ones((2, n)))}
+    built = dataset(variables, coords,
+                    coords_after=dimension_coordinates({"category": values,
+                                                        "paired_category": values}))
+    # the Dataset without them is checked against the public constructor above
+    public = dataset(variables, coords).assign_coords(category=values, paired_category=values)
+    xr.testing.assert_identical(built, public)
+    assert list(built.sizes) == list(public.sizes)
+    assert list(built.variables) == list(public.variables)
+    for dim in ("category", "paired_category"):
+        ours, theirs = built.xindexes[dim], public.xindexes[dim]
+        assert type(ours) is type(theirs) and ours.equals(theirs)
+        assert ours.index.dtype == theirs.index.dtype and ours.index.name == theirs.index.name
+        assert built[dim].dtype == public[dim].dtype
+    with pytest.raises(ValueError, match="1-D"):
+        dimension_coordinates({"category": values.reshape(1, -1)})
+    with pytest.raises(ValueError, match="rename or drop"):
+        dataset(variables, coords, coords_after=dimension_coordinates({"value": values}))
 
 
 @pytest.mark.parametrize("call", [

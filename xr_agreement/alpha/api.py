@@ -50,7 +50,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
-from .._core.dataset import dataset, input_coordinates, variable
+from .._core.dataset import dataset, dimension_coordinates, input_coordinates, variable
 from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
                               check_binary_dtype, check_dataarray, check_dims)
 from ..mla import hamming_counts
@@ -487,23 +487,26 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
     finished.pop("se_inputs", None)
     core = {"coincidence": ("category", "paired_category"),
             "category_n_pairable_values": ("category",)}
-    result = dataset({var: variable((*extra, *core.get(var, ())), value)
-                      for var, value in finished.items()}, input_coordinates(da, extra))
-    if "coincidence" not in result:
-        return result
-    category = totals["values"] if plan.categories is None else plan.categories
-    if multi_label:
-        category = _label_sets(_set_bits(category, plan.n_labels), plan.label_values)
-    elif plan.categories is None and name != "callable" and da.dtype.kind in "biuf":
-        # the input's dtype, like encode_ratings
-        kind = da.dtype.kind
-        category = np.asarray(category).astype(da.dtype if kind in "iuf" else np.int64)
-    result = result.assign_coords(category=category, paired_category=category)
-    if plan.categories is None and not multi_label:
-        # integral ratings are counted over a whole range of values: keep those that occur
-        seen = totals["seen"].sum(axis=0) > 0
-        result = result.isel(category=seen, paired_category=seen)
-    return result
+    categories = None
+    if "coincidence" in finished:
+        category = totals["values"] if plan.categories is None else plan.categories
+        if multi_label:
+            category = _label_sets(_set_bits(category, plan.n_labels), plan.label_values)
+        elif plan.categories is None and name != "callable" and da.dtype.kind in "biuf":
+            # the input's dtype, like encode_ratings
+            kind = da.dtype.kind
+            category = np.asarray(category).astype(da.dtype if kind in "iuf" else np.int64)
+        if plan.categories is None and not multi_label:
+            # integral ratings are counted over a whole range of values: keep those that occur
+            seen = totals["seen"].sum(axis=0) > 0
+            category = np.asarray(category)[seen]
+            finished["coincidence"] = finished["coincidence"][..., seen, :][..., seen]
+            finished["category_n_pairable_values"] = (
+                finished["category_n_pairable_values"][..., seen])
+        categories = dimension_coordinates({"category": category, "paired_category": category})
+    return dataset({var: variable((*extra, *core.get(var, ())), value)
+                    for var, value in finished.items()}, input_coordinates(da, extra),
+                   coords_after=categories)
 
 
 def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotator, label,

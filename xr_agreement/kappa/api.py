@@ -55,7 +55,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
-from .._core.dataset import dataset, input_coordinates
+from .._core.dataset import dataset, dimension_coordinates, input_coordinates
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _prepare, REASONS
@@ -743,7 +743,7 @@ def _result_coordinates(data, dims, category_dim) -> list:
     if "annotator_1" in dims and annotator in da.coords:
         values = da[annotator].values
         new.update(annotator_1=values, annotator_2=values)
-    return [kept, xr.Coordinates(new)]
+    return [kept, dimension_coordinates(new)]
 
 
 # --------------------------------------------------------------------------- output

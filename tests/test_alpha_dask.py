@@ -261,3 +261,24 @@ def test_ci_population_and_degenerate_groups():
             eager = xr_agreement.alpha(da, metric, **options)
             assert_same(xr_agreement.alpha(chunked, metric, **options), eager, declared=False)
     assert float(eager.alpha[1]) == 1.0 and np.isnan(float(eager.alpha[2]))
+
+
+def test_category_coordinates_keep_their_type_on_numpy_and_dask():
+    """The categories become the coordinate xarray makes of them, the same on both paths:
+    Timestamps declared for datetime ratings give a datetime64 coordinate (a DatetimeIndex:
+    partial-date selection works), integer ratings keep their dtype."""
+    import pandas as pd
+
+    days = pd.to_datetime(["2020-01-01", "2021-01-01", "2022-01-01"])
+    values = np.asarray(days)[[[0, 0, 1], [1, 1, 1], [0, 1, 2], [2, 2, 0]]]
+    da = xr.DataArray(values, dims=("item", "annotator"))
+    eager = xr_agreement.alpha(da, "nominal", ci=None, categories=list(days))
+    lazy = xr_agreement.alpha(da.chunk(), "nominal", ci=None, categories=list(days)).compute()
+    xr.testing.assert_identical(eager, lazy)
+    assert eager.category.dtype.kind == eager.paired_category.dtype.kind == "M"
+    assert isinstance(eager.indexes["category"], pd.DatetimeIndex)
+    assert eager.coincidence.sel(category="2020").shape == (1, 3)
+    codes = xr.DataArray(np.array([[1, 1, 2], [2, 2, 2], [1, 2, 7]], np.int8),
+                         dims=("item", "annotator"))
+    assert xr_agreement.alpha(codes, "nominal").category.dtype == np.int8
+    assert xr_agreement.alpha(codes, "nominal").category.values.tolist() == [1, 2, 7]

@@ -1,11 +1,13 @@
 """The shared helpers of ``xr_agreement._core``: the one zero-safe division and the one-step
 Dataset builder."""
 
+import datetime
 import math
 import warnings
 
 import dask.array as da
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 
@@ -187,7 +189,11 @@ def test_dataset_variables_first_orders_dims_as_assign_coords():
     np.array(["x", "yy"], dtype=object), np.array([1.5, np.nan]), np.array([], dtype=float),
     np.array([frozenset({"a"}), frozenset({"a", "b"}), frozenset()], dtype=object),
     np.array(["2020-01-01", "2021-06-01"], dtype="datetime64[ns]"),
-], ids=lambda values: str(values.dtype))
+    # objects xarray converts: Timestamps, datetimes, timedeltas
+    np.array([pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01")], dtype=object),
+    np.array([datetime.datetime(2020, 1, 1), datetime.datetime(2020, 1, 2)], dtype=object),
+    np.array([datetime.timedelta(days=1), datetime.timedelta(hours=3)], dtype=object),
+], ids=lambda values: f"{values.dtype}-{type(values[0]).__name__ if len(values) else ''}")
 def test_dimension_coordinates_after_the_variables_equal_assign_coords(values):
     """Coordinates made from a family's own values and put after the variables: the same
     Dataset (values, dtypes, indexes, order of dims and variables) as assigning them to the
@@ -225,6 +231,12 @@ def test_dimension_coordinates_after_the_variables_equal_assign_coords(values):
     lambda da: xr_agreement.fleiss(da.isel(label=0, drop=True).assign_coords(coefficient=1.0)),
     lambda da: xr_agreement.fleiss(da.isel(label=0, drop=True).assign_coords(category="c")),
     lambda da: xr_agreement.cohen(da.assign_coords(pair_observed=0.5)),
+    # alpha's coincidence dims, on numpy and dask input
+    lambda da: xr_agreement.alpha(da.isel(label=0, drop=True).assign_coords(category="c"),
+                                  "nominal"),
+    lambda da: xr_agreement.alpha(da.isel(label=0, drop=True).chunk()  # coincidence: on dask
+                                  .assign_coords(paired_category="c"), "nominal",  # with the
+                                  categories=[0.0, 1.0]),  # categories declared
 ])
 def test_a_coordinate_named_like_a_result_is_refused(call):
     # it replaced the computed value (fleiss' coefficient became the coordinate's 1.0) or

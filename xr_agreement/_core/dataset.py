@@ -69,6 +69,10 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
         if data.ndim != 1:
             raise ValueError(f"values of dimension coordinate {dim!r} must be 1-D, got shape "
                              f"{data.shape}")
+        if data.dtype == object:
+            # as xarray converts them: Timestamps, datetimes and timedeltas become
+            # datetime64 / timedelta64 (with their own pandas index)
+            data = xr.Variable((dim,), data).values
         index = PandasIndex(data, dim, coord_dtype=data.dtype)
         for name, coordinate in index.create_variables().items():
             variables[name] = coordinate

@@ -8,6 +8,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
+from .._core.dataset import _check_names
 from .blocks import (_add_arrays, _finish_se, _finish_totals, _merge_counts, _plan,
                      _ranked_block_sums, _se_block_sums, _set_block_counts,
                      _single_block_counts)
@@ -194,6 +195,8 @@ def _lazy_dataset(graph: _Graph, counts, sources, coords, extra) -> xr.Dataset:
                           dtype=dtypes.get(var, np.float64)))
         for var, (dims, (output, core_chunks)) in outputs.items()
     }
+    if plan.with_coincidence:  # refused by name, as on numpy input
+        _check_names(coords, dict.fromkeys(("category", "paired_category")))
     result = xr.Dataset(variables, coords=coords)
     if plan.with_coincidence:
         category_coord = np.asarray(plan.categories)

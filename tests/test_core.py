@@ -217,6 +217,7 @@ def test_dimension_coordinates_after_the_variables_equal_assign_coords(values):
         assert type(ours) is type(theirs) and ours.equals(theirs)
         assert ours.index.dtype == theirs.index.dtype and ours.index.name == theirs.index.name
         assert built[dim].dtype == public[dim].dtype
+        assert type(built.variables[dim]) is type(public.variables[dim])  # IndexVariable
     with pytest.raises(ValueError, match="1-D"):
         dimension_coordinates({"category": values.reshape(1, -1)})
     with pytest.raises(ValueError, match="rename or drop"):

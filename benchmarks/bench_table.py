@@ -47,17 +47,6 @@ import xr_agreement
 from corpora import with_string_ids
 
 
-def median_time(function, repeats: int) -> float:
-    """The median time of ``repeats`` calls after a warm-up call (bench_kappa uses it)."""
-    function()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def side_by_side(functions: dict, rounds: int, calls: dict | None = None,
                  warm: tuple | None = None) -> dict:
     """The median time of each of ``functions`` (name -> function), measured in alternation:
@@ -75,6 +64,11 @@ def side_by_side(functions: dict, rounds: int, calls: dict | None = None,
                 function()
                 times[name].append(time.perf_counter() - start)
     return {name: statistics.median(spent) for name, spent in times.items()}
+
+
+def median_time(function, repeats: int) -> float:
+    """The median time of ``repeats`` calls after a warm-up call (bench_kappa uses it)."""
+    return side_by_side({"function": function}, repeats)["function"]
 
 
 def binary(shape, prevalence, seed) -> np.ndarray:

@@ -197,8 +197,8 @@ def _check_names(coordinates: Mapping, added: Mapping) -> None:
 
 
 @lru_cache(maxsize=64)
-def _dimension_coordinate(dim: str, values: tuple) -> xr.Coordinates:
-    """A small dimension coordinate with its index, made once per (dim, values): building a
-    pandas index of three strings takes 0.2 ms under pandas' string inference. Index
-    variables are immutable, so results may share them."""
-    return xr.Coordinates({dim: list(values)})
+def _dimension_coordinate(dim: str, values: tuple) -> InputCoordinates:
+    """A small dimension coordinate with its index (:func:`dimension_coordinates`), made once
+    per (dim, values): building a pandas index of three strings takes 0.2 ms under pandas'
+    string inference. Index variables are immutable, so results may share them."""
+    return dimension_coordinates({dim: np.asarray(values)})

@@ -122,7 +122,7 @@ def test_an_interpreted_kernel_runs_its_python_source(monkeypatch, set_mode):
     set_mode("never")
     label_counts = np.zeros((1, 3, 3, 3), np.int64)
     item_counts = np.zeros((1, 1, 2), np.int64)
-    mla_kernels.count_bytes(values, label_counts, item_counts)
+    mla_kernels.count_bytes(values, values.reshape(-1), label_counts, item_counts, np.uint16)
     assert calls == [True]
     # label 0: both chose it; label 1: one of two; label 2: one of two
     np.testing.assert_array_equal(label_counts[0, :, 2, 1], [2, 1, 1])

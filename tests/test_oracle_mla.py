@@ -15,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import xr_agreement  # noqa: E402
+from xr_agreement.mla import counts as mla_counts  # noqa: E402
 from oracle import (  # noqa: E402
     ALL_KEYS,
     BASELINE_DEPENDENT,
@@ -263,6 +264,56 @@ def test_byte_input_with_item_totals_past_32_bits():
     agreeing = (x * (x - 1) // 2 + (n - x) * (n - x - 1) // 2).sum(axis=1)
     expected = agreeing / (k * n * (n - 1) // 2)
     np.testing.assert_allclose(ds.item_observed.values, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 7])  # one pass of five rows, two passes
+@pytest.mark.parametrize("k", [1, 31, 32, 33, 100])
+@pytest.mark.parametrize("layout", ["contiguous", "annotator first", "two rounds"])
+def test_byte_rows_read_past_their_last_label_vs_oracle(n, k, layout):
+    """The uint8 kernel reads each row of a C-contiguous item in whole 32-byte lanes, past
+    its last label into the next row or item, and masks those lanes; a transposed view is
+    read row by row. Both against the oracle, the bytes after every row being decisions."""
+    rng = np.random.default_rng(k)
+    if layout == "two rounds":
+        # the last item of round 0 is read past into the first of round 1
+        v = random_values(rng, 2 * 40, n, k, "mixed").reshape(2, 40, n, k)
+        da = xr.DataArray(v.astype(np.uint8), dims=("round", *DIMS))
+        ds = xr_agreement.mla(da, baseline="all")
+        for r in range(2):
+            assert_matches_all(ds.isel(round=r), v[r])
+        return
+    v = random_values(rng, 40, n, k, "mixed")
+    order = DIMS if layout == "contiguous" else ("annotator", "item", "label")
+    da = to_da(v, dtype=np.uint8, order=order)
+    assert da.data.flags.c_contiguous == (layout == "contiguous")
+    assert_matches_all(xr_agreement.mla(da, baseline="all"), v, coords=coords_for(40, n, k))
+
+
+def test_byte_rows_read_past_in_threads_vs_direct_counts():
+    """Input large enough for the counting threads: each thread's items are read past their
+    rows up to the end of its own range. Agreeing pairs per item counted directly."""
+    n, k = 5, 41
+    rng = np.random.default_rng(5)
+    v = (rng.random((21_011, n, k)) < 0.3).astype(np.uint8)
+    assert v.size >= mla_counts.PARALLEL_THRESHOLD
+    ds = xr_agreement.mla(xr.DataArray(v, dims=DIMS), baseline="F")
+    x = v.sum(axis=1, dtype=np.int64)
+    agreeing = (x * (x - 1) // 2 + (n - x) * (n - x - 1) // 2).sum(axis=1)
+    np.testing.assert_allclose(ds.item_observed.values, agreeing / (k * n * (n - 1) // 2),
+                               rtol=1e-12)
+    np.testing.assert_allclose(ds.label_prevalence.values, v.mean(axis=(0, 1)), rtol=1e-12)
+
+
+def test_an_invalid_byte_read_past_another_item_is_named_where_it_is():
+    # the first byte of item c is read (and masked) as a lane past item b's last row
+    for position in [(2, 0, 0), (2, 4, 32), (3, 0, 0)]:
+        v = np.ones((4, 5, 33), np.uint8)
+        v[position] = 9
+        names = ["a", "b", "c", "d"]
+        da = to_da(v, dtype=np.uint8).assign_coords(item=names)
+        with pytest.raises(ValueError) as e:
+            xr_agreement.mla(da)
+        assert "9" in str(e.value) and f"'{names[position[0]]}'" in str(e.value), str(e.value)
 
 
 def test_dtype_paths_agree():

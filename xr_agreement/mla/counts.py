@@ -34,8 +34,9 @@ COUNT_STATS = ["cells", "positives", "positives_squared"]
 PARALLEL_THRESHOLD = 1 << 22
 
 
-# count_bytes keeps an item's sum of squares over labels, at most k n^2, in uint32: larger
-# items (k n^2 >= 2^32, e.g. 66,052 labels of 255 annotators) go to count_exact.
+# count_bytes keeps an item's sum of squares over labels, at most k n^2, in uint16 or uint32
+# (_count_bytes picks): larger items (k n^2 >= 2^32, e.g. 66,052 labels of 255 annotators)
+# go to count_exact.
 BYTE_ITEM_TOTAL_LIMIT = 2**32
 
 
@@ -61,6 +62,15 @@ def _count_threads(values, label_counts, item_counts, kernel) -> list:
     return flags
 
 
+def _count_bytes(values, label_counts, item_counts):
+    """:func:`.kernels.count_bytes` with its flat view (C-contiguous ``values``; a range of
+    items of one group is) and the narrowest type that holds an item's totals."""
+    N, n, k = values.shape[1:]
+    flat = values.reshape(-1) if values.flags.c_contiguous else np.empty(0, np.uint8)
+    item_total = np.uint16 if k * n * n < 2**16 else np.uint32
+    return _kernels.count_bytes(values, flat, label_counts, item_counts, item_total)
+
+
 def _count_block(block, coords, *, parallel):
     """Count one block of shape (*extra, item, annotator, label).
 
@@ -80,7 +90,7 @@ def _count_block(block, coords, *, parallel):
         if missing:
             kernel = _kernels.count_missing
         elif values.dtype == np.uint8 and n < 256 and k * n * n < BYTE_ITEM_TOTAL_LIMIT:
-            kernel = _kernels.count_bytes
+            kernel = _count_bytes
         else:
             kernel = _kernels.count_exact
         if parallel and values.size >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:

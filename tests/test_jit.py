@@ -91,14 +91,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def set_mode():
-    """jit.set_mode, restored afterwards."""
-    before = jit.mode()
-    yield jit.set_mode
-    jit.set_mode(before)
-
-
 @pytest.mark.parametrize("case", list(CASES))
 def test_interpreted_and_compiled_kernels_give_the_same_numbers(case, set_mode):
     set_mode("always")

@@ -220,6 +220,15 @@ class Kernel:
                     self._dispatcher = _compile(self.py_func, self.options)
         return self._dispatcher
 
+    def runs_interpreted(self, *args) -> bool:
+        """Whether a call with ``args``, made now from this thread, would run interpreted:
+        for a caller that prepares arguments only a compiled call profits from."""
+        if getattr(_local, "depth", 0):
+            return True
+        if _ALL_COMPILED and self._dispatcher is not None:
+            return False
+        return _interpret(self, args)
+
     def __call__(self, *args):
         if getattr(_local, "depth", 0):
             # inside an interpreted kernel: interpreted with it, its time counted there

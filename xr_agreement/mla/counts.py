@@ -63,12 +63,17 @@ def _count_threads(values, label_counts, item_counts, kernel) -> list:
 
 
 def _count_bytes(values, label_counts, item_counts):
-    """:func:`.kernels.count_bytes` with its flat view (C-contiguous ``values``; a range of
-    items of one group is) and the narrowest type that holds an item's totals."""
+    """:func:`.kernels.count_bytes` with the narrowest type that holds an item's totals, and
+    its flat view of C-contiguous ``values`` (a range of items of one group is) where the
+    call runs compiled: interpreted, reading rows in whole lanes would only multiply the
+    Python steps (32 lanes for one label)."""
     N, n, k = values.shape[1:]
-    flat = values.reshape(-1) if values.flags.c_contiguous else np.empty(0, np.uint8)
     item_total = np.uint16 if k * n * n < 2**16 else np.uint32
-    return _kernels.count_bytes(values, flat, label_counts, item_counts, item_total)
+    no_flat = np.empty(0, np.uint8)
+    args = [values, no_flat, label_counts, item_counts, item_total]
+    if values.flags.c_contiguous and not _kernels.count_bytes.runs_interpreted(*args):
+        args[1] = values.reshape(-1)
+    return _kernels.count_bytes(*args)
 
 
 def _count_block(block, coords, *, parallel):

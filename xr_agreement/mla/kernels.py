@@ -192,8 +192,10 @@ def count_bytes(values, flat, label_counts, item_counts, item_total):
     ``item_total`` (``np.uint16`` where k n^2 < 2^16, else ``np.uint32``), and label sums in
     uint16 blocks flushed to int64 before they could overflow.
 
-    ``flat`` is ``values.reshape(-1)`` when ``values`` is C-contiguous (then the rows of all
-    items but the last are summed by :func:`_sum_rows_read_past`), else an empty array.
+    ``flat`` is ``values.reshape(-1)`` of C-contiguous ``values`` or an empty array. With it,
+    the rows of every item whose last row can be read in whole lanes within ``flat`` are
+    summed by :func:`_sum_rows_read_past` (all items but the last few, all of them when k is
+    a multiple of :data:`BYTE_LANES`), the others row by row.
     """
     G, N, n, k = values.shape
     lanes = -(-k // BYTE_LANES) * BYTE_LANES
@@ -220,13 +222,15 @@ def count_bytes(values, flat, label_counts, item_counts, item_total):
                 start = (g * N + i) * n * k
                 if start <= read_past_end:
                     _sum_rows_read_past(flat, start, n, k, x, seen, mask, zero)
+                    width = lanes
                 else:
                     _sum_annotator_rows(values[g, i], x[:k], seen[:k], zero[:k])
+                    width = k
                 # item totals <= k n^2 fit item_total (the caller sends larger items to
                 # count_exact); the casts keep the sums in 16- or 32-bit lanes
                 s1 = item_total(0)
                 s2 = item_total(0)
-                for j in range(lanes):
+                for j in range(width):
                     xj = np.uint16(x[j])
                     square = multiply_u16(xj, xj)
                     block_x[j] = block_x[j] + xj

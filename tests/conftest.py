@@ -1,0 +1,13 @@
+"""Fixtures shared by the test modules."""
+
+import pytest
+
+from xr_agreement._core import jit
+
+
+@pytest.fixture
+def set_mode():
+    """jit.set_mode, restored afterwards."""
+    before = jit.mode()
+    yield jit.set_mode
+    jit.set_mode(before)

@@ -315,6 +315,28 @@ def test_byte_rows_read_past_in_threads_vs_direct_counts(monkeypatch):
     np.testing.assert_allclose(ds.label_prevalence.values, v.mean(axis=(0, 1)), rtol=1e-12)
 
 
+def test_byte_rows_of_two_rounds_in_threads_vs_direct_counts(monkeypatch):
+    """With an extra dim, each thread counts its items one round at a time, so that every
+    call gets C-contiguous items (and their fast rows)."""
+    n, k = 5, 41
+    rng = np.random.default_rng(6)
+    v = (rng.random((2, 10_513, n, k)) < 0.3).astype(np.uint8)
+    assert v.size >= mla_counts.PARALLEL_THRESHOLD
+    calls = []
+    count = mla_counts._count_bytes
+    monkeypatch.setattr(mla_counts, "_count_bytes",
+                        lambda values, *rest: calls.append(values.flags.c_contiguous)
+                        or count(values, *rest))
+    ds = xr_agreement.mla(xr.DataArray(v, dims=("round", *DIMS)), baseline="F")
+    threads = min(os.cpu_count() or 1, 10_513 // 1024)
+    assert calls == [True] * (2 * threads if threads > 1 else 1)
+    for r in range(2):
+        np.testing.assert_allclose(ds.item_observed.isel(round=r).values,
+                                   _direct_item_observed(v[r]), rtol=1e-12)
+        np.testing.assert_allclose(ds.label_prevalence.isel(round=r).values,
+                                   v[r].mean(axis=(0, 1)), rtol=1e-12)
+
+
 @pytest.mark.parametrize("n,k", [(255, 1), (16, 255), (16, 256), (128, 4), (255, 2)])
 def test_byte_item_totals_at_the_16_bit_limit(n, k):
     """An item's sum of squares over labels is at most k n^2: kept in 16 bits below 2^16,

@@ -55,9 +55,16 @@ def _count_threads(values, label_counts, item_counts, kernel) -> list:
 
     def run(t):
         i0, i1 = bounds[t], bounds[t + 1]
-        return kernel(values[:, i0:i1], partial_counts[t], item_counts[:, i0:i1])
+        part = values[:, i0:i1]
+        if part.flags.c_contiguous or not values.flags.c_contiguous:
+            return [kernel(part, partial_counts[t], item_counts[:, i0:i1])]
+        # one group at a time: a range of items of several groups of C-contiguous values
+        # is not C-contiguous, of one group it is (count_bytes reads its rows faster);
+        # here N >= 2048, so every call has at least 1024 items
+        return [kernel(values[g:g + 1, i0:i1], partial_counts[t][g:g + 1],
+                       item_counts[g:g + 1, i0:i1]) for g in range(values.shape[0])]
 
-    flags = list(_thread_pool().map(run, range(n_threads)))
+    flags = [flag for flags in _thread_pool().map(run, range(n_threads)) for flag in flags]
     label_counts += sum(partial_counts)
     return flags
 

@@ -147,6 +147,33 @@ def test_the_rule_interprets_small_calls_until_numba_is_needed(set_mode, monkeyp
     assert jit._interpret(kernel, (large,))
 
 
+def _total(x):
+    return x.sum()
+
+
+def test_runs_interpreted_says_what_a_call_then_does(set_mode, monkeypatch):
+    """The answer a caller gets before a call (mla's uint8 count asks it) is how the call
+    runs: under the rule before numba is loaded, inside an interpreted kernel, per mode.
+    An interpreted call adds its time to the process's budget; a compiled one does not."""
+    kernel = jit.njit(_total, cache=False)
+    monkeypatch.setattr(jit, "_state", dict(jit._state, mode="auto", compiled=False,
+                                            interpreted_seconds=0.0))
+    small = np.ones(10)
+    assert kernel.runs_interpreted(small)
+    assert kernel(small) == 10 and jit._state["interpreted_seconds"] > 0
+    jit._local.depth = 1  # as inside an interpreted kernel
+    try:
+        assert kernel.runs_interpreted(np.ones(jit.INTERPRETED_MAX_WORK + 1))
+    finally:
+        jit._local.depth = 0
+    set_mode("always")
+    assert not kernel.runs_interpreted(small)
+    spent = jit._state["interpreted_seconds"]
+    assert kernel(small) == 10 and jit._state["interpreted_seconds"] == spent
+    set_mode("never")
+    assert kernel.runs_interpreted(np.ones(jit.INTERPRETED_MAX_WORK + 1))
+
+
 def _add_one_if_not_negative(x):
     if x < 0:
         raise ValueError("negative")

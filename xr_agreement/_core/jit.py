@@ -222,7 +222,10 @@ class Kernel:
 
     def runs_interpreted(self, *args) -> bool:
         """Whether a call with ``args``, made now from this thread, would run interpreted:
-        for a caller that prepares arguments only a compiled call profits from."""
+        for a caller that prepares arguments only a compiled call profits from. The rule
+        counts elements, so arguments with more of them never turn a compiled answer into
+        an interpreted call (another thread may still load numba or change the mode in
+        between: the call then runs compiled, or interpreted, with the other arguments)."""
         if getattr(_local, "depth", 0):
             return True
         if _ALL_COMPILED and self._dispatcher is not None:

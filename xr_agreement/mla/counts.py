@@ -41,15 +41,28 @@ BYTE_ITEM_TOTAL_LIMIT = 2**32
 
 
 def _count_threads(values, label_counts, item_counts, kernel) -> list:
-    """Run ``kernel`` (a nogil numba function) on item ranges in Python threads.
+    """Run ``kernel`` (a nogil numba function) on parts of ``values`` in Python threads.
 
     Plain threads rather than numba's parallel target: they are safe to start from any
-    thread (dask workers included) and do not spin-wait when the machine is busy. Each range
-    has its own label accumulators (int64), summed afterwards, so totals do not depend on
-    the number of threads.
+    thread (dask workers included) and do not spin-wait when the machine is busy. With at
+    least as many groups (the extra dims) as threads, each thread counts a run of whole
+    groups, writing only their rows; otherwise a range of items each, with its own label
+    accumulators (int64), summed afterwards, so totals do not depend on the number of
+    threads. Either way a part of C-contiguous values is C-contiguous, which
+    :func:`_count_bytes` reads faster.
     """
-    N = values.shape[1]
-    n_threads = min(os.cpu_count() or 1, max(1, N // 1024))
+    G, N = values.shape[:2]
+    cpus = os.cpu_count() or 1
+    if G >= cpus and values.flags.c_contiguous:
+        bounds = np.linspace(0, G, cpus + 1).astype(int)
+
+        def run_groups(t):
+            g0, g1 = bounds[t], bounds[t + 1]
+            return [kernel(values[g0:g1], label_counts[g0:g1], item_counts[g0:g1])]
+
+        return [flag for flags in _thread_pool().map(run_groups, range(cpus))
+                for flag in flags]
+    n_threads = min(cpus, max(1, N // 1024))
     bounds = np.linspace(0, N, n_threads + 1).astype(int)
     partial_counts = [np.zeros_like(label_counts) for _ in range(n_threads)]
 
@@ -58,11 +71,10 @@ def _count_threads(values, label_counts, item_counts, kernel) -> list:
         part = values[:, i0:i1]
         if part.flags.c_contiguous or not values.flags.c_contiguous:
             return [kernel(part, partial_counts[t], item_counts[:, i0:i1])]
-        # one group at a time: a range of items of several groups of C-contiguous values
-        # is not C-contiguous, of one group it is (count_bytes reads its rows faster);
-        # here N >= 2048, so every call has at least 1024 items
+        # fewer groups than threads: one group at a time (a range of items of one group
+        # is C-contiguous, of several it is not); at most cpus - 1 calls per thread
         return [kernel(values[g:g + 1, i0:i1], partial_counts[t][g:g + 1],
-                       item_counts[g:g + 1, i0:i1]) for g in range(values.shape[0])]
+                       item_counts[g:g + 1, i0:i1]) for g in range(G)]
 
     flags = [flag for flags in _thread_pool().map(run, range(n_threads)) for flag in flags]
     label_counts += sum(partial_counts)

@@ -1,5 +1,6 @@
-"""Issue 28, the Argilla and MTurk cases: ids kept as the ids they are, a submitted Argilla
-response without a value, and the MTurk requester's Reject column.
+"""Issue 28, the Argilla, MTurk and Prodigy cases: ids kept as the ids they are (Argilla,
+Prodigy), a submitted Argilla response without a value, and the MTurk requester's Reject
+column.
 
 Fixtures follow the formats the readers cite: Argilla v2 flat records
 (``dataset.records.to_list(flatten=True)`` / ``to_json``: ``id``, ``<question>.responses``,
@@ -248,3 +249,49 @@ def test_mturk_contradicting_review_marks_are_refused_naming_the_row(tmp_path, m
     assert main(["report", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("xr-agreement: error:")
+
+
+# ------------------------------------------------------------------------------------------
+# Prodigy: the same id rule for _input_hash and the annotator (db-out JSON lines, binary
+# classification tasks: "label" + "answer", https://prodi.gy/docs/api-interfaces)
+# ------------------------------------------------------------------------------------------
+
+
+def _prodigy_line(input_hash, annotator, answer, label="SPORT"):
+    return (f'{{"text": "t", "label": "{label}", "_input_hash": {input_hash}, '
+            f'"_task_hash": 5, "_annotator_id": {json.dumps(annotator)}, '
+            f'"_session_id": "s-{annotator}", "answer": "{answer}"}}\n')
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity"])
+def test_prodigy_non_finite_input_hash_is_refused(tmp_path, literal, capsys):
+    # two different inputs whose hash was lost (NaN): the original reader made them the
+    # one item "nan", annotated by ann and bob
+    path = tmp_path / "db-out.jsonl"
+    path.write_text(_prodigy_line(11, "ann", "accept") + _prodigy_line(11, "bob", "accept")
+                    + _prodigy_line(literal, "ann", "accept")
+                    + _prodigy_line(literal, "bob", "reject", label="NEWS"))
+    with pytest.raises(AnnotationFileError, match="finite") as caught:
+        read_annotations(path)
+    assert "db-out.jsonl" in str(caught.value) and "line 3" in str(caught.value)
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("xr-agreement: error:")
+
+
+def test_prodigy_input_hash_1_0_and_1_are_one_input(tmp_path):
+    # the original reader kept "1.0" and "1" as two items, each with one annotator
+    path = tmp_path / "db-out.jsonl"
+    path.write_text(_prodigy_line("1.0", "ann", "accept") + _prodigy_line(1, "bob", "reject")
+                    + _prodigy_line(2, "ann", "accept") + _prodigy_line(2, "bob", "accept"))
+    da = read_annotations(path)
+    assert da["item"].values.tolist() == [1, 2]
+    assert da.sel(item=1, label="SPORT").values.tolist() == [1.0, 0.0]
+
+
+def test_prodigy_blank_annotator_id_is_refused(tmp_path):
+    path = tmp_path / "db-out.jsonl"
+    path.write_text(_prodigy_line(1, "ann", "accept") + _prodigy_line(1, " ", "accept"))
+    path.write_text(path.read_text().replace('"_session_id": "s- "', '"_session_id": " "'))
+    with pytest.raises(AnnotationFileError, match="line 2"):
+        read_annotations(path)

@@ -157,12 +157,22 @@ def test_argilla_v1_submitted_response_without_value_is_no_decision(tmp_path):
                 {"user_id": "bob", "value": ["x"], "status": "submitted"}]},
             {"external_id": "b", "topics": [
                 {"user_id": "ann", "value": [], "status": "submitted"},
-                {"user_id": "bob", "status": "submitted"}]}]  # bob: no value key at all
+                {"user_id": "bob", "value": None, "status": "submitted"}]}]
     da = read_annotations(_write_lines(tmp_path / "v1.jsonl", rows))
     assert da.attrs["dropped"] == {"submitted without a value": {"bob": 1}}
     # ann's empty list is the answer "none of these": decided 0 for both labels
     assert da.sel(item="b", annotator="ann").values.tolist() == [0.0, 0.0]
     assert np.isnan(da.sel(item="b", annotator="bob").values).all()
+
+
+def test_argilla_v1_response_without_a_value_field_is_refused(tmp_path):
+    # Argilla writes "value": null for a response without one; a record without the field
+    # is damaged, not "no decision"
+    rows = [{"external_id": "a", "topics": [
+                {"user_id": "ann", "value": ["x"], "status": "submitted"},
+                {"user_id": "bob", "status": "submitted"}]}]
+    with pytest.raises(AnnotationFileError, match="line 1.*value field"):
+        read_annotations(_write_lines(tmp_path / "v1.jsonl", rows))
 
 
 def test_argilla_submitted_without_value_changes_the_cli_number(tmp_path, capsys):

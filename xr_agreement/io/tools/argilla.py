@@ -17,7 +17,8 @@ without a value (null) for the question read is no decision on it, dropped "subm
 without a value": Argilla's server asks a submitted response for values of the required
 questions only (argilla-server ``validators/responses.py``,
 ``_validate_required_questions_have_values``), so a question that is not required may be
-left unanswered. The item is the record's ``id`` (v1: ``external_id``, else ``id``, else
+left unanswered; a response with no ``value`` field at all is refused (Argilla writes
+``"value": null``). The item is the record's ``id`` (v1: ``external_id``, else ``id``, else
 the row number); the annotator is the user id. An id is the id it is: a whole number
 written as a float (``1.0``) is that integer, any other number stays itself (``1.5`` and
 ``1`` are two items), a non-finite number is refused. A file with several label questions
@@ -141,6 +142,9 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
             for response in responses:
                 if not isinstance(response, dict) or "user_id" not in response:
                     raise where("a response without user_id", row, question)
+                if "value" not in response:  # Argilla writes "value": null, never no key
+                    raise where("a response without a value field (expected {user_id, "
+                                "value, status}): a damaged or foreign record", row, question)
                 _add(annotations, dropped, record_id, response["user_id"],
                      response.get("status"), response.get("value"), where, row, question,
                      f"{question}.user_id")

@@ -12,15 +12,24 @@ hold per question a list ``[{"user_id", "value", "status"}]`` and ``external_id`
 
 Meaning read here: only a "submitted" response is a decision; "discarded" (the annotator
 declined the record) and "draft" (not submitted) are no decision, dropped as such; a
-submitted multi-label response with an empty list chose no label. The item is the record's
-``id`` (v1: ``external_id``, else ``id``, else the row number); the annotator is the user id.
-A file with several label questions needs ``control=``.
+submitted multi-label response with an empty list chose no label. A submitted response
+without a value (null) for the question read is no decision on it, dropped "submitted
+without a value": Argilla's server asks a submitted response for values of the required
+questions only (argilla-server ``validators/responses.py``,
+``_validate_required_questions_have_values``), so a question that is not required may be
+left unanswered; a response with no ``value`` field at all is refused (Argilla writes
+``"value": null``). The item is the record's ``id`` (v1: ``external_id``, else ``id``, else
+the row number); the annotator is the user id. An id is the id it is: a whole number
+written as a float (``1.0``) is that integer, any other number stays itself (``1.5`` and
+``1`` are two items), a non-finite number is refused. A file with several label questions
+needs ``control=``.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 
 import numpy as np
@@ -31,6 +40,7 @@ from ._common import (Annotation, Dropped, Where, blank, build, label_text, load
                       read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
+UNANSWERED = "submitted without a value"
 
 
 def _records(path) -> tuple[list[tuple[int, dict]], Where]:
@@ -132,6 +142,9 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
             for response in responses:
                 if not isinstance(response, dict) or "user_id" not in response:
                     raise where("a response without user_id", row, question)
+                if "value" not in response:  # Argilla writes "value": null, never no key
+                    raise where("a response without a value field (expected {user_id, "
+                                "value, status}): a damaged or foreign record", row, question)
                 _add(annotations, dropped, record_id, response["user_id"],
                      response.get("status"), response.get("value"), where, row, question,
                      f"{question}.user_id")
@@ -147,23 +160,43 @@ def _is_v1(value) -> bool:
             and "user_id" in value[0] and "status" in value[0])
 
 
+def _as_id(value, where, row, column):
+    """A record or user id as the id it is: a number that is a whole number becomes that
+    int (JSON ``1.0`` and ``1`` are one id), any other number stays itself (``1.5`` is never
+    the item ``1``), a non-finite number is refused."""
+    scalar_id(value, where, row, column)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise where(f"{column} must be a finite number or text, got {value!r}", row,
+                        column)
+        return int(value) if float(value).is_integer() else float(value)
+    return value
+
+
 def _add(annotations, dropped, record_id, user, status, value, where, row, column,
          user_column):
-    scalar_id(record_id, where, row, "id")
-    if user is not None:
-        scalar_id(user, where, row, user_column)
+    record_id = _as_id(record_id, where, row, "id")
     if blank(user):
         raise where("a response without a user id", row, column)
+    user = _as_id(user, where, row, user_column)
     if status not in STATUSES:
         raise where(f"response status must be one of {list(STATUSES)}, got {status!r}", row,
                     column)
-    record_id = record_id if not isinstance(record_id, float) else int(record_id)
     if status != "submitted":
         dropped.add(status, user)
         annotations.append(Annotation(record_id, str(user), None, row=row))
         return
     if isinstance(value, dict) and "value" in value:
         value = value["value"]  # v1 responses may nest {"value": ...}
+    if blank(value):
+        # Argilla requires a value only for required questions: a submitted response may
+        # leave another question unanswered, which is no decision on it (an empty list is
+        # the answer "none of these")
+        dropped.add(UNANSWERED, user)
+        annotations.append(Annotation(record_id, str(user), None, row=row))
+        return
     chosen = _labels(value, where, row, column)
     annotations.append(Annotation(record_id, str(user), list(dict.fromkeys(chosen)), row=row,
                                   column=column))

@@ -13,12 +13,18 @@ name, and a string from the categories as the property's value": ``[{"<name>": {
 ``Answer.<label>.on`` column per label, ``true`` when checked and blank otherwise (a browser
 submits no value for an unchecked box).
 
-Meaning read here: item ``HITId``, annotator ``WorkerId``; a ``Rejected`` assignment is no
-decision (dropped "rejected": the requester refused the work); ``Submitted`` and
-``Approved`` are decisions; the labels come from ``Answer.taskAnswers`` (a JSON cell,
-parsed, never taken as one label) or from the ``Answer.<label>.on`` columns (whose labels
-are then the universe, a box nobody ticked included); several crowd elements in
-``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
+The requester reviews a batch offline in the same file ("Review assignments offline": "enter
+an X in the Approve column or a reason to reject the result in the Reject column", then
+upload it; https://docs.aws.amazon.com/AWSMechTurk/latest/RequesterUI/ReviewingResultsOutsideoftheRUI.html).
+
+Meaning read here: item ``HITId``, annotator ``WorkerId``; a ``Rejected`` assignment, or one
+whose ``Reject`` cell holds a reason, is no decision (dropped "rejected": the requester
+refused the work); ``Submitted`` and ``Approved`` are decisions; ``Approve`` and ``Reject``
+both marked, ``Reject`` on an ``Approved`` assignment or ``Approve`` on a ``Rejected`` one
+(a reversal not yet uploaded) are errors naming the row; the labels come from
+``Answer.taskAnswers`` (a JSON cell, parsed, never taken as one label) or from the
+``Answer.<label>.on`` columns (whose labels are then the universe, a box nobody ticked
+included); several crowd elements in ``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
 (MTurk gives a worker one assignment per HIT).
 """
 
@@ -60,7 +66,7 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
         if status not in STATUSES:
             raise where(f"AssignmentStatus must be one of {list(STATUSES)}, got {status!r}",
                         row, "AssignmentStatus", line)
-        if status == "Rejected":
+        if _rejected(record, status, where, row, line):
             dropped.add("rejected", who)
             annotations.append(Annotation(record["HITId"].strip(), who, None, row=row,
                                           line=line))
@@ -108,6 +114,26 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
     return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
                  item=item, annotator=annotator, label=label, sep_option="",
                  duplicate_hint=" (MTurk gives a worker one assignment per HIT)")
+
+
+def _rejected(record, status, where, row, line) -> bool:
+    """Whether the assignment is rejected: by MTurk (``AssignmentStatus`` ``Rejected``) or
+    by the requester reviewing offline, who writes a reason in the ``Reject`` column (an
+    ``x`` in ``Approve`` approves); marks that contradict each other or the status are
+    refused, since either reading could be the wrong one."""
+    approve = str(record.get("Approve", "")).strip()
+    reject = str(record.get("Reject", "")).strip()
+    if approve and reject:
+        raise where(f"both Approve ({approve[:30]!r}) and Reject ({reject[:30]!r}) are "
+                    "marked: clear the one that does not hold", row, "Reject", line)
+    if reject and status == "Approved":
+        raise where(f"Reject is marked ({reject[:30]!r}) on an Approved assignment, which "
+                    "MTurk cannot reject: clear the Reject cell", row, "Reject", line)
+    if approve and status == "Rejected":
+        raise where("Approve is marked on a Rejected assignment (a reversal not yet "
+                    "uploaded): upload the file to MTurk and download the results again, or "
+                    "clear the Approve cell", row, "Approve", line)
+    return status == "Rejected" or bool(reject)
 
 
 def _task_answers(cell, where, row, line) -> dict[str, list[str]]:

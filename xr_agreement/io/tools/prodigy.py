@@ -23,18 +23,35 @@ Meaning read here:
   decision, dropped "rejected";
 - binary tasks (``label`` + ``answer``, no ``options``): ``accept`` -> that label 1,
   ``reject`` -> that label 0, the other labels undecided for that annotator;
-- a file mixing choice and binary tasks, an unknown ``answer``, a missing ``_input_hash``
-  or annotator id is an error; so is the same (input, annotator) twice (the same label twice
+- a file mixing choice and binary tasks, an unknown ``answer``, a missing, blank or
+  non-finite ``_input_hash`` or annotator id is an error (``1.0`` is the id ``1``; ``1.5``
+  stays ``1.5``); so is the same (input, annotator) twice (the same label twice
   in binary tasks), whatever the answers (an ``ignore`` and an ``accept`` too): Prodigy
   documents no "latest wins" rule.
 """
 
 from __future__ import annotations
 
-from ._common import (Annotation, Dropped, Where, build, label_text, load_json_records,
+import math
+
+from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
                       scalar_id)
 
 ANSWERS = ("accept", "reject", "ignore")
+
+
+def _as_id(value, where, line, column):
+    """An input hash or annotator id as the id it is: Prodigy writes them as integers and
+    text, so a whole number written as a float (``1.0``) is that integer, any other number
+    stays itself (never truncated), and a non-finite one (JSON ``NaN``, ``Infinity``) is
+    refused rather than made the text "nan" that would merge different inputs."""
+    scalar_id(value, where, line, column)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise where(f"{column} must be a finite number or text, got {value!r}", line,
+                        column)
+        return int(value) if value.is_integer() else value
+    return value
 
 
 def read_prodigy(path, *, universe=None, item="item", annotator="annotator", label="label",
@@ -47,14 +64,14 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
         if kind == "array":
             raise where("a Prodigy db-out export is JSON lines (one task per line), not one "
                         "JSON array")
-        if task.get("_input_hash") in (None, ""):
+        if blank(task.get("_input_hash")):
             raise where("a task without _input_hash", line, "_input_hash")
-        scalar_id(task["_input_hash"], where, line, "_input_hash")
-        who = task.get("_annotator_id") or task.get("_session_id")
-        if who in (None, ""):
+        item_id = _as_id(task["_input_hash"], where, line, "_input_hash")
+        who_column = "_annotator_id" if not blank(task.get("_annotator_id")) else "_session_id"
+        who = task.get(who_column)
+        if blank(who):
             raise where("a task without _annotator_id or _session_id", line, "_annotator_id")
-        scalar_id(who, where, line, "_annotator_id" if task.get("_annotator_id") else
-                  "_session_id")
+        who = _as_id(who, where, line, who_column)
         answer = task.get("answer")
         if answer not in ANSWERS:
             raise where(f"answer must be one of {list(ANSWERS)}, got {answer!r}", line,
@@ -79,7 +96,7 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
             options += ids
         # every answer counts, an ignore too: an ignore and an accept of one input by one
         # annotator are two answers, and Prodigy has no rule for which one stands
-        key = (str(task["_input_hash"]), str(who))
+        key = (str(item_id), str(who))
         if task_kind == "binary":
             key += (label_text(task["label"], where, line, "label"),)
         if key in answered:
@@ -90,12 +107,12 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
         answered[key] = line
         if answer == "ignore":
             dropped.add("ignored", who)
-            annotations.append(Annotation(task["_input_hash"], str(who), None, line=line))
+            annotations.append(Annotation(item_id, str(who), None, line=line))
             continue
         if task_kind == "binary":
             value = label_text(task["label"], where, line, "label")
             chosen, zeros = ([value], []) if answer == "accept" else ([], [value])
-            annotations.append(Annotation(task["_input_hash"], str(who), chosen, zeros,
+            annotations.append(Annotation(item_id, str(who), chosen, zeros,
                                           line=line, column="label", label=value))
             continue
         accepted = task.get("accept", [])
@@ -107,15 +124,15 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
             raise where(f"accept holds {unknown}, which are not among this task's options "
                         f"{ids}", line, "accept")
         if answer == "accept":  # 0: this task's other options; labels it did not offer: NaN
-            annotations.append(Annotation(task["_input_hash"], str(who), accepted,
+            annotations.append(Annotation(item_id, str(who), accepted,
                                           [v for v in ids if v not in accepted], line=line,
                                           column="accept"))
         elif accepted:
-            annotations.append(Annotation(task["_input_hash"], str(who), [], accepted,
+            annotations.append(Annotation(item_id, str(who), [], accepted,
                                           line=line, column="accept"))
         else:
             dropped.add("rejected", who)
-            annotations.append(Annotation(task["_input_hash"], str(who), None, line=line))
+            annotations.append(Annotation(item_id, str(who), None, line=line))
     if universe is None and "choice" in kinds:
         universe = list(dict.fromkeys(options))
     elif universe is not None and "choice" in kinds:

@@ -123,3 +123,59 @@ def test_a_zipped_table_with_a_bomb_is_refused_while_telling_the_tool(tmp_path, 
     path = make_zip(tmp_path / "votes.csv.zip",
                     {"votes.csv": "item,annotator,labels" + " " * (8 * 2**20) + "\n"})
     refused(capsys, path, "votes.csv", "zip bomb")
+
+
+# ---------------------------------------------------------------------------------------
+# CSV cells (case 1): doccano writes "#".join(sorted(labels)), no escaping
+# ---------------------------------------------------------------------------------------
+
+# alice chose "C#" on example 1 and "C#" and "Java" on example 2; bob chose "C" and "C",
+# "Java": as doccano writes them ("C##Java": sorted "C#" < "Java")
+LANGUAGES_CSV = {"alice.csv": "id,text,label\n1,a,C#\n2,b,C##Java\n3,c,Java\n",
+                 "bob.csv": "id,text,label\n1,a,C\n2,b,C#Java\n3,c,Java\n"}
+
+
+def test_a_csv_label_holding_the_separator_is_refused_not_cut(tmp_path, capsys):
+    path = make_zip(tmp_path / "export.zip", LANGUAGES_CSV)
+    refused(capsys, path, "alice.csv", "row 1 (line 2)", "'C#'", "cannot be told apart")
+
+
+def test_a_declared_universe_splits_a_csv_cell_the_one_way_it_can(tmp_path):
+    path = make_zip(tmp_path / "export.zip", LANGUAGES_CSV)
+    da = read_annotations(path, labels=["C", "C#", "Java"])
+    # counted by hand from LANGUAGES_CSV, labels in the order C, C#, Java
+    assert da.sel(annotator="alice").values.tolist() == [[0, 1, 0], [0, 1, 1], [0, 0, 1]]
+    assert da.sel(annotator="bob").values.tolist() == [[1, 0, 0], [1, 0, 1], [0, 0, 1]]
+    # "A#B#C" with A, B, C, A#B and B#C declared splits two ways: refused
+    two = make_zip(tmp_path / "two.zip", {"alice.csv": "id,text,label\n1,a,A#B#C\n",
+                                          "bob.csv": "id,text,label\n1,a,A\n"})
+    with pytest.raises(AnnotationFileError, match=r"alice.csv: row 1 \(line 2\), column "
+                       r"'label': the cell 'A#B#C' splits at '#' into the declared labels in "
+                       r"several ways"):
+        read_annotations(two, labels=["A", "B", "C", "A#B", "B#C"])
+
+
+# ---------------------------------------------------------------------------------------
+# JSONL label lists (case 2): a span is [start, end, label] with two integer offsets
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry", [["pos", "news", "sport"], [0, "5", "PER"], [0.0, 5, "PER"],
+                                   [True, 5, "PER"], [0, 5], [0, 5, "PER", "x"]])
+def test_a_nested_list_that_is_not_a_span_is_refused(tmp_path, capsys, entry):
+    path = make_zip(tmp_path / "export.zip", {
+        "alice.jsonl": ALICE,
+        "bob.jsonl": lines({"id": 1, "text": "a", "label": [entry]},
+                           {"id": 2, "text": "b", "label": ["y"]})})
+    refused(capsys, path, "bob.jsonl", "line 1", "not a span [start, end, label]")
+
+
+def test_spans_are_read_as_the_set_of_their_labels(tmp_path):
+    # sequence labelling, as TupledSpanFormatter writes it: sorted (start, end, label)
+    path = make_zip(tmp_path / "export.zip", {
+        "alice.jsonl": lines({"id": 1, "text": "Ann met Bob", "label": [[0, 3, "PER"],
+                                                                         [8, 11, "PER"]]}),
+        "bob.jsonl": lines({"id": 1, "text": "Ann met Bob", "label": [[0, 3, "PER"],
+                                                                       [4, 7, "ACT"]]})})
+    da = read_annotations(path)
+    assert da["label"].values.tolist() == ["ACT", "PER"]
+    assert da.sel(item=1).values.tolist() == [[0, 1], [1, 1]]

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
                       label_text, load_json_records, member_files, read_csv, read_text,
                       scalar_id)
@@ -33,14 +35,67 @@ EXTENSIONS = (".jsonl", ".json", ".csv")
 
 
 def _span_or_label(value, where, row, column):
-    if isinstance(value, list) and len(value) == 3 and not isinstance(value[2], list):
-        return label_text(value[2], where, row, column)  # [start, end, label]
+    """The label of one entry of a JSONL ``label`` list: a label, a span ``[start, end,
+    label]`` (two integer offsets, doccano's TupledSpanFormatter) or a span object with a
+    ``label``; any other nested list is refused, never cut to its last element."""
+    if isinstance(value, list):
+        offsets = value[:2]
+        if len(value) == 3 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                   for v in offsets):
+            return label_text(value[2], where, row, column)
+        raise where(f"the entry {value!r} is a nested list but not a span [start, end, label] "
+                    "with two integer offsets; a text classification label list holds "
+                    "labels, a sequence labelling one spans", row, column)
     if isinstance(value, dict) and "label" in value:
         return label_text(value["label"], where, row, column)
     return label_text(value, where, row, column)
 
 
-def _jsonl(name, text, who, path, sep):
+def _split_cell(cell, sep, universe, where, row, column):
+    """The labels of a doccano CSV cell. doccano writes ``sep.join(sorted(labels))`` with no
+    escaping (JoinedCategoryFormatter), so a label holding the separator cannot be told from
+    two labels: with a declared universe the cell is split the one way its parts make declared
+    labels; without one, an empty part (``C#``, ``C##Java``: a label begins or ends with the
+    separator) is refused, never cut."""
+    if not isinstance(cell, str) or not cell.strip() or cell.strip()[:1] in "[{":
+        return cell_labels(cell, sep, where, row, column)
+    parts = cell.strip().split(sep)
+    if universe is not None:
+        declared = set(universe)
+        ways = _partitions(parts, sep, declared)
+        if len(ways) == 1:
+            return list(ways[0])
+        if not ways and not any(sep in label for label in declared):
+            return cell_labels(cell, sep, where, row, column)  # says which label is unknown
+        raise where(f"the cell {cell.strip()[:60]!r} splits at {sep!r} into the declared labels "
+                    f"{'in several ways' if ways else 'in no way'}; doccano's CSV joins labels "
+                    f"with {sep!r} without escaping: export JSONL (its labels are a list)",
+                    row, column)
+    if any(not part.strip() for part in parts):
+        raise where(f"the cell {cell.strip()[:60]!r} has an empty part between {sep!r}: a "
+                    f"label holds {sep!r}, the separator doccano's CSV joins labels with, and "
+                    "the labels cannot be told apart; export JSONL (its labels are a list) or "
+                    "declare the labels (labels=..., --labels FILE)", row, column)
+    return cell_labels(cell, sep, where, row, column)
+
+
+def _partitions(parts, sep, declared, limit=2) -> list[tuple]:
+    """Up to ``limit`` ways to rejoin consecutive ``parts`` with ``sep`` into declared
+    labels (two are enough to know the cell is ambiguous)."""
+    ways = {len(parts): [()]}
+    for start in range(len(parts) - 1, -1, -1):
+        found = []
+        for end in range(start + 1, len(parts) + 1):
+            label = sep.join(parts[start:end]).strip()
+            if label in declared:
+                found += [(label, *rest) for rest in ways[end]]
+            if len(found) >= limit:
+                break
+        ways[start] = found[:limit]
+    return ways[0]
+
+
+def _jsonl(name, text, who, path, sep, universe=None):
     where = Where(path, kind="line")
     records, kind = load_json_records(path, text)
     out = []
@@ -65,7 +120,7 @@ def _jsonl(name, text, who, path, sep):
     return out
 
 
-def _csv(name, text, who, path, sep):
+def _csv(name, text, who, path, sep, universe=None):
     where = Where(path, line_offset=1)
     table = read_csv(path, text)
     lower = {c.lower(): c for c in table.columns}
@@ -78,7 +133,7 @@ def _csv(name, text, who, path, sep):
         row = position + 1
         if blank(item):
             raise where("empty id: every row needs an example id", row, lower["id"])
-        chosen = cell_labels(cell, sep, where, row, lower["label"])
+        chosen = _split_cell(cell, sep, universe, where, row, lower["label"])
         out.append(Annotation(item.strip(), who, list(dict.fromkeys(chosen)), row=row,
                               column=lower["label"], line=row + 1))
     return out
@@ -107,7 +162,7 @@ def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annot
     for (name, text), who in zip(members, stems):
         member = f"{path}:{name}" if is_collection(path) else path
         reader = _csv if name.lower().endswith(".csv") else _jsonl
-        read = reader(name, text, who, member, sep)
+        read = reader(name, text, who, member, sep, universe)
         if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
             continue  # doccano's placeholder for examples nobody labelled: no annotator
         for annotation in read:

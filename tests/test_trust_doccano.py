@@ -179,3 +179,133 @@ def test_spans_are_read_as_the_set_of_their_labels(tmp_path):
     da = read_annotations(path)
     assert da["label"].values.tolist() == ["ACT", "PER"]
     assert da.sel(item=1).values.tolist() == [[0, 1], [1, 1]]
+
+
+# ---------------------------------------------------------------------------------------
+# "export approved only" and the full export (cases 5-6), as doccano 1.8 writes them:
+# one file per project member (the admin is always one), JSONL from
+# DataFrame.to_json(orient="records", lines=True): compact, keys id, text, Comments, label
+# ---------------------------------------------------------------------------------------
+
+def compact(*records) -> str:
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+
+
+def example(n, labels):
+    return {"id": n, "text": f"example {n}", "Comments": [], "label": labels}
+
+
+# who confirmed what, with which labels (None: never opened); example 4: carol looked and
+# chose no label
+CONFIRMED = {
+    "alice": {1: ["x"], 2: ["y"], 3: ["x", "y"], 4: ["y"]},
+    "bob": {1: ["x"], 2: ["x"], 4: ["y"]},
+    "carol": {1: ["x"], 2: ["y"], 3: ["y"], 4: []},
+}
+
+
+def approved_only(admin_file: str) -> dict:
+    members = {"admin.jsonl": admin_file}
+    for who, done in CONFIRMED.items():
+        members[f"{who}.jsonl"] = compact(*(example(n, labels) for n, labels in done.items()))
+    return members
+
+
+def full_export() -> dict:
+    members = {"admin.jsonl": compact(*(example(n, []) for n in (1, 2, 3, 4)))}
+    for who, done in CONFIRMED.items():
+        members[f"{who}.jsonl"] = compact(*(example(n, done.get(n, []))
+                                            for n in (1, 2, 3, 4)))
+    return members
+
+
+# the decisions by hand, labels x, y (NaN: never opened)
+NAN = float("nan")
+BY_HAND = {
+    "alice": [[1, 0], [0, 1], [1, 1], [0, 1]],
+    "bob": [[1, 0], [1, 0], [NAN, NAN], [0, 1]],
+    "carol": [[1, 0], [0, 1], [0, 1], [0, 0]],
+}
+
+
+def assert_by_hand(da, by_hand):
+    assert sorted(da["annotator"].values.tolist()) == sorted(by_hand)
+    assert da["label"].values.tolist() == ["x", "y"]
+    assert sorted(da["item"].values.tolist()) == [1, 2, 3, 4]
+    for who, rows in by_hand.items():
+        got = da.sel(annotator=who, item=[1, 2, 3, 4]).values.tolist()
+        assert str(got) == str([[float(v) for v in row] for row in rows]), (who, got)
+
+
+@pytest.mark.parametrize("admin_file", ["", "\n", "[]", "[]\n"])
+def test_an_empty_member_file_is_a_member_who_annotated_nothing(tmp_path, capsys, admin_file):
+    path = make_zip(tmp_path / "export.zip", approved_only(admin_file))
+    da = read_annotations(path)
+    assert_by_hand(da, BY_HAND)
+    assert da.attrs["dropped"] == {}
+    assert da.attrs["notes"] == ["doccano: 1 member file(s) empty, members who annotated "
+                                 "nothing, left out: admin.jsonl."]
+    code = main(["report", str(path), "--format", "markdown"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "left out: admin.jsonl" in out
+
+
+def test_an_empty_csv_member_is_left_out_too(tmp_path):
+    # DataFrame.to_csv of no examples writes one newline; a header alone holds no example
+    members = {"admin.csv": "\n", "guest.csv": "id,text,label\n",
+               "alice.csv": "id,text,label\n1,a,x\n2,b,y\n",
+               "bob.csv": "id,text,label\n1,a,x#y\n"}
+    da = read_annotations(make_zip(tmp_path / "export.zip", members))
+    assert sorted(da["annotator"].values.tolist()) == ["alice", "bob"]
+    assert da.sel(annotator="bob", item=1).values.tolist() == [1.0, 1.0]
+    assert "admin.csv, guest.csv" in da.attrs["notes"][0]
+
+
+def test_every_member_file_empty_is_refused(tmp_path, capsys):
+    path = make_zip(tmp_path / "export.zip", {"admin.jsonl": "\n", "alice.jsonl": "[]"})
+    refused(capsys, path, "every member's file is empty", "admin.jsonl, alice.jsonl")
+
+
+def test_a_full_export_is_refused_by_default(tmp_path, capsys):
+    path = make_zip(tmp_path / "export.zip", full_export())
+    # 4 examples in 4 files; empty lists: admin 4, bob 1 (never opened), carol 1 (chose none)
+    refused(capsys, path, "full export", "the same 4 examples", "6 label lists are empty",
+            "export approved only", "--empty-list")
+
+
+def test_a_full_export_read_with_empty_lists_as_missing(tmp_path, capsys):
+    path = make_zip(tmp_path / "export.zip", full_export())
+    da = read_annotations(path, empty_list="missing")
+    # carol's "chose no label" on 4 cannot be told from never opened: read as missing
+    assert_by_hand(da, dict(BY_HAND, carol=[[1, 0], [0, 1], [0, 1], [NAN, NAN]]))
+    assert da.attrs["dropped"] == {
+        "empty label list, read as not annotated": {"bob": 1, "carol": 1},
+        "every label list empty, not an annotator": {"admin": 4}}
+    assert da.attrs["empty_label_lists"] == {"admin": 4, "bob": 1, "carol": 1}
+    code = main(["report", str(path), "--empty-list", "missing", "--format", "markdown"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "every label list empty, not an annotator 4 (admin: 4)" in out
+    assert "No annotation was left out" not in out
+
+
+def test_a_full_export_read_with_empty_lists_as_no_label(tmp_path, capsys):
+    path = make_zip(tmp_path / "export.zip", full_export())
+    da = read_annotations(path, empty_list="no-label")
+    assert_by_hand(da, dict(BY_HAND, bob=[[1, 0], [1, 0], [0, 0], [0, 1]]))
+    assert da.attrs["dropped"] == {"every label list empty, not an annotator": {"admin": 4}}
+    code = main(["report", str(path), "--empty-list", "no-label", "--format", "markdown"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "2 empty label list(s) read as" in out and "bob 1, carol 1" in out
+
+
+def test_the_approved_only_fixtures_are_no_full_export():
+    # their members list different examples: read as before, empty lists "chose no label"
+    from pathlib import Path
+    folder = Path(__file__).parent / "data" / "tools" / "doccano"
+    for name in ("project_export.zip", "project_export_csv.zip"):
+        da = read_annotations(folder / name)
+        assert da.attrs["empty_label_lists"] == {"bob": 1} and "notes" not in da.attrs
+        assert da.sel(item=2, annotator="bob").values.tolist() == [0.0, 0.0, 0.0, 0.0]

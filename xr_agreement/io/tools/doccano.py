@@ -139,12 +139,49 @@ def _csv(name, text, who, path, sep, universe=None):
     return out
 
 
-def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annotator",
-                 label="label", **_):
+# what an empty ``label`` list means, when the reader is told (empty_list=)
+EMPTY_LIST_MEANINGS = ("missing", "no-label")
+
+
+def _empty_member(name: str, text: str) -> bool:
+    """A member file with no record: empty, one newline, ``[]``, or a CSV header alone (what
+    "export approved only" writes for a member who confirmed no example)."""
+    body = text.strip()
+    if body in ("", "[]"):
+        return True
+    return name.lower().endswith(".csv") and len(body.splitlines()) == 1
+
+
+def _full_export(reads: dict) -> tuple[int, int] | None:
+    """(examples, empty lists) when the members' files look like a full export: two or more
+    members, every one listing the same examples with a label list, and some list empty
+    (doccano's export without "approved only" writes every example of the project into every
+    member's file, ``filter_examples`` in backend/data_export/pipeline/dataset.py), else
+    None."""
+    listed = [{str(a.item).strip() for a in read if a.chosen is not None}
+              for read in reads.values()]
+    if len(listed) < 2 or any(ids != listed[0] for ids in listed) or not listed[0]:
+        return None
+    empty = sum(1 for read in reads.values() for a in read if a.chosen == [])
+    return (len(listed[0]), empty) if empty else None
+
+
+def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
+                 annotator="annotator", label="label", **_):
     """Decisions from a doccano export: a zip or directory of per-user files, or one user's
-    file (see the module docstring)."""
+    file (see the module docstring).
+
+    ``empty_list``: what an empty ``label`` list means, "missing" (an example the member
+    never annotated: no decision) or "no-label" (the member looked and chose no label).
+    Required for a full export (every member lists the same examples, some lists empty),
+    where the file cannot tell the two apart; with it, a member whose every list is empty is
+    not an annotator."""
     sep = "#" if sep is None else sep
-    if is_collection(path) or os.fspath(path).lower().endswith(".zip"):
+    if empty_list not in (None, *EMPTY_LIST_MEANINGS):
+        raise ValueError(f"empty_list must be one of {list(EMPTY_LIST_MEANINGS)} or None, got "
+                         f"{empty_list!r}")
+    collection = is_collection(path) or os.fspath(path).lower().endswith(".zip")
+    if collection:
         members = [(n, t) for n, t in member_files(path)
                    if os.path.splitext(n)[1].lower() in EXTENSIONS]
     else:
@@ -158,24 +195,61 @@ def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annot
                     "is no annotator to compare; export with collaborative annotation off")
     if len(set(stems)) != len(stems):
         raise where(f"two files for one user: {sorted(stems)}")
-    annotations, dropped, empty = [], Dropped(), {}
+    reads, empty_members = {}, []
     for (name, text), who in zip(members, stems):
-        member = f"{path}:{name}" if is_collection(path) else path
+        if collection and _empty_member(name, text):
+            empty_members.append(name)  # a member who confirmed nothing: no annotator
+            continue
+        member = f"{path}:{name}" if collection else path
         reader = _csv if name.lower().endswith(".csv") else _jsonl
         read = reader(name, text, who, member, sep, universe)
         if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
             continue  # doccano's placeholder for examples nobody labelled: no annotator
+        reads[who] = read
+    if not reads:
+        raise where(f"every member's file is empty ({', '.join(empty_members)}): nobody's "
+                    "annotations were exported; an \"export approved only\" lists only the "
+                    "examples each member confirmed")
+    full = _full_export(reads)
+    if full is not None and empty_list is None:
+        raise where(
+            f"a full export: every member's file lists the same {full[0]} examples and "
+            f"{full[1]} label lists are empty, which may be examples never opened as well as "
+            "examples given no label; export again with \"export approved only\" ticked, or "
+            "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list)")
+    annotations, dropped, empty, notes = [], Dropped(), {}, []
+    if empty_members:
+        notes.append(f"doccano: {len(empty_members)} member file(s) empty, members who "
+                     f"annotated nothing, left out: {', '.join(empty_members)}.")
+    for who, read in reads.items():
+        lists = [a for a in read if a.chosen is not None]
+        n_empty = sum(1 for a in lists if a.chosen == [])
+        if n_empty:
+            # an empty label list is "chose no label" (all 0) unless told otherwise, and
+            # also what doccano writes for an example the user never opened: counted
+            empty[who] = n_empty
+        if empty_list is not None and lists and n_empty == len(lists):
+            for _ in lists:  # every list empty: not an annotator (a project's admin)
+                dropped.add("every label list empty, not an annotator", who)
+            continue
         for annotation in read:
             if annotation.chosen is None:
                 dropped.add("no label field", who)
-        # an empty label list is "chose no label" (all 0), and also what doccano writes for
-        # an example the user never opened: counted so that a report can say how many
-        chosen_none = sum(1 for a in read if a.chosen == [])
-        if chosen_none:
-            empty[who] = chosen_none
+            elif annotation.chosen == [] and empty_list == "missing":
+                annotation.chosen = None
+                dropped.add("empty label list, read as not annotated", who)
         annotations += read
+    if empty_list == "no-label":
+        kept = {who: n for who, n in empty.items() if who not in dropped.counts.get(
+            "every label list empty, not an annotator", {})}
+        if kept:
+            notes.append(f"doccano: {sum(kept.values())} empty label list(s) read as "
+                         "\"looked and chose no label\" (empty_list='no-label'): "
+                         + ", ".join(f"{who} {n}" for who, n in sorted(kept.items())) + ".")
     da = build(annotations, reader="doccano", dropped=dropped, where=where,
                universe=universe, item=item, annotator=annotator, label=label,
                sep_in_use=sep)
     da.attrs["empty_label_lists"] = dict(sorted(empty.items()))
+    if notes:
+        da.attrs["notes"] = notes
     return da

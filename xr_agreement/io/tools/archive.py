@@ -160,7 +160,18 @@ def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path,
 
 def zip_texts(path) -> list[tuple[str, str]]:
     """(name, text) of every file of the zip at ``path`` that is read (see the module
-    docstring), sorted by name."""
+    docstring), sorted by name.
+
+    Examples
+    --------
+    >>> import os, tempfile, zipfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "export.zip")
+    >>> with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+    ...     archive.writestr("export\\\\bob.jsonl", "{}\\n")
+    ...     archive.writestr("__MACOSX/._bob.jsonl", "")
+    >>> zip_texts(path)
+    [('export/bob.jsonl', '{}\\n')]
+    """
     members = archive_members(path)
     out, left = [], MAX_ARCHIVE_BYTES
     with zipfile.ZipFile(path) as archive:

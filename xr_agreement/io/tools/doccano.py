@@ -1,24 +1,36 @@
 """doccano exports: JSONL with a ``label`` list, or CSV with ``#``-joined labels; one file per
-user (the export zip of a project without collaborative annotation).
+project member (the export zip of a project without collaborative annotation).
 
 Format, from doccano's documentation (https://doccano.github.io/doccano/tutorial/#export-data)
-and its export code (``backend/data_export``: one file per user named after the user,
-``all.jsonl`` when annotation is collaborative): text classification JSONL records are
-``{"id": 1, "text": "...", "label": ["positive", "news"]}``; sequence labelling records hold
-``"label": [[start, end, "PER"], ...]``; the CSV has columns ``id``, ``text``, ``label``, the
-labels of one example joined by ``#``.
+and its export code (github.com/doccano/doccano, ``backend/data_export``):
+
+- ``celery_tasks.py`` (``create_individual_dataset``) writes one file per project member,
+  named ``<username>.<ext>`` (the admin is a member too), and ``all.jsonl`` when annotation is
+  collaborative; ``pipeline/writers.py`` zips them under their base names.
+- ``pipeline/dataset.py`` (``filter_examples``): with "export approved only" a member's file
+  lists the examples that member confirmed (``states__confirmed_by=user``); without it, every
+  example of the project, with an empty label list where the member did nothing.
+- ``pipeline/formatters.py``: a CSV cell is ``"#".join(sorted(labels))``, nothing escaped;
+  spans are sorted ``(start_offset, end_offset, label)`` tuples. Text classification JSONL
+  records are ``{"id": 1, "text": "...", "label": ["positive", "news"]}``; sequence labelling
+  ones hold ``"label": [[start, end, "PER"], ...]``; the CSV has columns ``id``, ``text``,
+  ``label``.
 
 Meaning read here: the annotator is the file's name without extension; the item is the
-record's ``id``; a record's labels are its choices (for spans, the set of span labels used);
-an empty ``label`` list is an annotation with no label chosen (doccano writes every example
-of the project into each user's file unless "export only approved documents" is ticked: tick
-it so that examples a user never annotated are absent, i.e. missing, rather than empty);
-a record without a ``label`` field is no decision, dropped "no label field"; the number of
-empty ``label`` lists (or cells) per user is ``attrs["empty_label_lists"]``, so that a
-reader can see how many "no label" decisions may be examples never opened. ``all.jsonl`` (collaborative mode) has no
-annotator and is refused. ``unknown.jsonl`` beside users' files, holding only examples with no
-label, is doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator,
-not read.
+record's ``id``; a record's labels are its choices (for spans, the set of span labels used;
+a nested list that is not a span with two integer offsets is refused); an empty ``label``
+list is an annotation with no label chosen. A record without a ``label`` field is no
+decision, dropped "no label field"; the number of empty ``label`` lists per user is
+``attrs["empty_label_lists"]``. An empty member file (what "export approved only" writes for
+a member who confirmed nothing) is left out and named in ``attrs["notes"]``. A full export
+(two or more members listing the same examples, some lists empty) cannot tell an example never
+opened from one given no label: refused unless ``empty_list`` says which ("missing" or
+"no-label"); with it, a member whose every list is empty is not an annotator. A CSV cell with
+an empty part between separators (a label holding ``#``) is refused, or split by the declared
+labels the one way it can be. ``all.jsonl`` (collaborative mode) has no annotator and is
+refused. ``unknown.jsonl`` beside users' files, holding only examples with no label, is
+doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator, not read.
+Zip members are read under :mod:`.archive`'s bounds and name rules.
 """
 
 from __future__ import annotations
@@ -175,7 +187,23 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
     never annotated: no decision) or "no-label" (the member looked and chose no label).
     Required for a full export (every member lists the same examples, some lists empty),
     where the file cannot tell the two apart; with it, a member whose every list is empty is
-    not an annotator."""
+    not an annotator.
+
+    Examples
+    --------
+    >>> import os, tempfile, zipfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "export.zip")
+    >>> with zipfile.ZipFile(path, "w") as archive:
+    ...     archive.writestr("admin.jsonl", "\\n")
+    ...     archive.writestr("alice.jsonl", '{"id": 1, "text": "a", "label": ["x"]}\\n')
+    ...     archive.writestr("bob.jsonl", '{"id": 1, "text": "a", "label": ["x", "y"]}\\n')
+    >>> da = read_doccano(path)
+    >>> da.sel(item=1).values
+    array([[1., 0.],
+           [1., 1.]])
+    >>> da.attrs["notes"]
+    ['doccano: 1 member file(s) empty, members who annotated nothing, left out: admin.jsonl.']
+    """
     sep = "#" if sep is None else sep
     if empty_list not in (None, *EMPTY_LIST_MEANINGS):
         raise ValueError(f"empty_list must be one of {list(EMPTY_LIST_MEANINGS)} or None, got "

@@ -158,6 +158,8 @@ EMPTY_LIST_MEANINGS = ("missing", "no-label")
 def _empty_member(name: str, text: str) -> bool:
     """A member file with no record: empty, one newline, ``[]``, or a CSV header alone (what
     "export approved only" writes for a member who confirmed no example)."""
+    if len(text) > 4096:  # an empty file, "[]" or a header line is short: no copy of a long one
+        return False
     body = text.strip()
     if body in ("", "[]"):
         return True

@@ -148,6 +148,9 @@ def _add_reading_options(parser) -> None:
                         "label<TAB>name), or a Label Studio labeling config (XML)")
     parser.add_argument("--sep", help="separator inside a label-list cell "
                         "(default: ;, and # for doccano CSV)")
+    parser.add_argument("--empty-list", choices=["missing", "no-label"],
+                        help="doccano: what an empty label list means, an example never "
+                        "annotated or one given no label (required for a full export)")
     for role in ("item", "annotator", "labels", "label", "value", "rating"):
         parser.add_argument(f"--{role}-column", metavar="NAME",
                             help=f"name of the {role} column (default: recognised)")
@@ -207,7 +210,8 @@ def _decisions(args):
     columns = {f"{role}_column": getattr(args, f"{role}_column")
                for role in ("item", "annotator", "labels", "label", "value", "rating")}
     da = read_annotations(args.file, args.layout, tool=args.tool, control=args.control,
-                          labels=args.labels, sep=args.sep, **columns)
+                          labels=args.labels, sep=args.sep, empty_list=args.empty_list,
+                          **columns)
     title = f"Multi-label agreement report: {os.path.basename(args.file)}"
     if args.layout == "single":
         import pandas as pd
@@ -223,7 +227,7 @@ def _decisions(args):
                 "the categories are mutually exclusive, which the label-wise Hamming view "
                 "does not model.")
         return da, title, args.labels_fixed, [note]
-    return da, title, args.labels_fixed, []
+    return da, title, args.labels_fixed, list(da.attrs.get("notes", []))
 
 
 def _run_report(args) -> str:

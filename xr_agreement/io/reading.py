@@ -31,6 +31,7 @@ def read_annotations(
     label_column: str | None = None,
     value_column: str | None = None,
     rating_column: str | None = None,
+    empty_list: str | None = None,
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
@@ -81,6 +82,10 @@ def read_annotations(
     item_column, annotator_column, labels_column, label_column, value_column, rating_column : str
         Column names; by default recognised from common names (``item``, ``annotator``,
         ``labels``, ``label``, ``value``, ``rating`` and synonyms) when exactly one column fits.
+    empty_list : {"missing", "no-label"}, optional
+        doccano: what an empty ``label`` list means, an example the member never annotated
+        (no decision) or one they looked at and gave no label. Required for a full export
+        (approved-only off), where every member's file lists every example.
     item, annotator, label : str
         Names of the output dims.
 
@@ -145,11 +150,14 @@ def read_annotations(
     if tool != "table":
         return tools.read_tool(path, tool, labels=labels, control=control, sep=sep,
                                item_column=item_column, annotator_column=annotator_column,
-                               labels_column=labels_column, item=item,
-                               annotator=annotator, label=label)
+                               labels_column=labels_column, empty_list=empty_list,
+                               item=item, annotator=annotator, label=label)
     if control is not None:
         raise ValueError("control= picks a control of a tool's export; the generic table "
                          "reader has none")
+    if empty_list is not None:
+        raise ValueError("empty_list= is for doccano exports; the generic table reader has "
+                         "none")
     if tools.is_config(labels):  # its XML lines would otherwise be read as labels
         raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                   "project's labels; this file is read as a table",

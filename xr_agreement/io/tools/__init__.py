@@ -43,8 +43,8 @@ def is_config(labels) -> bool:
 
 
 def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_column=None,
-              annotator_column=None, labels_column=None, item="item", annotator="annotator",
-              label="label"):
+              annotator_column=None, labels_column=None, empty_list=None, item="item",
+              annotator="annotator", label="label"):
     """The decisions of a tool's export, read by that tool's reader.
 
     :func:`xr_agreement.read_annotations` calls this once it knows the tool; the parameters
@@ -56,7 +56,8 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
     tool : str
         One of ``READERS``: "label-studio", "prodigy", "doccano", "argilla", "mturk",
         "crowd", "wide".
-    labels, control, sep, item_column, annotator_column, labels_column, item, annotator, label
+    labels, control, sep, item_column, annotator_column, labels_column, empty_list, item,
+    annotator, label
         As in :func:`xr_agreement.read_annotations`.
 
     Returns
@@ -102,6 +103,11 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
                          f"MTurk crowd element; the {tool!r} reader has none")
     if tool in ("doccano", "crowd"):
         keywords["sep"] = sep
+    if tool == "doccano":
+        keywords["empty_list"] = empty_list
+    elif empty_list is not None:
+        raise ValueError(f"empty_list= says what a doccano export's empty label list means; "
+                         f"the {tool!r} reader has none")
     if tool in ("crowd", "wide"):
         keywords.update(item_column=item_column, annotator_column=annotator_column)
         if tool == "crowd":

@@ -22,6 +22,7 @@ import xarray as xr
 
 from ..cells import SEPARATORS, blank, cell_labels, joined_labels, label_text  # noqa: F401 (for readers)
 from ..files import AnnotationFileError, ids_as_coordinate
+from .archive import folder_texts, zip_texts
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
 # named in ``zeros`` are 0 and the others undecided (a binary accept/reject).
@@ -141,36 +142,18 @@ def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
 
 
 def member_files(path) -> list[tuple[str, str]]:
-    """(name, text) of the files in a directory or a .zip, sorted by name; hidden files and
-    folders (``__MACOSX``) left out."""
+    """(name, text) of the files in an export folder or a .zip, sorted by name; hidden files
+    and folders (``__MACOSX``) left out; names with forward slashes. Each member is read under
+    the bounds and name rules of :mod:`.archive` (a zip bomb or a hostile name is one line)."""
     if os.path.isdir(path):
-        names = sorted(n for n in os.listdir(path) if not n.startswith(".")
-                       and os.path.isfile(os.path.join(path, n)))
-        out = []
-        for name in names:
-            out.append((name, read_text(os.path.join(path, name))))
-        return out
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
-        raise AnnotationFileError(f"cannot open the zip archive: {error}", path=path) from None
-    out = []
-    with archive:
-        for info in sorted(archive.infolist(), key=lambda i: i.filename):
-            name = info.filename
-            base = os.path.basename(name)
-            if info.is_dir() or not base or base.startswith(".") or "__MACOSX" in name:
-                continue
-            try:
-                out.append((name, archive.read(info).decode("utf-8-sig")))
-            except UnicodeDecodeError:
-                raise AnnotationFileError("not UTF-8 text", path=f"{path}:{name}") from None
-    return out
+        return folder_texts(path)
+    return zip_texts(path)
 
 
 def is_collection(path) -> bool:
+    """Whether ``path`` is a folder or a zip archive (by its extension and its signature)."""
     return os.path.isdir(path) or (os.fspath(path).lower().endswith(".zip")
-                                   and zipfile.is_zipfile(path))
+                                   and os.path.isfile(path) and zipfile.is_zipfile(path))
 
 
 def scalar_id(value, where, row, column):

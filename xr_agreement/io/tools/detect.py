@@ -13,15 +13,19 @@ from __future__ import annotations
 import itertools
 import os
 import zipfile
+import zlib
 
 from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLUMNS,
                      VALUE_COLUMNS, AnnotationFileError)
 from ._common import is_collection, load_json_records, read_text
+from .archive import archive_members
 from .tables import CROWD_ITEMS, CROWD_LABELS, CROWD_WORKERS, FLAG_COLUMNS, _binary, read_table
 
 
 # how many rows or lines are read to tell the tool (a large table is read once, by its reader)
 PEEK_ROWS = 1000
+# how much of a zipped table's first line is read to see its columns
+HEADER_BYTES = 64 * 1024
 
 
 def _json_tools(records) -> set[str]:
@@ -112,19 +116,22 @@ def _json_head(path) -> str:
 
 def _zipped_plain_table(path) -> bool:
     """A .zip holding one CSV / TSV without doccano's ``id`` and ``label`` columns: a table
-    compressed as a zip (``votes.csv.zip``), read by the table reader as before."""
+    compressed as a zip (``votes.csv.zip``), read by the table reader as before. The members
+    are listed under the archive's rules (a hostile name or a bomb is refused here) and only
+    the header line is read, bounded."""
     if os.path.isdir(path):
         return False
-    with zipfile.ZipFile(path) as archive:
-        members = [i for i in archive.infolist() if not i.is_dir()
-                   and not os.path.basename(i.filename).startswith(".")
-                   and "__MACOSX" not in i.filename]
-        if len(members) != 1 or not members[0].filename.lower().endswith(
-                (".csv", ".tsv", ".tab")):
-            return False
-        with archive.open(members[0]) as handle:
-            header = handle.readline().decode("utf-8-sig", errors="replace")
-    sep = "," if members[0].filename.lower().endswith(".csv") else "\t"
+    members = archive_members(path)
+    if len(members) != 1 or not members[0][1].lower().endswith((".csv", ".tsv", ".tab")):
+        return False
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open(members[0][0]) as handle:
+            header = handle.readline(HEADER_BYTES).decode("utf-8-sig", errors="replace")
+    except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError,
+            OSError) as error:
+        raise AnnotationFileError(f"cannot read the member (damaged or unsupported zip): "
+                                  f"{error}", path=f"{path}:{members[0][0].filename}") from None
+    sep = "," if members[0][1].lower().endswith(".csv") else "\t"
     columns = {c.strip().strip('"').lower() for c in header.strip().split(sep)}
     return not {"id", "label"} <= columns
 

@@ -1,29 +1,43 @@
 """doccano exports: JSONL with a ``label`` list, or CSV with ``#``-joined labels; one file per
-user (the export zip of a project without collaborative annotation).
+project member (the export zip of a project without collaborative annotation).
 
 Format, from doccano's documentation (https://doccano.github.io/doccano/tutorial/#export-data)
-and its export code (``backend/data_export``: one file per user named after the user,
-``all.jsonl`` when annotation is collaborative): text classification JSONL records are
-``{"id": 1, "text": "...", "label": ["positive", "news"]}``; sequence labelling records hold
-``"label": [[start, end, "PER"], ...]``; the CSV has columns ``id``, ``text``, ``label``, the
-labels of one example joined by ``#``.
+and its export code (github.com/doccano/doccano, ``backend/data_export``):
+
+- ``celery_tasks.py`` (``create_individual_dataset``) writes one file per project member,
+  named ``<username>.<ext>`` (the admin is a member too), and ``all.jsonl`` when annotation is
+  collaborative; ``pipeline/writers.py`` zips them under their base names.
+- ``pipeline/dataset.py`` (``filter_examples``): with "export approved only" a member's file
+  lists the examples that member confirmed (``states__confirmed_by=user``); without it, every
+  example of the project, with an empty label list where the member did nothing.
+- ``pipeline/formatters.py``: a CSV cell is ``"#".join(sorted(labels))``, nothing escaped;
+  spans are sorted ``(start_offset, end_offset, label)`` tuples. Text classification JSONL
+  records are ``{"id": 1, "text": "...", "label": ["positive", "news"]}``; sequence labelling
+  ones hold ``"label": [[start, end, "PER"], ...]``; the CSV has columns ``id``, ``text``,
+  ``label``.
 
 Meaning read here: the annotator is the file's name without extension; the item is the
-record's ``id``; a record's labels are its choices (for spans, the set of span labels used);
-an empty ``label`` list is an annotation with no label chosen (doccano writes every example
-of the project into each user's file unless "export only approved documents" is ticked: tick
-it so that examples a user never annotated are absent, i.e. missing, rather than empty);
-a record without a ``label`` field is no decision, dropped "no label field"; the number of
-empty ``label`` lists (or cells) per user is ``attrs["empty_label_lists"]``, so that a
-reader can see how many "no label" decisions may be examples never opened. ``all.jsonl`` (collaborative mode) has no
-annotator and is refused. ``unknown.jsonl`` beside users' files, holding only examples with no
-label, is doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator,
-not read.
+record's ``id``; a record's labels are its choices (for spans, the set of span labels used;
+a nested list that is not a span with two integer offsets is refused); an empty ``label``
+list is an annotation with no label chosen. A record without a ``label`` field is no
+decision, dropped "no label field"; the number of empty ``label`` lists per user is
+``attrs["empty_label_lists"]``. An empty member file (what "export approved only" writes for
+a member who confirmed nothing) is left out and named in ``attrs["notes"]``. A full export
+(two or more members listing the same examples, some lists empty) cannot tell an example never
+opened from one given no label: refused unless ``empty_list`` says which ("missing" or
+"no-label"); with it, a member whose every list is empty is not an annotator. A CSV cell with
+an empty part between separators (a label holding ``#``) is refused, or split by the declared
+labels the one way it can be. ``all.jsonl`` (collaborative mode) has no annotator and is
+refused. ``unknown.jsonl`` beside users' files, holding only examples with no label, is
+doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator, not read.
+Zip members are read under :mod:`.archive`'s bounds and name rules.
 """
 
 from __future__ import annotations
 
 import os
+
+import numpy as np
 
 from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
                       label_text, load_json_records, member_files, read_csv, read_text,
@@ -33,14 +47,67 @@ EXTENSIONS = (".jsonl", ".json", ".csv")
 
 
 def _span_or_label(value, where, row, column):
-    if isinstance(value, list) and len(value) == 3 and not isinstance(value[2], list):
-        return label_text(value[2], where, row, column)  # [start, end, label]
+    """The label of one entry of a JSONL ``label`` list: a label, a span ``[start, end,
+    label]`` (two integer offsets, doccano's TupledSpanFormatter) or a span object with a
+    ``label``; any other nested list is refused, never cut to its last element."""
+    if isinstance(value, list):
+        offsets = value[:2]
+        if len(value) == 3 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                   for v in offsets):
+            return label_text(value[2], where, row, column)
+        raise where(f"the entry {value!r} is a nested list but not a span [start, end, label] "
+                    "with two integer offsets; a text classification label list holds "
+                    "labels, a sequence labelling one spans", row, column)
     if isinstance(value, dict) and "label" in value:
         return label_text(value["label"], where, row, column)
     return label_text(value, where, row, column)
 
 
-def _jsonl(name, text, who, path, sep):
+def _split_cell(cell, sep, universe, where, row, column):
+    """The labels of a doccano CSV cell. doccano writes ``sep.join(sorted(labels))`` with no
+    escaping (JoinedCategoryFormatter), so a label holding the separator cannot be told from
+    two labels: with a declared universe the cell is split the one way its parts make declared
+    labels; without one, an empty part (``C#``, ``C##Java``: a label begins or ends with the
+    separator) is refused, never cut."""
+    if not isinstance(cell, str) or not cell.strip() or cell.strip()[:1] in "[{":
+        return cell_labels(cell, sep, where, row, column)
+    parts = cell.strip().split(sep)
+    if universe is not None:
+        declared = set(universe)
+        ways = _partitions(parts, sep, declared)
+        if len(ways) == 1:
+            return list(ways[0])
+        if not ways and not any(sep in label for label in declared):
+            return cell_labels(cell, sep, where, row, column)  # says which label is unknown
+        raise where(f"the cell {cell.strip()[:60]!r} splits at {sep!r} into the declared labels "
+                    f"{'in several ways' if ways else 'in no way'}; doccano's CSV joins labels "
+                    f"with {sep!r} without escaping: export JSONL (its labels are a list)",
+                    row, column)
+    if any(not part.strip() for part in parts):
+        raise where(f"the cell {cell.strip()[:60]!r} has an empty part between {sep!r}: a "
+                    f"label holds {sep!r}, the separator doccano's CSV joins labels with, and "
+                    "the labels cannot be told apart; export JSONL (its labels are a list) or "
+                    "declare the labels (labels=..., --labels FILE)", row, column)
+    return cell_labels(cell, sep, where, row, column)
+
+
+def _partitions(parts, sep, declared, limit=2) -> list[tuple]:
+    """Up to ``limit`` ways to rejoin consecutive ``parts`` with ``sep`` into declared
+    labels (two are enough to know the cell is ambiguous)."""
+    ways = {len(parts): [()]}
+    for start in range(len(parts) - 1, -1, -1):
+        found = []
+        for end in range(start + 1, len(parts) + 1):
+            label = sep.join(parts[start:end]).strip()
+            if label in declared:
+                found += [(label, *rest) for rest in ways[end]]
+            if len(found) >= limit:
+                break
+        ways[start] = found[:limit]
+    return ways[0]
+
+
+def _jsonl(name, text, who, path, sep, universe=None):
     where = Where(path, kind="line")
     records, kind = load_json_records(path, text)
     out = []
@@ -65,7 +132,7 @@ def _jsonl(name, text, who, path, sep):
     return out
 
 
-def _csv(name, text, who, path, sep):
+def _csv(name, text, who, path, sep, universe=None):
     where = Where(path, line_offset=1)
     table = read_csv(path, text)
     lower = {c.lower(): c for c in table.columns}
@@ -78,18 +145,73 @@ def _csv(name, text, who, path, sep):
         row = position + 1
         if blank(item):
             raise where("empty id: every row needs an example id", row, lower["id"])
-        chosen = cell_labels(cell, sep, where, row, lower["label"])
+        chosen = _split_cell(cell, sep, universe, where, row, lower["label"])
         out.append(Annotation(item.strip(), who, list(dict.fromkeys(chosen)), row=row,
                               column=lower["label"], line=row + 1))
     return out
 
 
-def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annotator",
-                 label="label", **_):
+# what an empty ``label`` list means, when the reader is told (empty_list=)
+EMPTY_LIST_MEANINGS = ("missing", "no-label")
+
+
+def _empty_member(name: str, text: str) -> bool:
+    """A member file with no record: empty, one newline, ``[]``, or a CSV header alone (what
+    "export approved only" writes for a member who confirmed no example)."""
+    if len(text) > 4096:  # an empty file, "[]" or a header line is short: no copy of a long one
+        return False
+    body = text.strip()
+    if body in ("", "[]"):
+        return True
+    return name.lower().endswith(".csv") and len(body.splitlines()) == 1
+
+
+def _full_export(reads: dict) -> tuple[int, int] | None:
+    """(examples, empty lists) when the members' files look like a full export: two or more
+    members, every one listing the same examples with a label list, and some list empty
+    (doccano's export without "approved only" writes every example of the project into every
+    member's file, ``filter_examples`` in backend/data_export/pipeline/dataset.py), else
+    None."""
+    listed = [{str(a.item).strip() for a in read if a.chosen is not None}
+              for read in reads.values()]
+    if len(listed) < 2 or any(ids != listed[0] for ids in listed) or not listed[0]:
+        return None
+    empty = sum(1 for read in reads.values() for a in read if a.chosen == [])
+    return (len(listed[0]), empty) if empty else None
+
+
+def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
+                 annotator="annotator", label="label", **_):
     """Decisions from a doccano export: a zip or directory of per-user files, or one user's
-    file (see the module docstring)."""
+    file (see the module docstring).
+
+    ``empty_list``: what an empty ``label`` list means, "missing" (an example the member
+    never annotated: no decision) or "no-label" (the member looked and chose no label).
+    Required for a full export (every member lists the same examples, some lists empty),
+    where the file cannot tell the two apart; with it, a member whose every list is empty is
+    not an annotator.
+
+    Examples
+    --------
+    >>> import os, tempfile, zipfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "export.zip")
+    >>> with zipfile.ZipFile(path, "w") as archive:
+    ...     archive.writestr("admin.jsonl", "\\n")
+    ...     archive.writestr("alice.jsonl", '{"id": 1, "text": "a", "label": ["x"]}\\n')
+    ...     archive.writestr("bob.jsonl", '{"id": 1, "text": "a", "label": ["x", "y"]}\\n')
+    >>> da = read_doccano(path)
+    >>> da.sel(item=1).values
+    array([[1., 0.],
+           [1., 1.]])
+    >>> da.attrs["notes"]
+    ['doccano: 1 member file(s) empty, members who annotated nothing, left out: admin.jsonl.']
+    """
     sep = "#" if sep is None else sep
-    if is_collection(path) or os.fspath(path).lower().endswith(".zip"):
+    if empty_list not in (None, *EMPTY_LIST_MEANINGS):
+        raise ValueError(f"empty_list must be one of {list(EMPTY_LIST_MEANINGS)} or None, got "
+                         f"{empty_list!r}")
+    collection = is_collection(path) or os.fspath(path).lower().endswith(".zip")
+    if collection:
         members = [(n, t) for n, t in member_files(path)
                    if os.path.splitext(n)[1].lower() in EXTENSIONS]
     else:
@@ -103,24 +225,61 @@ def read_doccano(path, *, universe=None, sep=None, item="item", annotator="annot
                     "is no annotator to compare; export with collaborative annotation off")
     if len(set(stems)) != len(stems):
         raise where(f"two files for one user: {sorted(stems)}")
-    annotations, dropped, empty = [], Dropped(), {}
+    reads, empty_members = {}, []
     for (name, text), who in zip(members, stems):
-        member = f"{path}:{name}" if is_collection(path) else path
+        if collection and _empty_member(name, text):
+            empty_members.append(name)  # a member who confirmed nothing: no annotator
+            continue
+        member = f"{path}:{name}" if collection else path
         reader = _csv if name.lower().endswith(".csv") else _jsonl
-        read = reader(name, text, who, member, sep)
+        read = reader(name, text, who, member, sep, universe)
         if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
             continue  # doccano's placeholder for examples nobody labelled: no annotator
+        reads[who] = read
+    if not reads:
+        raise where(f"every member's file is empty ({', '.join(empty_members)}): nobody's "
+                    "annotations were exported; an \"export approved only\" lists only the "
+                    "examples each member confirmed")
+    full = _full_export(reads)
+    if full is not None and empty_list is None:
+        raise where(
+            f"a full export: every member's file lists the same {full[0]} examples and "
+            f"{full[1]} label lists are empty, which may be examples never opened as well as "
+            "examples given no label; export again with \"export approved only\" ticked, or "
+            "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list)")
+    annotations, dropped, empty, notes = [], Dropped(), {}, []
+    if empty_members:
+        notes.append(f"doccano: {len(empty_members)} member file(s) empty, members who "
+                     f"annotated nothing, left out: {', '.join(empty_members)}.")
+    for who, read in reads.items():
+        lists = [a for a in read if a.chosen is not None]
+        n_empty = sum(1 for a in lists if a.chosen == [])
+        if n_empty:
+            # an empty label list is "chose no label" (all 0) unless told otherwise, and
+            # also what doccano writes for an example the user never opened: counted
+            empty[who] = n_empty
+        if empty_list is not None and lists and n_empty == len(lists):
+            for _ in lists:  # every list empty: not an annotator (a project's admin)
+                dropped.add("every label list empty, not an annotator", who)
+            continue
         for annotation in read:
             if annotation.chosen is None:
                 dropped.add("no label field", who)
-        # an empty label list is "chose no label" (all 0), and also what doccano writes for
-        # an example the user never opened: counted so that a report can say how many
-        chosen_none = sum(1 for a in read if a.chosen == [])
-        if chosen_none:
-            empty[who] = chosen_none
+            elif annotation.chosen == [] and empty_list == "missing":
+                annotation.chosen = None
+                dropped.add("empty label list, read as not annotated", who)
         annotations += read
+    if empty_list == "no-label":
+        kept = {who: n for who, n in empty.items() if who not in dropped.counts.get(
+            "every label list empty, not an annotator", {})}
+        if kept:
+            notes.append(f"doccano: {sum(kept.values())} empty label list(s) read as "
+                         "\"looked and chose no label\" (empty_list='no-label'): "
+                         + ", ".join(f"{who} {n}" for who, n in sorted(kept.items())) + ".")
     da = build(annotations, reader="doccano", dropped=dropped, where=where,
                universe=universe, item=item, annotator=annotator, label=label,
                sep_in_use=sep)
     da.attrs["empty_label_lists"] = dict(sorted(empty.items()))
+    if notes:
+        da.attrs["notes"] = notes
     return da

@@ -7,8 +7,14 @@ stderr starting with ``xr-agreement: error:`` and exit code 2, never a traceback
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import math
 import os
+import re
 import sys
+
+import numpy as np
 
 EXAMPLE = """examples:
   xr-agreement report
@@ -173,8 +179,7 @@ def _add_disagreements(commands) -> None:
 
 
 def _run_disagreements(args) -> str:
-    import json
-
+    from ._core.safe_text import join_ids, spreadsheet_cell, visible
     from .diagnostics import disagreements
 
     output = args.output or ""
@@ -185,11 +190,43 @@ def _run_disagreements(args) -> str:
     table = disagreements(da)
     sets = ["positive_annotators", "negative_annotators"]
     if extension == ".json":
-        records = json.loads(table.assign(**{c: table[c].map(list) for c in sets})
-                             .to_json(orient="records", force_ascii=False))
-        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
-    joined = {c: table[c].map(lambda ids: ";".join(str(i) for i in ids)) for c in sets}
-    return table.assign(**joined).to_csv(index=False)
+        # written from Python values, not DataFrame.to_json (which rounds floats to 10
+        # digits): json writes a float's repr, which reads back as the same float
+        records = [{column: _json_value(value) for column, value in row.items()}
+                   for row in table.to_dict(orient="records")]
+        text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+        # json escapes the C0 controls only: C1 controls and bidi overrides as \uXXXX too,
+        # the same strings once parsed
+        return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    # ids inside the joined cells: "\\" and ";" escaped by "\\", so that the cells split
+    # back exactly; then the spreadsheet rule on every text cell (docs/next_steps.md)
+    table = table.assign(**{c: table[c].map(join_ids) for c in sets})
+    text_columns = [c for c in table.columns if table[c].dtype.kind not in "biufcmM"]
+    if not output:
+        # a CSV on stdout goes to a terminal: control characters shown as escapes; a file
+        # written with --output keeps the exact strings
+        table = table.assign(**{c: table[c].map(lambda v: visible(v) if isinstance(v, str)
+                                                 else v) for c in text_columns})
+    table = table.assign(**{c: table[c].map(spreadsheet_cell) for c in text_columns})
+    return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
+
+
+# what json.dumps(ensure_ascii=False) leaves raw but a terminal may act on
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_value(value):
+    """A cell of the disagreements table as a JSON value: numpy scalars as Python ones,
+    tuples of ids as lists, NaN as null."""
+    if isinstance(value, tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
 
 
 def _decisions(args):
@@ -255,6 +292,31 @@ def _run_report(args) -> str:
     return text
 
 
+def _refuse_output_over_an_input(args) -> None:
+    """Refuse an --output that is one of the inputs (FILE, --labels) or lies inside an input
+    folder (a doccano export), before anything is read or written: writing there would
+    destroy or change the annotations."""
+    output = getattr(args, "output", None)
+    if not output:
+        return
+    target = os.path.realpath(output)
+    for option, given in (("FILE", getattr(args, "file", None)),
+                          ("--labels", getattr(args, "labels", None))):
+        if not given:
+            continue
+        source = os.path.realpath(given)
+        if os.path.isdir(source):
+            same = os.path.commonpath([source, target]) == source
+        elif os.path.exists(source) and os.path.exists(target):
+            same = os.path.samefile(source, target)  # also a hard link to the input
+        else:
+            same = source == target
+        if same:
+            where = "inside the folder" if os.path.isdir(source) else "the file"
+            raise ValueError(f"--output {output!r} is {where} {given!r} given as {option}: "
+                             "it would overwrite the input; write the output elsewhere")
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -262,6 +324,7 @@ def main(argv=None) -> int:
     if args.command not in commands:  # pragma: no cover - argparse requires a command
         return 2
     try:
+        _refuse_output_over_an_input(args)
         output = commands[args.command](args)
         if args.output:
             with open(args.output, "w", encoding="utf-8") as handle:
@@ -271,7 +334,10 @@ def main(argv=None) -> int:
     except Exception as error:  # one line, never a traceback (debug: XR_AGREEMENT_DEBUG=1)
         if os.environ.get("XR_AGREEMENT_DEBUG"):
             raise
-        message = " ".join(str(error).split()) or type(error).__name__
+        from ._core.safe_text import visible
+
+        # one line; a control character quoted from the file shown as an escape
+        message = visible(" ".join(str(error).split())) or type(error).__name__
         if not isinstance(error, (ValueError, TypeError, OSError, NotImplementedError)):
             message = f"{type(error).__name__}: {message}"
         print(f"xr-agreement: error: {message}", file=sys.stderr)

@@ -194,6 +194,17 @@ def test_html_report_escapes_the_same_hostile_texts():
     assert not RAW_CONTROL.search(page)
 
 
+def test_html_report_figures_show_dollar_signs_as_text():
+    # matplotlib reads "$...$" as mathtext: a label "$\\frac$" made the HTML report fail
+    pytest.importorskip("matplotlib")
+    labels = ["$\\frac$", "$x^2$", "plain"]
+    da = xr_agreement.from_sets([("i", "a", labels[:2]), ("i", "b", labels[:1]),
+                                 ("j", "a", labels[2:]), ("j", "b", labels[1:])],
+                                labels=labels)
+    page = xr_agreement.report(da).to_html()
+    assert len(re.findall(r'src="data:image/png;base64,', page)) == 4
+
+
 def test_cli_markdown_with_a_hostile_file_name(tmp_path, capsys):
     markdown_it = pytest.importorskip("markdown_it")
     votes = tmp_path / "<img src=x onerror=alert(1)>[a](javascript:b).csv"

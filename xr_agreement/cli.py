@@ -167,8 +167,11 @@ def _add_disagreements(commands) -> None:
         description="One row per (item, label) where at least one annotator said 1 and one "
         "said 0, with the tool's own ids: item, label, n_positive, n_negative, n_undecided, "
         "positive_annotators, negative_annotators, item_observed; most disputed items "
-        "first. CSV (annotators joined with ';') or JSON records (lists), by the "
-        "extension of --output; CSV on stdout without it.",
+        "first. CSV (annotators joined with ';', a ';' or '\\' inside an id escaped by "
+        "'\\'; a text cell that a spreadsheet would run as a formula, = + - @ tab CR, or "
+        "that begins with ', gets a ' in front) or JSON records (lists, full precision), "
+        "by the extension of --output; CSV on stdout without it (control characters shown "
+        "as escapes there). An --output that is an input is refused.",
         epilog=DISAGREEMENTS_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

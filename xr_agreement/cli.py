@@ -195,8 +195,8 @@ def _run_disagreements(args) -> str:
     if extension == ".json":
         # written from Python values, not DataFrame.to_json (which rounds floats to 10
         # digits): json writes a float's repr, which reads back as the same float
-        records = [{column: _json_value(value) for column, value in row.items()}
-                   for row in table.to_dict(orient="records")]
+        columns = {column: _json_column(table[column]) for column in table.columns}
+        records = [dict(zip(columns, row)) for row in zip(*columns.values())]
         text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
         # json escapes the C0 controls only: C1 controls and bidi overrides as \uXXXX too,
         # the same strings once parsed
@@ -218,9 +218,18 @@ def _run_disagreements(args) -> str:
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+def _json_column(column) -> list:
+    """A column of the disagreements table as JSON values: Python scalars (``tolist``), tuples
+    of ids as lists, NaN as null, anything else JSON cannot hold as its text."""
+    values = column.tolist()
+    if column.dtype.kind == "f":
+        return [value if math.isfinite(value) else None for value in values]
+    if column.dtype.kind in "biu":
+        return values
+    return [_json_value(value) for value in values]
+
+
 def _json_value(value):
-    """A cell of the disagreements table as a JSON value: numpy scalars as Python ones,
-    tuples of ids as lists, NaN as null."""
     if isinstance(value, tuple):
         return [_json_value(v) for v in value]
     if isinstance(value, np.generic):

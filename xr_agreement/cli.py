@@ -7,8 +7,14 @@ stderr starting with ``xr-agreement: error:`` and exit code 2, never a traceback
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import math
 import os
+import re
 import sys
+
+import numpy as np
 
 EXAMPLE = """examples:
   xr-agreement report
@@ -164,8 +170,11 @@ def _add_disagreements(commands) -> None:
         description="One row per (item, label) where at least one annotator said 1 and one "
         "said 0, with the tool's own ids: item, label, n_positive, n_negative, n_undecided, "
         "positive_annotators, negative_annotators, item_observed; most disputed items "
-        "first. CSV (annotators joined with ';') or JSON records (lists), by the "
-        "extension of --output; CSV on stdout without it.",
+        "first. CSV (annotators joined with ';', a ';' or '\\' inside an id escaped by "
+        "'\\'; a text cell that a spreadsheet would run as a formula, = + - @ tab CR, or "
+        "that begins with ', gets a ' in front) or JSON records (lists, full precision), "
+        "by the extension of --output; CSV on stdout without it (control characters shown "
+        "as escapes there). An --output that is an input is refused.",
         epilog=DISAGREEMENTS_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -176,8 +185,7 @@ def _add_disagreements(commands) -> None:
 
 
 def _run_disagreements(args) -> str:
-    import json
-
+    from ._core.safe_text import join_ids, spreadsheet_cell, visible
     from .diagnostics import disagreements
 
     output = args.output or ""
@@ -188,11 +196,52 @@ def _run_disagreements(args) -> str:
     table = disagreements(da)
     sets = ["positive_annotators", "negative_annotators"]
     if extension == ".json":
-        records = json.loads(table.assign(**{c: table[c].map(list) for c in sets})
-                             .to_json(orient="records", force_ascii=False))
-        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
-    joined = {c: table[c].map(lambda ids: ";".join(str(i) for i in ids)) for c in sets}
-    return table.assign(**joined).to_csv(index=False)
+        # written from Python values, not DataFrame.to_json (which rounds floats to 10
+        # digits): json writes a float's repr, which reads back as the same float
+        columns = {column: _json_column(table[column]) for column in table.columns}
+        records = [dict(zip(columns, row)) for row in zip(*columns.values())]
+        text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+        # json escapes the C0 controls only: C1 controls and bidi overrides as \uXXXX too,
+        # the same strings once parsed
+        return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    # ids inside the joined cells: "\\" and ";" escaped by "\\", so that the cells split
+    # back exactly; then the spreadsheet rule on every text cell (docs/next_steps.md)
+    table = table.assign(**{c: table[c].map(join_ids) for c in sets})
+    text_columns = [c for c in table.columns if table[c].dtype.kind not in "biufcmM"]
+    if not output:
+        # a CSV on stdout goes to a terminal: control characters shown as escapes; a file
+        # written with --output keeps the exact strings
+        table = table.assign(**{c: table[c].map(lambda v: visible(v) if isinstance(v, str)
+                                                 else v) for c in text_columns})
+    table = table.assign(**{c: table[c].map(spreadsheet_cell) for c in text_columns})
+    return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
+
+
+# what json.dumps(ensure_ascii=False) leaves raw but a terminal may act on
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_column(column) -> list:
+    """A column of the disagreements table as JSON values: Python scalars (``tolist``), tuples
+    of ids as lists, NaN as null, anything else JSON cannot hold as its text."""
+    values = column.tolist()
+    if column.dtype.kind == "f":
+        return [value if math.isfinite(value) else None for value in values]
+    if column.dtype.kind in "biu":
+        return values
+    return [_json_value(value) for value in values]
+
+
+def _json_value(value):
+    if isinstance(value, tuple):
+        return [_json_value(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
 
 
 def _decisions(args):
@@ -259,6 +308,31 @@ def _run_report(args) -> str:
     return text
 
 
+def _refuse_output_over_an_input(args) -> None:
+    """Refuse an --output that is one of the inputs (FILE, --labels) or lies inside an input
+    folder (a doccano export), before anything is read or written: writing there would
+    destroy or change the annotations."""
+    output = getattr(args, "output", None)
+    if not output:
+        return
+    target = os.path.realpath(output)
+    for option, given in (("FILE", getattr(args, "file", None)),
+                          ("--labels", getattr(args, "labels", None))):
+        if not given:
+            continue
+        source = os.path.realpath(given)
+        if os.path.isdir(source):
+            same = os.path.commonpath([source, target]) == source
+        elif os.path.exists(source) and os.path.exists(target):
+            same = os.path.samefile(source, target)  # also a hard link to the input
+        else:
+            same = source == target
+        if same:
+            where = "inside the folder" if os.path.isdir(source) else "the file"
+            raise ValueError(f"--output {output!r} is {where} {given!r} given as {option}: "
+                             "it would overwrite the input; write the output elsewhere")
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -266,6 +340,7 @@ def main(argv=None) -> int:
     if args.command not in commands:  # pragma: no cover - argparse requires a command
         return 2
     try:
+        _refuse_output_over_an_input(args)
         output = commands[args.command](args)
         if args.output:
             with open(args.output, "w", encoding="utf-8") as handle:
@@ -275,7 +350,10 @@ def main(argv=None) -> int:
     except Exception as error:  # one line, never a traceback (debug: XR_AGREEMENT_DEBUG=1)
         if os.environ.get("XR_AGREEMENT_DEBUG"):
             raise
-        message = " ".join(str(error).split()) or type(error).__name__
+        from ._core.safe_text import visible
+
+        # one line; a control character quoted from the file shown as an escape
+        message = visible(" ".join(str(error).split())) or type(error).__name__
         if not isinstance(error, (ValueError, TypeError, OSError, NotImplementedError)):
             message = f"{type(error).__name__}: {message}"
         print(f"xr-agreement: error: {message}", file=sys.stderr)

@@ -284,6 +284,10 @@ def plot_report(report, kind: str = "all", **kwargs):
 
 def figure_png(figure, dpi: int = 90) -> str:
     """A figure as base64-encoded PNG, for self-contained HTML."""
+    # labels and ids come from the input: "$...$" in one is text, not mathtext to parse
+    # (a "$\\frac$" label made the whole HTML report fail)
+    for text in figure.findobj(lambda artist: hasattr(artist, "set_parse_math")):
+        text.set_parse_math(False)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi)
     return base64.b64encode(buffer.getvalue()).decode("ascii")

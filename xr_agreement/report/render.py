@@ -10,6 +10,8 @@ import textwrap
 import numpy as np
 import xarray as xr
 
+from .._core.safe_text import markdown_text, visible
+
 
 def _plain(value):
     if isinstance(value, np.generic):
@@ -163,6 +165,8 @@ def _is_number(text: str) -> bool:
 
 
 def _text_table(header, rows) -> list[str]:
+    header = [visible(c) for c in header]
+    rows = [[visible(c) for c in row] for row in rows]
     widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
 
     def line(cells):
@@ -172,26 +176,33 @@ def _text_table(header, rows) -> list[str]:
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
 
+def _wrap(text: str, **options) -> list[str]:
+    # control characters shown as escapes before wrapping: textwrap would turn a newline or
+    # tab into a space, and pass ESC, BEL and bidi overrides to the terminal raw
+    return textwrap.wrap(visible(text), 92, **options)
+
+
 def _render_text(doc) -> str:
+    """The document as plain text for a terminal: every text passes :func:`visible`."""
     out = []
     for title, blocks in doc:
         if title == "__title__":
-            out += [blocks[0][1], "=" * len(blocks[0][1]), ""]
+            heading = visible(blocks[0][1])
+            out += [heading, "=" * len(heading), ""]
             for block in blocks[1:]:
-                out += textwrap.wrap(block[1], 92) + [""]
+                out += _wrap(block[1]) + [""]
             continue
-        out += [title, "-" * len(title)]
+        out += [visible(title), "-" * len(visible(title))]
         for block in blocks:
             if block[0] == "p":
-                out += textwrap.wrap(block[1], 92)
+                out += _wrap(block[1])
             elif block[0] == "list":
                 for entry in block[1]:
-                    out += textwrap.wrap(entry, 92, initial_indent="* ",
-                                         subsequent_indent="  ")
+                    out += _wrap(entry, initial_indent="* ", subsequent_indent="  ")
             elif block[0] == "table":
                 out += _text_table(block[1], block[2])
                 if block[3]:
-                    out += textwrap.wrap(block[3], 92)
+                    out += _wrap(block[3])
             else:
                 continue
             out.append("")
@@ -199,23 +210,30 @@ def _render_text(doc) -> str:
 
 
 def _markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return markdown_text(text)
+
+
+def _markdown_line(text: str) -> str:
+    return markdown_text(text, line_start=True)
 
 
 def _render_markdown(doc) -> str:
+    """The document as markdown: every text passes :func:`markdown_text`, so a label, id or
+    title from the input shows as itself (no HTML, link or emphasis of its own) and stays on
+    its line."""
     out = []
     for title, blocks in doc:
         if title == "__title__":
-            out += [f"# {blocks[0][1]}", ""]
+            out += [f"# {markdown_text(blocks[0][1])}", ""]
             for block in blocks[1:]:
-                out += [block[1], ""]
+                out += [_markdown_line(block[1]), ""]
             continue
-        out += [f"## {title}", ""]
+        out += [f"## {markdown_text(title)}", ""]
         for block in blocks:
             if block[0] == "p":
-                out.append(block[1])
+                out.append(_markdown_line(block[1]))
             elif block[0] == "list":
-                out += [f"- {entry}" for entry in block[1]]
+                out += [f"- {_markdown_line(entry)}" for entry in block[1]]
             elif block[0] == "table":
                 header, rows = block[1], block[2]
                 out.append("| " + " | ".join(map(_markdown_cell, header)) + " |")
@@ -224,7 +242,7 @@ def _render_markdown(doc) -> str:
                     for i in range(len(header))) + "|")
                 out += ["| " + " | ".join(map(_markdown_cell, r)) + " |" for r in rows]
                 if block[3]:
-                    out += ["", f"*{block[3]}*"]
+                    out += ["", f"*{markdown_text(block[3])}*"]
             else:
                 continue
             out.append("")
@@ -249,7 +267,10 @@ _CSS = """
 
 def _render_html(doc, figures: dict[str, str], standalone: bool,
                  document_title: str = "Multi-label agreement report") -> str:
-    e = html.escape
+    def e(text: str) -> str:
+        # tags and entities escaped; control characters shown as in the text report
+        return visible(html.escape(text))
+
     out = ['<div class="xra-report">']
     for title, blocks in doc:
         if title == "__title__":
@@ -292,5 +313,5 @@ def _render_html(doc, figures: dict[str, str], standalone: bool,
     if not standalone:
         return f"<style>{_CSS}</style>\n{body}"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(document_title)}</title><style>{_CSS}</style></head>"
+            f"<title>{e(document_title)}</title><style>{_CSS}</style></head>"
             f"<body>\n{body}\n</body></html>\n")

@@ -132,15 +132,64 @@ def _pick_control(found: dict, control, config, where, source: str,
     return chosen
 
 
-def _annotator_of(value, where, row, column):
+def _user_of(value, where, row, column) -> tuple[str | None, str | None]:
+    """(id, email) of one ``completed_by`` / JSON-min ``annotator`` value: an int (or
+    integer text) is the user id, text with "@" the email (JSON-min writes the email when
+    the export held the user object), an object ``{"id", "email", ...}`` both."""
     if isinstance(value, dict):
-        found = value.get("email") or value.get("id")
-        if found in (None, ""):
+        user_id, email = value.get("id"), value.get("email")
+        if user_id in (None, "") and email in (None, ""):
             raise where("completed_by has neither email nor id", row, column)
-        return str(scalar_id(found, where, row, column))
+        if user_id not in (None, ""):
+            user_id = str(scalar_id(user_id, where, row, f"{column}.id"))
+        if email not in (None, "") and not isinstance(email, str):
+            raise where(f"email must be text, got {email!r}", row, f"{column}.email")
+        return user_id or None, email or None
     if value is None or value == "" or isinstance(value, (bool, list)):
         raise where(f"missing annotator id ({column} is {value!r})", row, column)
-    return str(value)
+    text = str(scalar_id(value, where, row, column))
+    return (None, text) if isinstance(value, str) and "@" in text else (text, None)
+
+
+def _annotator_names(users: list[tuple], where) -> list[str]:
+    """One annotator name per ``(row, column, (id, email))``: one user is one annotator
+    however the export spells them (``completed_by: 3`` and ``{"id": 3, "email": ...}``).
+    The identity is the user id; the email, where the export gives it for that id, is the
+    name. An id given two emails, an email given two ids, or two users who would get one
+    name cannot be told apart and are refused."""
+    emails_of, ids_of, first = {}, {}, {}
+    for row, column, (user_id, email) in users:
+        if user_id is None or email is None:
+            continue
+        first.setdefault((user_id, email), (row, column))
+        emails_of.setdefault(user_id, set()).add(email)
+        ids_of.setdefault(email, set()).add(user_id)
+    for user_id, emails in emails_of.items():
+        if len(emails) > 1:
+            row, column = max(first[(user_id, e)] for e in emails)
+            raise where(f"user id {user_id} is given the emails {sorted(emails)}: which "
+                        "user annotated cannot be told; export the project again", row,
+                        column)
+    for email, ids in ids_of.items():
+        if len(ids) > 1:
+            row, column = max(first[(i, email)] for i in ids)
+            raise where(f"the email {email!r} is given to the user ids {sorted(ids)}: two "
+                        "users would become one annotator; export the project again", row,
+                        column)
+    names, identity_of = [], {}
+    for row, column, (user_id, email) in users:
+        if user_id is None and email in ids_of:
+            user_id = next(iter(ids_of[email]))
+        identity = ("id", user_id) if user_id is not None else ("email", email)
+        name = (next(iter(emails_of[user_id])) if user_id in emails_of
+                else user_id if user_id is not None else email)
+        other = identity_of.setdefault(name, identity)
+        if other != identity:
+            raise where(f"two users are both named {name!r} ({other[0]} {other[1]!r} and "
+                        f"{identity[0]} {identity[1]!r}): their annotations would merge",
+                        row, column)
+        names.append(name)
+    return names
 
 
 def _values_of(kind: str, value, where, row, column) -> list[str]:
@@ -254,7 +303,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                                 f"{column}.result[{position}]")
     chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
-    groups = {}
+    users, places = [], []
     for row, task in records:
         if "id" not in task or task["id"] in (None, ""):
             raise where("a task without id", row, "id")
@@ -264,8 +313,13 @@ def _read_full(records, where, universe, config, control, item, annotator, label
             if "completed_by" not in entry:
                 raise where("an annotation without completed_by", row,
                             f"{column}.completed_by")
-            who = _annotator_of(entry["completed_by"], where, row, f"{column}.completed_by")
-            groups.setdefault((task["id"], who), []).append((row, entry, column))
+            users.append((row, f"{column}.completed_by",
+                          _user_of(entry["completed_by"], where, row,
+                                   f"{column}.completed_by")))
+            places.append((row, task["id"], entry, column))
+    groups = {}
+    for (row, task_id, entry, column), who in zip(places, _annotator_names(users, where)):
+        groups.setdefault((task_id, who), []).append((row, entry, column))
     annotations = []
     for task_id, who, row, entry, column in _latest_per_annotator(groups, dropped, where):
         cancelled = entry.get("was_cancelled", False)
@@ -344,9 +398,10 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
     present = {k for _, r in records for k in r if k not in MIN_META}
     chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
+    users = [(row, "annotator", _user_of(record["annotator"], where, row, "annotator"))
+             for row, record in records]
     groups = {}
-    for row, record in records:
-        who = _annotator_of(record["annotator"], where, row, "annotator")
+    for (row, record), who in zip(records, _annotator_names(users, where)):
         groups.setdefault((record["id"], who), []).append((row, record, None))
     annotations = []
     for task_id, who, row, record, _ in _latest_per_annotator(groups, dropped, where):

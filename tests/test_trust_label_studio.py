@@ -1,0 +1,124 @@
+"""Issue 28, Label Studio: exports as Label Studio's server and converter write them.
+
+Shapes from Label Studio's documentation (https://labelstud.io/guide/task_format,
+https://labelstud.io/guide/export) and from the export code: the server's task export
+(``data_export/serializers.py``: ``completed_by`` an id or ``{"id", "email", "first_name",
+"last_name"}``, ``project`` on tasks and annotations, ``drafts`` serialized by
+``AnnotationDraftSerializer``: ``user``, ``created_username`` "first last email, id") and
+label-studio-sdk's converter (``converter.py``: ``annotation_result_from_task`` yields a task
+with no annotation as a record whose ``completed_by`` is ``{}``; ``convert_to_json_min`` writes
+``annotator`` with ``get_annotator(item, int_id=True)``, so such a record has ``"annotator":
+null`` and no control key; ``exports/csv2.py`` writes the same records as CSV / TSV rows,
+columns sorted, a single choice as text and several as ``{"choices": [...]}`` JSON text;
+``convert_to_conll2003`` writes ``-DOCSTART- -X- O`` then ``token -X- _ TAG`` lines).
+Every expected value is counted by hand from the fixture written beside it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from xr_agreement import read_annotations
+from xr_agreement.cli import main
+from xr_agreement.io.files import AnnotationFileError
+
+
+def choice(name, *labels):
+    return {"from_name": name, "to_name": "text", "type": "choices",
+            "value": {"choices": list(labels)}}
+
+
+def task(task_id, *annotations, project=None, **extra):
+    out = {"id": task_id, "data": {"text": f"task {task_id}"}, "annotations": list(annotations),
+           "predictions": [], **extra}
+    if project is not None:
+        out["project"] = project
+        for entry in out["annotations"]:
+            entry["project"] = project
+    return out
+
+
+def annotation(who, *labels, stamp="2024-03-01T10:00:00Z", control="topic"):
+    return {"completed_by": who, "result": [choice(control, *labels)] if labels else [],
+            "was_cancelled": False, "created_at": stamp, "updated_at": stamp}
+
+
+def write(tmp_path, content, name="export.json"):
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def refused(path, capsys, match, **keywords):
+    """The reader's error, and the command line's: exit 2, one line naming the file."""
+    with pytest.raises(AnnotationFileError, match=match):
+        read_annotations(path, **keywords)
+    capsys.readouterr()
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err, err
+
+
+def decisions(da, item, who):
+    return {label: da.sel(item=item, annotator=who, label=label).item()
+            for label in da["label"].values.tolist()}
+
+
+# ----------------------------------------------------------------------------------------
+# 1. one user is one annotator, however completed_by spells them
+# ----------------------------------------------------------------------------------------
+
+BEA = {"id": 3, "first_name": "Bea", "last_name": "Lind", "email": "bea@example.org"}
+
+
+def test_an_int_id_and_the_user_object_of_that_id_are_one_annotator(tmp_path):
+    path = write(tmp_path, [
+        task(1, annotation(3, "news"), annotation(5, "news")),
+        task(2, annotation(BEA, "sport"), annotation(5, "news")),
+    ])
+    da = read_annotations(path)
+    # two users (3 = bea, 5), not three; bea's name is her email
+    assert da["annotator"].values.tolist() == ["bea@example.org", "5"]
+    assert decisions(da, 1, "bea@example.org") == {"news": 1.0, "sport": 0.0}
+    assert decisions(da, 2, "bea@example.org") == {"news": 0.0, "sport": 1.0}
+
+
+def test_two_annotations_of_one_user_under_both_spellings_are_one_superseded(tmp_path):
+    path = write(tmp_path, [task(1, annotation(3, "news", stamp="2024-03-01T10:00:00Z"),
+                                 annotation(BEA, "sport", stamp="2024-03-01T11:00:00Z"),
+                                 annotation(5, "news"))])
+    da = read_annotations(path)
+    assert da.attrs["dropped"] == {"superseded": {"bea@example.org": 1}}
+    assert decisions(da, 1, "bea@example.org") == {"news": 0.0, "sport": 1.0}
+
+
+def test_two_users_never_merge_and_what_cannot_be_told_apart_is_refused(tmp_path, capsys):
+    other = dict(BEA, id=4)  # another user given bea's email
+    path = write(tmp_path, [task(1, annotation(BEA, "news"), annotation(other, "sport"))])
+    refused(path, capsys, r"row 1, column 'annotations\[1\]\.completed_by': the email "
+            r"'bea@example.org' is given to the user ids \['3', '4'\]")
+    renamed = dict(BEA, email="bea@other.org")  # one id, two emails
+    path = write(tmp_path, [task(1, annotation(BEA, "news"), annotation(5, "news")),
+                            task(2, annotation(renamed, "news"), annotation(5, "news"))])
+    refused(path, capsys, r"row 2, .*user id 3 is given the emails \['bea@example.org', "
+            r"'bea@other.org'\]")
+    # user 7's email is "5": user 5 (no email) and user 7 would both be named "5"
+    path = write(tmp_path, [task(1, annotation({"id": 7, "email": "5@x"}, "news"),
+                                 annotation(5, "news"), annotation("5@x", "sport"))])
+    da = read_annotations(path)  # "5@x" is user 7's email: one user, superseded
+    assert da["annotator"].values.tolist() == ["5@x", "5"]
+    path = write(tmp_path, [task(1, annotation({"id": 7, "email": "5"}, "news"),
+                                 annotation(5, "news"))])
+    refused(path, capsys, r"two users are both named '5'")
+
+
+def test_json_min_user_objects_and_ids_are_one_annotator(tmp_path):
+    records = [{"id": 1, "annotator": 3, "annotation_id": 1, "topic": "news"},
+               {"id": 1, "annotator": 5, "annotation_id": 2, "topic": "news"},
+               {"id": 2, "annotator": BEA, "annotation_id": 3, "topic": "sport"},
+               {"id": 2, "annotator": 5, "annotation_id": 4, "topic": "news"}]
+    da = read_annotations(write(tmp_path, records), control="topic")
+    assert da["annotator"].values.tolist() == ["bea@example.org", "5"]

@@ -122,3 +122,31 @@ def test_json_min_user_objects_and_ids_are_one_annotator(tmp_path):
                {"id": 2, "annotator": 5, "annotation_id": 4, "topic": "news"}]
     da = read_annotations(write(tmp_path, records), control="topic")
     assert da["annotator"].values.tolist() == ["bea@example.org", "5"]
+
+
+# ----------------------------------------------------------------------------------------
+# 2. two projects' exports concatenated
+# ----------------------------------------------------------------------------------------
+
+
+def test_two_projects_concatenated_are_refused_naming_them(tmp_path, capsys):
+    # project 12 labels topics, project 13 tone; task ids 1 and 2 occur in both
+    first = [task(1, annotation(1, "news"), annotation(2, "news"), project=12),
+             task(2, annotation(1, "sport"), annotation(2, "news"), project=12)]
+    second = [task(1, annotation(1, "calm"), annotation(2, "calm"), project=13),
+              task(2, annotation(1, "angry"), annotation(2, "calm"), project=13)]
+    path = write(tmp_path, first + second)
+    refused(path, capsys, r"row 3, column 'project': the file holds tasks of several Label "
+            r"Studio projects \(12, 13\)")
+    # the annotations may carry the project where the task does not
+    second = [dict(t, project=None) for t in second]
+    refused(write(tmp_path, first + second), capsys,
+            r"row 3, column 'annotations\[0\]\.project': .*several Label Studio projects "
+            r"\(12, 13\)")
+    records = [{"id": 1, "annotator": 1, "annotation_id": 1, "topic": "news", "project": 12},
+               {"id": 1, "annotator": 1, "annotation_id": 2, "topic": "calm", "project": 13}]
+    refused(write(tmp_path, records), capsys, r"row 2, column 'project': .*several Label "
+            r"Studio projects \(12, 13\)", control="topic")
+    # one project: read as before
+    da = read_annotations(write(tmp_path, first))
+    assert decisions(da, 2, "1") == {"news": 0.0, "sport": 1.0}

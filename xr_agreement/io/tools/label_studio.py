@@ -35,6 +35,7 @@ Meaning read here:
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
@@ -263,6 +264,23 @@ def read_label_studio(path, *, universe=None, config=None, control=None, item="i
     return _read_min(records, where, universe, config, control, item, annotator, label)
 
 
+def _one_project(places, where) -> None:
+    """Refuse an export holding tasks of several projects (``places``: (row, column, the
+    ``project`` field)): two projects' exports concatenated would make one project's labels
+    "decided 0" on the other's tasks, and their colliding task ids one item."""
+    projects = {}
+    for row, column, value in places:
+        if value is None:
+            continue
+        key = value if isinstance(value, (str, int)) and not isinstance(value, bool) else \
+            json.dumps(value, sort_keys=True)
+        projects.setdefault(str(key), (row, column))
+        if len(projects) > 1:
+            raise where(f"the file holds tasks of several Label Studio projects "
+                        f"({', '.join(projects)}): an export is of one project; export each "
+                        "project on its own and read them one at a time", row, column)
+
+
 def _universe(config, chosen_control, universe):
     if universe is None and config is not None:
         return config.get(chosen_control)
@@ -270,6 +288,11 @@ def _universe(config, chosen_control, universe):
 
 
 def _read_full(records, where, universe, config, control, item, annotator, label):
+    _one_project([(row, column, entry.get("project")) for row, task in records
+                  for column, entry in [("project", task)] + [
+                      (f"annotations[{n}].project", a)
+                      for n, a in enumerate(task.get("annotations") or [])
+                      if isinstance(a, dict)]], where)
     found, present = {}, set()
     for row, task in records:
         annotations = task.get("annotations")
@@ -378,6 +401,7 @@ def _min_values(value, where, row, column) -> list[str]:
 
 
 def _read_min(records, where, universe, config, control, item, annotator, label):
+    _one_project([(row, "project", record.get("project")) for row, record in records], where)
     for row, record in records:
         for key in ("id", "annotator"):
             if key not in record or record[key] in (None, ""):

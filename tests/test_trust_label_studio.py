@@ -150,3 +150,73 @@ def test_two_projects_concatenated_are_refused_naming_them(tmp_path, capsys):
     # one project: read as before
     da = read_annotations(write(tmp_path, first))
     assert decisions(da, 2, "1") == {"news": 0.0, "sport": 1.0}
+
+
+# ----------------------------------------------------------------------------------------
+# 3. "all tasks" exports: a task nobody annotated
+# 6. drafts: never read, counted
+# ----------------------------------------------------------------------------------------
+
+
+def min_record(task_id, who, annotation_id, topic=None):
+    record = {"text": f"task {task_id}", "id": task_id, "annotator": who,
+              "annotation_id": annotation_id, "created_at": "2024-03-01T10:00:00Z",
+              "updated_at": "2024-03-01T10:00:00Z", "lead_time": 4.2}
+    if topic is not None:
+        record["topic"] = topic
+    return record
+
+
+# convert_to_json_min of a task with no annotation (get_data(task, {}, {})): every
+# annotation field null, no control key
+UNANNOTATED = {"text": "task 3", "id": 3, "annotator": None, "annotation_id": None,
+               "created_at": None, "updated_at": None, "lead_time": None}
+
+
+def test_json_min_all_tasks_counts_the_unannotated_tasks(tmp_path, capsys):
+    records = [min_record(1, 1, 11, "news"), min_record(1, 2, 12, {"choices": ["news",
+                                                                            "sport"]}),
+               min_record(2, 1, 13, "sport"), min_record(2, 2, 14, "sport"),
+               UNANNOTATED, dict(UNANNOTATED, id=4, text="task 4")]
+    path = write(tmp_path, records)
+    da = read_annotations(path)
+    # tasks 3 and 4 carry no decision: no item, counted
+    assert da["item"].values.tolist() == [1, 2]
+    assert da.attrs["dropped"] == {"unannotated task": {"nobody": 2}}
+    assert decisions(da, 1, "2") == {"news": 1.0, "sport": 1.0}
+    capsys.readouterr()
+    assert main(["report", str(path)]) == 0
+    assert "unannotated task 2 (nobody: 2)" in " ".join(capsys.readouterr().out.split())
+    # a null annotator beside an annotation is no unannotated task
+    records[4] = dict(UNANNOTATED, annotation_id=15)
+    refused(write(tmp_path, records), capsys, r"row 5, column 'annotator': an annotation "
+            r"without annotator")
+    records[4] = dict(UNANNOTATED, topic="news")
+    refused(write(tmp_path, records), capsys, r"row 5, column 'annotator': an annotation "
+            r"without annotator")
+
+
+def test_json_all_tasks_and_drafts_are_counted(tmp_path, capsys):
+    drafts = [  # AnnotationDraftSerializer: user, created_username "first last email, id"
+        {"id": 71, "user": 3, "created_username": "Bea Lind bea@example.org, 3",
+         "created_ago": "2 hours", "result": [choice("topic", "sport")], "lead_time": 3.1,
+         "was_postponed": False, "task": 2, "annotation": None,
+         "created_at": "2024-03-01T09:00:00Z", "updated_at": "2024-03-01T09:00:00Z"},
+        {"id": 72, "user": 5, "result": [choice("topic", "news")], "task": 2,
+         "annotation": None}]
+    path = write(tmp_path, [
+        task(1, annotation(BEA, "news"), annotation(5, "news")),
+        task(2, annotation(3, "sport"), annotation(5, "sport"), drafts=drafts),
+        task(3),  # nobody annotated it
+    ])
+    da = read_annotations(path)
+    assert da["annotator"].values.tolist() == ["bea@example.org", "5"]
+    assert da["item"].values.tolist() == [1, 2]
+    assert da.attrs["dropped"] == {"draft": {"5": 1, "bea@example.org": 1},
+                                   "unannotated task": {"nobody": 1}}
+    # the drafts changed no decision: task 2 is sport for both
+    assert decisions(da, 2, "5") == {"news": 0.0, "sport": 1.0}
+    capsys.readouterr()
+    assert main(["report", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines
+    assert "draft 2 (5: 1, bea@example.org: 1)" in out and "unannotated task 1" in out

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
 
@@ -46,10 +47,14 @@ from ._common import (Annotation, Dropped, Where, build, label_text, load_json_r
 
 LABEL_TAGS = ("choices", "taxonomy", "labels")
 
+# the reason and the annotator under which a task nobody annotated is counted in ``dropped``
+UNANNOTATED, NOBODY = "unannotated task", "nobody"
+
 # JSON-min keys that are annotation metadata, never a control tag
 MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time",
             "agreement", "drafts", "predictions", "total_annotations", "cancelled_annotations",
-            "total_predictions", "file_upload", "inner_id", "project", "meta"}
+            "total_predictions", "file_upload", "inner_id", "project", "meta", "history",
+            "was_cancelled"}
 
 
 def _is_label_type(kind: str) -> bool:
@@ -281,6 +286,39 @@ def _one_project(places, where) -> None:
                         "project on its own and read them one at a time", row, column)
 
 
+# the end of a draft's ``created_username``: "[first last ]email, id" (older servers:
+# "first last (email, id)")
+DRAFT_AUTHOR = re.compile(r"([^\s(]+@[^\s,]+), (\d+)\)?\s*$")
+
+
+def _drafts(records, where) -> list[tuple]:
+    """(row, column, (id, email) or None) of each draft of the JSON export's tasks (the
+    ``drafts`` list, written by the server's ``AnnotationDraftSerializer``: ``user`` and
+    ``created_username``); None where neither names the author."""
+    out = []
+    for row, task in records:
+        drafts = task.get("drafts")
+        if drafts is None:
+            continue
+        if not isinstance(drafts, list):
+            raise where("drafts must be a list", row, "drafts")
+        for number, draft in enumerate(drafts):
+            column = f"drafts[{number}]"
+            if not isinstance(draft, dict):
+                raise where("a draft must be an object", row, column)
+            text, user = draft.get("created_username"), draft.get("user")
+            match = DRAFT_AUTHOR.search(text) if isinstance(text, str) else None
+            if match:
+                out.append((row, f"{column}.created_username", (match[2], match[1])))
+            elif isinstance(user, (int, str, dict)) and not isinstance(user, bool) and \
+                    user not in ("", {}):
+                out.append((row, f"{column}.user", _user_of(user, where, row,
+                                                            f"{column}.user")))
+            else:
+                out.append((row, column, None))
+    return out
+
+
 def _universe(config, chosen_control, universe):
     if universe is None and config is not None:
         return config.get(chosen_control)
@@ -340,9 +378,16 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                           _user_of(entry["completed_by"], where, row,
                                    f"{column}.completed_by")))
             places.append((row, task["id"], entry, column))
+        if not task["annotations"]:  # an "all tasks" export lists the tasks nobody annotated
+            dropped.add(UNANNOTATED, NOBODY)
+    drafts = _drafts(records, where)
+    names = _annotator_names(users + [d for d in drafts if d[2] is not None], where)
     groups = {}
-    for (row, task_id, entry, column), who in zip(places, _annotator_names(users, where)):
+    for (row, task_id, entry, column), who in zip(places, names):
         groups.setdefault((task_id, who), []).append((row, entry, column))
+    drafted = iter(names[len(places):])
+    for *_, user in drafts:  # never read, counted: the report says how many were left out
+        dropped.add("draft", "unknown user" if user is None else next(drafted))
     annotations = []
     for task_id, who, row, entry, column in _latest_per_annotator(groups, dropped, where):
         cancelled = entry.get("was_cancelled", False)
@@ -404,10 +449,10 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
     _one_project([(row, "project", record.get("project")) for row, record in records], where)
     for row, record in records:
         for key in ("id", "annotator"):
-            if key not in record or record[key] in (None, ""):
+            if key not in record or record[key] == "" or (key == "id" and record[key] is None):
                 raise where(f"a JSON-min record without {key!r} (is this a Label Studio "
                             "export?)", row, key)
-            if not isinstance(record[key], dict) or key == "id":  # annotator: may be a user
+            if key == "id" or not isinstance(record[key], (dict, type(None))):
                 scalar_id(record[key], where, row, key)
     found = {}
     for _, record in records:
@@ -422,10 +467,22 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
     present = {k for _, r in records for k in r if k not in MIN_META}
     chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
+    annotated = []
+    for row, record in records:
+        if record["annotator"] is not None:
+            annotated.append((row, record))
+            continue
+        # the converter writes a task nobody annotated ("all tasks" exports) as a record
+        # with "annotator": null, "annotation_id": null and no control key
+        if record.get("annotation_id") not in (None, "") or record.get(chosen_control) not in \
+                (None, "", []):
+            raise where("an annotation without annotator (\"annotator\": null beside an "
+                        "annotation id or a result)", row, "annotator")
+        dropped.add(UNANNOTATED, NOBODY)
     users = [(row, "annotator", _user_of(record["annotator"], where, row, "annotator"))
-             for row, record in records]
+             for row, record in annotated]
     groups = {}
-    for (row, record), who in zip(records, _annotator_names(users, where)):
+    for (row, record), who in zip(annotated, _annotator_names(users, where)):
         groups.setdefault((record["id"], who), []).append((row, record, None))
     annotations = []
     for task_id, who, row, record, _ in _latest_per_annotator(groups, dropped, where):

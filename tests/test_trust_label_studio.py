@@ -220,3 +220,89 @@ def test_json_all_tasks_and_drafts_are_counted(tmp_path, capsys):
     assert main(["report", str(path)]) == 0
     out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines
     assert "draft 2 (5: 1, bea@example.org: 1)" in out and "unannotated task 1" in out
+
+
+# ----------------------------------------------------------------------------------------
+# 4. the CSV and TSV exports
+# 5. the CONLL2003 export
+# ----------------------------------------------------------------------------------------
+
+
+def converter_rows(path, rows, sep):
+    """Write ``rows`` the way the converter's exports/csv2.py does: one row per annotation,
+    columns sorted, csv.QUOTE_NONNUMERIC, a single choice as text and several as the JSON
+    text of {"choices": [...]}, a null as an empty cell."""
+    import csv
+
+    keys = {"annotator", "annotation_id", "created_at", "updated_at", "lead_time"}
+    for row in rows:
+        keys.update(row)
+    with open(path, "w", encoding="utf8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=sorted(keys),
+                                quoting=csv.QUOTE_NONNUMERIC, delimiter=sep)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row)
+    return path
+
+
+def csv_row(task_id, who, annotation_id, topic=None, text="a headline, with a comma"):
+    row = {"id": task_id, "text": text, "annotator": who, "annotation_id": annotation_id,
+           "created_at": None if who is None else "2024-03-01T10:00:00.000000Z",
+           "updated_at": None if who is None else "2024-03-01T10:00:00.000000Z",
+           "lead_time": None if who is None else 4.2}
+    if topic is not None:  # prettify_result: one choice as text, several as the value
+        row["topic"] = topic if isinstance(topic, str) else json.dumps({"choices": topic})
+    return row
+
+
+CSV_ROWS = [csv_row(1, "1", 11, "news"), csv_row(1, "bea@example.org", 12, ["news", "sport"]),
+            csv_row(2, "1", 13, "sport"), csv_row(2, "bea@example.org", 14, "sport"),
+            csv_row(3, "1", 15), csv_row(3, "bea@example.org", 16, "news"),
+            csv_row(4, None, None)]  # a task nobody annotated (get_annotator of {}: None)
+
+
+@pytest.mark.parametrize("name, sep", [("export.csv", ","), ("export.tsv", "\t")])
+def test_label_studio_csv_and_tsv_exports_are_read(tmp_path, capsys, name, sep):
+    path = converter_rows(tmp_path / name, CSV_ROWS, sep)
+    da = read_annotations(path)
+    assert da.attrs["reader"] == "label-studio"
+    assert da.attrs["dropped"] == {"unannotated task": {"nobody": 1}}
+    assert da["item"].values.tolist() == [1, 2, 3]
+    assert da["annotator"].values.tolist() == ["1", "bea@example.org"]
+    # counted by hand from CSV_ROWS
+    assert decisions(da, 1, "1") == {"news": 1.0, "sport": 0.0}
+    assert decisions(da, 1, "bea@example.org") == {"news": 1.0, "sport": 1.0}
+    assert decisions(da, 2, "bea@example.org") == {"news": 0.0, "sport": 1.0}
+    assert decisions(da, 3, "1") == {"news": 0.0, "sport": 0.0}  # submitted, no choice
+    capsys.readouterr()
+    assert main(["report", str(path)]) == 0
+
+
+def test_label_studio_csv_of_single_choices_needs_the_control(tmp_path, capsys):
+    # with only single choices no cell says which column is the control's
+    rows = [r for r in CSV_ROWS if not str(r.get("topic", "")).startswith("{")]
+    path = converter_rows(tmp_path / "export.csv", rows, ",")
+    refused(path, capsys, r"cannot tell which field holds the labels; name the control: "
+            r"control=NAME \(--control NAME\)")
+    da = read_annotations(path, control="topic")
+    assert decisions(da, 2, "1") == {"news": 0.0, "sport": 1.0}
+    capsys.readouterr()
+    assert main(["report", str(path), "--control", "topic"]) == 0
+
+
+CONLL = ("-DOCSTART- -X- O\nShowers -X- _ O\ncontinued -X- _ O\nin -X- _ O\n"
+         "Bahia -X- _ B-Location\n\nA -X- _ O\n")
+
+
+@pytest.mark.parametrize("name", ["result.conll", "project-3.txt", "export.json"])
+def test_label_studio_conll2003_is_refused_saying_which_export_to_use(tmp_path, capsys,
+                                                                      name):
+    path = write(tmp_path, CONLL, name)
+    refused(path, capsys, r"CONLL2003 export: .*no annotator ids.*export the project as "
+            r"JSON")
+    with pytest.raises(AnnotationFileError, match=r"CONLL2003 export"):
+        read_annotations(path, tool="label-studio")
+    # without the -DOCSTART- line: the token lines alone
+    path = write(tmp_path, CONLL.split("\n", 1)[1], name)
+    refused(path, capsys, r"CONLL2003 export")

@@ -43,7 +43,8 @@ import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
 from ._common import (Annotation, Dropped, Where, build, label_text, load_json_records,
-                      scalar_id)
+                      read_text, scalar_id)
+from .tables import read_table
 
 LABEL_TAGS = ("choices", "taxonomy", "labels")
 
@@ -258,8 +259,15 @@ def _latest_per_annotator(groups: dict, dropped, where):
 
 def read_label_studio(path, *, universe=None, config=None, control=None, item="item",
                       annotator="annotator", label="label", text=None):
-    """Decisions from a Label Studio JSON or JSON-min export (see the module docstring)."""
+    """Decisions from a Label Studio JSON, JSON-min, CSV or TSV export (see the module
+    docstring); the CONLL2003 export, which names no annotator, is refused."""
     where = Where(path)
+    if is_table_export(path):
+        records = _table_records(path, where)
+        return _read_min(records, where, universe, config, control, item, annotator, label)
+    text = read_text(path) if text is None else text
+    if is_conll(text[:CONLL_PEEK]):
+        raise where(CONLL_REFUSAL)
     records, kind = load_json_records(path, text)
     if kind != "array":
         raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
@@ -267,6 +275,70 @@ def read_label_studio(path, *, universe=None, config=None, control=None, item="i
     if any("annotations" in r for _, r in records):
         return _read_full(records, where, universe, config, control, item, annotator, label)
     return _read_min(records, where, universe, config, control, item, annotator, label)
+
+
+# --------------------------------------------------------------------------------------
+# the CSV / TSV export and the CONLL2003 export
+# --------------------------------------------------------------------------------------
+
+# how much of a file is read to tell the CONLL2003 export
+CONLL_PEEK = 4096
+CONLL_LINE = re.compile(r"^\S+ -X- _ \S+$")
+CONLL_REFUSAL = ("a Label Studio CONLL2003 export: it holds one tag per token and no "
+                 "annotator ids, so agreement cannot be measured from it; export the project "
+                 "as JSON (or JSON-min) and read that file")
+
+
+def is_conll(head: str) -> bool:
+    """Whether ``head`` (the first characters of a text file) is the CONLL2003 export:
+    ``-DOCSTART- -X- O``, then ``token -X- _ TAG`` lines (``convert_to_conll2003``)."""
+    lines = head.splitlines()
+    lines = [line.strip() for line in lines[:-1] or lines if line.strip()]  # last: cut
+    if not lines:
+        return False
+    return lines[0].startswith("-DOCSTART- -X-") or all(CONLL_LINE.match(line)
+                                                       for line in lines[:50])
+
+
+def is_table_export(path) -> bool:
+    """Whether ``path`` is named like a CSV / TSV file (optionally compressed)."""
+    name = os.fspath(path).lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        name = name.removesuffix(suffix)
+    return name.endswith((".csv", ".tsv", ".tab"))
+
+
+def _table_records(path, where) -> list[tuple[int, dict]]:
+    """The rows of the CSV / TSV export as JSON-min records. The converter (exports/csv2.py)
+    writes the JSON-min records as rows: a JSON value (several choices, a taxonomy, spans,
+    task data that is a list or an object) as JSON text, a single choice as its text, a
+    null as an empty cell."""
+    table, _ = read_table(path)
+    missing = [c for c in ("id", "annotator") if c not in table.columns]
+    if missing:
+        raise where(f"a Label Studio CSV / TSV export has the columns id and annotator; "
+                    f"this file has no {missing[0]!r} column (columns: "
+                    f"{list(table.columns)})", column=missing[0])
+    records = []
+    for row, cells in enumerate(table.to_dict("records"), start=1):
+        record = {}
+        for column, cell in cells.items():
+            if cell == "":
+                record[column] = None
+            elif column == "was_cancelled":
+                record[column] = cell.strip().lower() == "true"
+            elif column not in MIN_META and cell.lstrip()[:1] in "[{":
+                try:
+                    value = json.loads(cell)
+                except ValueError:
+                    value = cell
+                record[column] = value if _min_shape(value) else cell
+            else:
+                record[column] = cell
+        if record["id"] is None:
+            raise where("a row without task id", row, "id")
+        records.append((row, record))
+    return records
 
 
 def _one_project(places, where) -> None:

@@ -146,7 +146,8 @@ def test_two_projects_concatenated_are_refused_naming_them(tmp_path, capsys):
     records = [{"id": 1, "annotator": 1, "annotation_id": 1, "topic": "news", "project": 12},
                {"id": 1, "annotator": 1, "annotation_id": 2, "topic": "calm", "project": 13}]
     refused(write(tmp_path, records), capsys, r"row 2, column 'project': .*several Label "
-            r"Studio projects \(12, 13\)", control="topic")
+            r"Studio projects \(12, 13\).*if 'project' is a field of your tasks' data, read "
+            r"the JSON export", control="topic")
     # one project: read as before
     da = read_annotations(write(tmp_path, first))
     assert decisions(da, 2, "1") == {"news": 0.0, "sport": 1.0}

@@ -1,27 +1,43 @@
-"""Label Studio exports: the JSON export (a JSON array of tasks) and the JSON-min export.
+"""Label Studio exports: the JSON export (a JSON array of tasks), the JSON-min export and
+the CSV / TSV exports; the CONLL2003 export is refused.
 
 Format, from Label Studio's documentation "Label Studio JSON format of annotated tasks"
-(https://labelstud.io/guide/task_format, https://labelstud.io/guide/export) and the
-``convert_to_json_min`` / ``prettify_result`` code of label-studio-converter:
+(https://labelstud.io/guide/task_format, https://labelstud.io/guide/export), the server's
+export serializers (``data_export/serializers.py``, ``AnnotationDraftSerializer``) and the
+converter of label-studio-sdk / label-studio-converter (``converter.py``:
+``annotation_result_from_task``, ``convert_to_json_min``, ``convert_to_conll2003``;
+``exports/csv2.py``; ``utils.py``: ``get_annotator``, ``prettify_result``):
 
-- JSON: ``[{"id": <task id>, "data": {...}, "annotations": [{"id", "completed_by",
-  "was_cancelled", "created_at", "updated_at", "result": [{"from_name", "to_name", "type",
-  "value": {"choices": [...]}}]}], "predictions": [...]}]``. ``completed_by`` is the user id
-  (an int) or, with annotator details, an object ``{"id", "email", ...}``. ``predictions`` are
-  a model's, not an annotator's, and are not read.
+- JSON: ``[{"id": <task id>, "project", "data": {...}, "annotations": [{"id", "completed_by",
+  "was_cancelled", "created_at", "updated_at", "project", "result": [{"from_name", "to_name",
+  "type", "value": {"choices": [...]}}]}], "predictions": [...], "drafts": [...]}]``.
+  ``completed_by`` is the user id (an int) or, with annotator details, an object ``{"id",
+  "email", ...}``. ``predictions`` are a model's, not an annotator's, and are not read. A
+  draft names its author in ``user`` and ``created_username`` ("[first last ]email, id").
 - JSON-min: one flat record per annotation: the task data fields, ``id`` (task),
-  ``annotator``, ``annotation_id``, ``created_at``, ``updated_at``, ``lead_time``, and one key
-  per control tag (its ``from_name``): a single choice as a string, several as
-  ``{"choices": [...]}``, a taxonomy as ``[{"taxonomy": [[...]]}]``, spans as
-  ``[{"start", "end", "text", "labels": [...]}]``.
+  ``annotator`` (the email where the export held the user object, else the id),
+  ``annotation_id``, ``created_at``, ``updated_at``, ``lead_time``, and one key per control
+  tag (its ``from_name``): a single choice as a string, several as ``{"choices": [...]}``, a
+  taxonomy as ``[{"taxonomy": [[...]]}]``, spans as ``[{"start", "end", "text", "labels":
+  [...]}]``. A task nobody annotated ("all tasks" exports) is a record with ``"annotator":
+  null``, ``"annotation_id": null`` and no control key. Cancelled annotations and drafts are
+  not written.
+- CSV / TSV: the JSON-min records as rows, columns sorted; a value that is not text (several
+  choices, a taxonomy, spans) as JSON text, a null as an empty cell.
+- CONLL2003: ``-DOCSTART- -X- O``, then one ``token -X- _ TAG`` line per token: no annotator
+  id, so no agreement; refused, naming the export to use instead.
 - The labeling config (XML) declares the label universe: ``<Choices name=...>`` with
   ``<Choice value=... alias=...>`` children (the result holds the alias when one is set),
   ``<Taxonomy>`` with nested ``<Choice>``, ``<Labels>`` with ``<Label>``.
 
 Meaning read here:
 
-- one annotation per (task, annotator); the annotator is ``completed_by``'s email when
-  present, else its id;
+- one annotator per user: the identity is the user id (``completed_by: 3`` and ``{"id": 3,
+  "email": ...}`` are one annotator), named by its email where the export gives one for that
+  id, else by the id; an id given two emails, an email given two ids, or two users who would
+  get one name are refused (JSON-min writes an email or an id, never both: an id and an
+  email there are two users unless a user object in the file links them);
+- one annotation per (task, annotator);
 - ``was_cancelled: true`` (the annotator pressed Skip): no decision, dropped "cancelled";
 - a submitted annotation with no result entry for the control: the annotator chose no label
   (every label 0);
@@ -30,6 +46,9 @@ Meaning read here:
 - several annotations by one person on one task: the latest (``updated_at``, else
   ``created_at``, else the last in the file) is the decision, the others are dropped
   "superseded";
+- a task nobody annotated: no item, counted in ``dropped`` as "unannotated task" (under the
+  annotator "nobody"); a draft: never read, counted as "draft" per author;
+- tasks of several projects in one file (their ``project`` differs): refused, naming them;
 - a file holding several control tags needs ``control=`` (an error lists them).
 """
 
@@ -341,7 +360,7 @@ def _table_records(path, where) -> list[tuple[int, dict]]:
     return records
 
 
-def _one_project(places, where) -> None:
+def _one_project(places, where, hint: str = "") -> None:
     """Refuse an export holding tasks of several projects (``places``: (row, column, the
     ``project`` field)): two projects' exports concatenated would make one project's labels
     "decided 0" on the other's tasks, and their colliding task ids one item."""
@@ -355,7 +374,7 @@ def _one_project(places, where) -> None:
         if len(projects) > 1:
             raise where(f"the file holds tasks of several Label Studio projects "
                         f"({', '.join(projects)}): an export is of one project; export each "
-                        "project on its own and read them one at a time", row, column)
+                        f"project on its own and read them one at a time{hint}", row, column)
 
 
 # the end of a draft's ``created_username``: "[first last ]email, id" (older servers:
@@ -518,7 +537,11 @@ def _min_values(value, where, row, column) -> list[str]:
 
 
 def _read_min(records, where, universe, config, control, item, annotator, label):
-    _one_project([(row, "project", record.get("project")) for row, record in records], where)
+    # the converter writes no "project" key into JSON-min records, but a record holds the
+    # task's data fields, which may have one: which of the two it is cannot be told here
+    _one_project([(row, "project", record.get("project")) for row, record in records], where,
+                 "; if 'project' is a field of your tasks' data, read the JSON export, which "
+                 "keeps the data apart")
     for row, record in records:
         for key in ("id", "annotator"):
             if key not in record or record[key] == "" or (key == "id" and record[key] is None):

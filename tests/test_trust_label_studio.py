@@ -307,3 +307,10 @@ def test_label_studio_conll2003_is_refused_saying_which_export_to_use(tmp_path, 
     # without the -DOCSTART- line: the token lines alone
     path = write(tmp_path, CONLL.split("\n", 1)[1], name)
     refused(path, capsys, r"CONLL2003 export")
+
+
+def test_hostile_shapes_found_by_mutation_are_one_line(tmp_path, capsys):
+    # an annotations field that is no list, beside project fields (once a TypeError)
+    refused(write(tmp_path, [task(1, annotation(1, "news"), project=12),
+                             dict(task(2, project=12), annotations=5)]), capsys,
+            r"row 2, column 'annotations': annotations must be a list")

@@ -61,8 +61,8 @@ from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
-from ._common import (Annotation, Dropped, Where, build, label_text, load_json_records,
-                      read_text, scalar_id)
+from ._common import (Annotation, Dropped, Where, blank, build, label_text,
+                      load_json_records, read_text, scalar_id)
 from .tables import read_table
 
 LABEL_TAGS = ("choices", "taxonomy", "labels")
@@ -320,11 +320,12 @@ def is_conll(head: str) -> bool:
 
 
 def is_table_export(path) -> bool:
-    """Whether ``path`` is named like a CSV / TSV file (optionally compressed)."""
+    """Whether ``path`` is named like a table: CSV / TSV (optionally compressed), or
+    parquet (a CSV export converted)."""
     name = os.fspath(path).lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
         name = name.removesuffix(suffix)
-    return name.endswith((".csv", ".tsv", ".tab"))
+    return name.endswith((".csv", ".tsv", ".tab", ".parquet", ".pq"))
 
 
 def _table_records(path, where) -> list[tuple[int, dict]]:
@@ -332,7 +333,8 @@ def _table_records(path, where) -> list[tuple[int, dict]]:
     writes the JSON-min records as rows: a JSON value (several choices, a taxonomy, spans,
     task data that is a list or an object) as JSON text, a single choice as its text, a
     null as an empty cell."""
-    table, _ = read_table(path)
+    table, first_line = read_table(path)
+    parquet = first_line == 0
     missing = [c for c in ("id", "annotator") if c not in table.columns]
     if missing:
         raise where(f"a Label Studio CSV / TSV export has the columns id and annotator; "
@@ -342,7 +344,13 @@ def _table_records(path, where) -> list[tuple[int, dict]]:
     for row, cells in enumerate(table.to_dict("records"), start=1):
         record = {}
         for column, cell in cells.items():
-            if cell == "":
+            if not isinstance(cell, str) and not parquet:
+                # text cells only, so NaN is a field the row does not have
+                raise where("the row has fewer fields than the header (a truncated "
+                            "file?)", row, column)
+            if not isinstance(cell, str):  # a parquet cell: a null is None or NaN
+                record[column] = None if blank(cell) else cell
+            elif cell == "":
                 record[column] = None
             elif column == "was_cancelled":
                 record[column] = cell.strip().lower() == "true"
@@ -420,7 +428,8 @@ def _read_full(records, where, universe, config, control, item, annotator, label
     _one_project([(row, column, entry.get("project")) for row, task in records
                   for column, entry in [("project", task)] + [
                       (f"annotations[{n}].project", a)
-                      for n, a in enumerate(task.get("annotations") or [])
+                      for n, a in enumerate(task.get("annotations") if isinstance(
+                          task.get("annotations"), list) else [])
                       if isinstance(a, dict)]], where)
     found, present = {}, set()
     for row, task in records:

@@ -3,10 +3,11 @@
 Each tool leaves a signature no other leaves: Label Studio tasks with ``annotations`` (or
 JSON-min records, and CSV / TSV columns, with ``annotator`` and ``annotation_id``; its
 CONLL2003 export, ``-DOCSTART- -X- O``, names no annotator and is refused), Prodigy's
-``_input_hash`` with ``answer``, Argilla's ``<question>.responses`` columns or ``[{user_id, value, status}]``
-lists, MTurk's ``HITId`` + ``WorkerId`` + ``Answer.*``, doccano's per-user files. A table
-that the generic reader understands stays "table"; otherwise the crowd-table and wide-table
-column names are tried. Two signatures at once is ambiguous and refused (pass ``tool=``).
+``_input_hash`` with ``answer``, Argilla's ``<question>.responses`` columns or
+``[{user_id, value, status}]`` lists, MTurk's ``HITId`` + ``WorkerId`` + ``Answer.*``,
+doccano's per-user files. A table that the generic reader understands stays "table";
+otherwise the crowd-table and wide-table column names are tried. Two signatures at once is
+ambiguous and refused (pass ``tool=``).
 """
 
 from __future__ import annotations

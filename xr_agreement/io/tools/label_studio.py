@@ -310,7 +310,15 @@ CONLL_REFUSAL = ("a Label Studio CONLL2003 export: it holds one tag per token an
 
 def is_conll(head: str) -> bool:
     """Whether ``head`` (the first characters of a text file) is the CONLL2003 export:
-    ``-DOCSTART- -X- O``, then ``token -X- _ TAG`` lines (``convert_to_conll2003``)."""
+    ``-DOCSTART- -X- O``, then ``token -X- _ TAG`` lines (``convert_to_conll2003``).
+
+    Examples
+    --------
+    >>> is_conll("-DOCSTART- -X- O\\nShowers -X- _ O\\nBahia -X- _ B-Location\\n")
+    True
+    >>> is_conll("item,annotator,labels\\n1,ann,a\\n")
+    False
+    """
     lines = head.splitlines()
     lines = [line.strip() for line in lines[:-1] or lines if line.strip()]  # last: cut
     if not lines:
@@ -321,7 +329,13 @@ def is_conll(head: str) -> bool:
 
 def is_table_export(path) -> bool:
     """Whether ``path`` is named like a table: CSV / TSV (optionally compressed), or
-    parquet (a CSV export converted)."""
+    parquet (a CSV export converted).
+
+    Examples
+    --------
+    >>> is_table_export("project-3-at-2024-03-05.tsv"), is_table_export("export.json")
+    (True, False)
+    """
     name = os.fspath(path).lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
         name = name.removesuffix(suffix)

@@ -1,11 +1,13 @@
 """Which tool wrote a file, told from its content (not its extension).
 
 Each tool leaves a signature no other leaves: Label Studio tasks with ``annotations`` (or
-JSON-min records with ``annotator`` and ``annotation_id``), Prodigy's ``_input_hash`` with
-``answer``, Argilla's ``<question>.responses`` columns or ``[{user_id, value, status}]``
-lists, MTurk's ``HITId`` + ``WorkerId`` + ``Answer.*``, doccano's per-user files. A table
-that the generic reader understands stays "table"; otherwise the crowd-table and wide-table
-column names are tried. Two signatures at once is ambiguous and refused (pass ``tool=``).
+JSON-min records, and CSV / TSV columns, with ``annotator`` and ``annotation_id``; its
+CONLL2003 export, ``-DOCSTART- -X- O``, names no annotator and is refused), Prodigy's
+``_input_hash`` with ``answer``, Argilla's ``<question>.responses`` columns or
+``[{user_id, value, status}]`` lists, MTurk's ``HITId`` + ``WorkerId`` + ``Answer.*``,
+doccano's per-user files. A table that the generic reader understands stays "table";
+otherwise the crowd-table and wide-table column names are tried. Two signatures at once is
+ambiguous and refused (pass ``tool=``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLU
                      VALUE_COLUMNS, AnnotationFileError)
 from ._common import is_collection, load_json_records, read_text
 from .archive import archive_members
+from .label_studio import CONLL_PEEK, CONLL_REFUSAL, is_conll
 from .tables import CROWD_ITEMS, CROWD_LABELS, CROWD_WORKERS, FLAG_COLUMNS, _binary, read_table
 
 
@@ -71,6 +74,8 @@ def _binary_columns(columns, rows) -> list[str]:
 
 def _columns_tool(columns, rows) -> str | None:
     lower = {c.lower() for c in columns}
+    if {"annotator", "id"} <= lower and lower & {"annotation_id", "lead_time"}:
+        return "label-studio"  # its CSV / TSV export: JSON-min's keys as columns
     if {"hitid", "workerid"} <= lower and any(c.startswith("Answer.") for c in columns):
         return "mturk"
     if any(c.endswith(".responses") for c in columns):
@@ -160,6 +165,11 @@ def detect_tool(path) -> str:
         return "table"  # whose message (unknown extension, file not found) stays as it was
     if is_collection(path):
         return "table" if _zipped_plain_table(path) else "doccano"
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            head = handle.read(CONLL_PEEK).decode("utf-8", errors="replace")
+        if is_conll(head):
+            raise AnnotationFileError(CONLL_REFUSAL, path=path)
     name = os.fspath(path).lower()
     for suffix in (".gz", ".bz2", ".xz", ".zst"):
         name = name.removesuffix(suffix)

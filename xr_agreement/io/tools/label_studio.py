@@ -1,27 +1,43 @@
-"""Label Studio exports: the JSON export (a JSON array of tasks) and the JSON-min export.
+"""Label Studio exports: the JSON export (a JSON array of tasks), the JSON-min export and
+the CSV / TSV exports; the CONLL2003 export is refused.
 
 Format, from Label Studio's documentation "Label Studio JSON format of annotated tasks"
-(https://labelstud.io/guide/task_format, https://labelstud.io/guide/export) and the
-``convert_to_json_min`` / ``prettify_result`` code of label-studio-converter:
+(https://labelstud.io/guide/task_format, https://labelstud.io/guide/export), the server's
+export serializers (``data_export/serializers.py``, ``AnnotationDraftSerializer``) and the
+converter of label-studio-sdk / label-studio-converter (``converter.py``:
+``annotation_result_from_task``, ``convert_to_json_min``, ``convert_to_conll2003``;
+``exports/csv2.py``; ``utils.py``: ``get_annotator``, ``prettify_result``):
 
-- JSON: ``[{"id": <task id>, "data": {...}, "annotations": [{"id", "completed_by",
-  "was_cancelled", "created_at", "updated_at", "result": [{"from_name", "to_name", "type",
-  "value": {"choices": [...]}}]}], "predictions": [...]}]``. ``completed_by`` is the user id
-  (an int) or, with annotator details, an object ``{"id", "email", ...}``. ``predictions`` are
-  a model's, not an annotator's, and are not read.
+- JSON: ``[{"id": <task id>, "project", "data": {...}, "annotations": [{"id", "completed_by",
+  "was_cancelled", "created_at", "updated_at", "project", "result": [{"from_name", "to_name",
+  "type", "value": {"choices": [...]}}]}], "predictions": [...], "drafts": [...]}]``.
+  ``completed_by`` is the user id (an int) or, with annotator details, an object ``{"id",
+  "email", ...}``. ``predictions`` are a model's, not an annotator's, and are not read. A
+  draft names its author in ``user`` and ``created_username`` ("[first last ]email, id").
 - JSON-min: one flat record per annotation: the task data fields, ``id`` (task),
-  ``annotator``, ``annotation_id``, ``created_at``, ``updated_at``, ``lead_time``, and one key
-  per control tag (its ``from_name``): a single choice as a string, several as
-  ``{"choices": [...]}``, a taxonomy as ``[{"taxonomy": [[...]]}]``, spans as
-  ``[{"start", "end", "text", "labels": [...]}]``.
+  ``annotator`` (the email where the export held the user object, else the id),
+  ``annotation_id``, ``created_at``, ``updated_at``, ``lead_time``, and one key per control
+  tag (its ``from_name``): a single choice as a string, several as ``{"choices": [...]}``, a
+  taxonomy as ``[{"taxonomy": [[...]]}]``, spans as ``[{"start", "end", "text", "labels":
+  [...]}]``. A task nobody annotated ("all tasks" exports) is a record with ``"annotator":
+  null``, ``"annotation_id": null`` and no control key. Cancelled annotations and drafts are
+  not written.
+- CSV / TSV: the JSON-min records as rows, columns sorted; a value that is not text (several
+  choices, a taxonomy, spans) as JSON text, a null as an empty cell.
+- CONLL2003: ``-DOCSTART- -X- O``, then one ``token -X- _ TAG`` line per token: no annotator
+  id, so no agreement; refused, naming the export to use instead.
 - The labeling config (XML) declares the label universe: ``<Choices name=...>`` with
   ``<Choice value=... alias=...>`` children (the result holds the alias when one is set),
   ``<Taxonomy>`` with nested ``<Choice>``, ``<Labels>`` with ``<Label>``.
 
 Meaning read here:
 
-- one annotation per (task, annotator); the annotator is ``completed_by``'s email when
-  present, else its id;
+- one annotator per user: the identity is the user id (``completed_by: 3`` and ``{"id": 3,
+  "email": ...}`` are one annotator), named by its email where the export gives one for that
+  id, else by the id; an id given two emails, an email given two ids, or two users who would
+  get one name are refused (JSON-min writes an email or an id, never both: an id and an
+  email there are two users unless a user object in the file links them);
+- one annotation per (task, annotator);
 - ``was_cancelled: true`` (the annotator pressed Skip): no decision, dropped "cancelled";
 - a submitted annotation with no result entry for the control: the annotator chose no label
   (every label 0);
@@ -30,25 +46,35 @@ Meaning read here:
 - several annotations by one person on one task: the latest (``updated_at``, else
   ``created_at``, else the last in the file) is the decision, the others are dropped
   "superseded";
+- a task nobody annotated: no item, counted in ``dropped`` as "unannotated task" (under the
+  annotator "nobody"); a draft: never read, counted as "draft" per author;
+- tasks of several projects in one file (their ``project`` differs): refused, naming them;
 - a file holding several control tags needs ``control=`` (an error lists them).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
-from ._common import (Annotation, Dropped, Where, build, label_text, load_json_records,
-                      scalar_id)
+from ._common import (Annotation, Dropped, Where, blank, build, label_text,
+                      load_json_records, read_text, scalar_id)
+from .tables import read_table
 
 LABEL_TAGS = ("choices", "taxonomy", "labels")
+
+# the reason and the annotator under which a task nobody annotated is counted in ``dropped``
+UNANNOTATED, NOBODY = "unannotated task", "nobody"
 
 # JSON-min keys that are annotation metadata, never a control tag
 MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time",
             "agreement", "drafts", "predictions", "total_annotations", "cancelled_annotations",
-            "total_predictions", "file_upload", "inner_id", "project", "meta"}
+            "total_predictions", "file_upload", "inner_id", "project", "meta", "history",
+            "was_cancelled"}
 
 
 def _is_label_type(kind: str) -> bool:
@@ -132,15 +158,64 @@ def _pick_control(found: dict, control, config, where, source: str,
     return chosen
 
 
-def _annotator_of(value, where, row, column):
+def _user_of(value, where, row, column) -> tuple[str | None, str | None]:
+    """(id, email) of one ``completed_by`` / JSON-min ``annotator`` value: an int (or
+    integer text) is the user id, text with "@" the email (JSON-min writes the email when
+    the export held the user object), an object ``{"id", "email", ...}`` both."""
     if isinstance(value, dict):
-        found = value.get("email") or value.get("id")
-        if found in (None, ""):
+        user_id, email = value.get("id"), value.get("email")
+        if user_id in (None, "") and email in (None, ""):
             raise where("completed_by has neither email nor id", row, column)
-        return str(scalar_id(found, where, row, column))
+        if user_id not in (None, ""):
+            user_id = str(scalar_id(user_id, where, row, f"{column}.id"))
+        if email not in (None, "") and not isinstance(email, str):
+            raise where(f"email must be text, got {email!r}", row, f"{column}.email")
+        return user_id or None, email or None
     if value is None or value == "" or isinstance(value, (bool, list)):
         raise where(f"missing annotator id ({column} is {value!r})", row, column)
-    return str(value)
+    text = str(scalar_id(value, where, row, column))
+    return (None, text) if isinstance(value, str) and "@" in text else (text, None)
+
+
+def _annotator_names(users: list[tuple], where) -> list[str]:
+    """One annotator name per ``(row, column, (id, email))``: one user is one annotator
+    however the export spells them (``completed_by: 3`` and ``{"id": 3, "email": ...}``).
+    The identity is the user id; the email, where the export gives it for that id, is the
+    name. An id given two emails, an email given two ids, or two users who would get one
+    name cannot be told apart and are refused."""
+    emails_of, ids_of, first = {}, {}, {}
+    for row, column, (user_id, email) in users:
+        if user_id is None or email is None:
+            continue
+        first.setdefault((user_id, email), (row, column))
+        emails_of.setdefault(user_id, set()).add(email)
+        ids_of.setdefault(email, set()).add(user_id)
+    for user_id, emails in emails_of.items():
+        if len(emails) > 1:
+            row, column = max(first[(user_id, e)] for e in emails)
+            raise where(f"user id {user_id} is given the emails {sorted(emails)}: which "
+                        "user annotated cannot be told; export the project again", row,
+                        column)
+    for email, ids in ids_of.items():
+        if len(ids) > 1:
+            row, column = max(first[(i, email)] for i in ids)
+            raise where(f"the email {email!r} is given to the user ids {sorted(ids)}: two "
+                        "users would become one annotator; export the project again", row,
+                        column)
+    names, identity_of = [], {}
+    for row, column, (user_id, email) in users:
+        if user_id is None and email in ids_of:
+            user_id = next(iter(ids_of[email]))
+        identity = ("id", user_id) if user_id is not None else ("email", email)
+        name = (next(iter(emails_of[user_id])) if user_id in emails_of
+                else user_id if user_id is not None else email)
+        other = identity_of.setdefault(name, identity)
+        if other != identity:
+            raise where(f"two users are both named {name!r} ({other[0]} {other[1]!r} and "
+                        f"{identity[0]} {identity[1]!r}): their annotations would merge",
+                        row, column)
+        names.append(name)
+    return names
 
 
 def _values_of(kind: str, value, where, row, column) -> list[str]:
@@ -203,8 +278,15 @@ def _latest_per_annotator(groups: dict, dropped, where):
 
 def read_label_studio(path, *, universe=None, config=None, control=None, item="item",
                       annotator="annotator", label="label", text=None):
-    """Decisions from a Label Studio JSON or JSON-min export (see the module docstring)."""
+    """Decisions from a Label Studio JSON, JSON-min, CSV or TSV export (see the module
+    docstring); the CONLL2003 export, which names no annotator, is refused."""
     where = Where(path)
+    if is_table_export(path):
+        records = _table_records(path, where)
+        return _read_min(records, where, universe, config, control, item, annotator, label)
+    text = read_text(path) if text is None else text
+    if is_conll(text[:CONLL_PEEK]):
+        raise where(CONLL_REFUSAL)
     records, kind = load_json_records(path, text)
     if kind != "array":
         raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
@@ -214,6 +296,142 @@ def read_label_studio(path, *, universe=None, config=None, control=None, item="i
     return _read_min(records, where, universe, config, control, item, annotator, label)
 
 
+# --------------------------------------------------------------------------------------
+# the CSV / TSV export and the CONLL2003 export
+# --------------------------------------------------------------------------------------
+
+# how much of a file is read to tell the CONLL2003 export
+CONLL_PEEK = 4096
+CONLL_LINE = re.compile(r"^\S+ -X- _ \S+$")
+CONLL_REFUSAL = ("a Label Studio CONLL2003 export: it holds one tag per token and no "
+                 "annotator ids, so agreement cannot be measured from it; export the project "
+                 "as JSON (or JSON-min) and read that file")
+
+
+def is_conll(head: str) -> bool:
+    """Whether ``head`` (the first characters of a text file) is the CONLL2003 export:
+    ``-DOCSTART- -X- O``, then ``token -X- _ TAG`` lines (``convert_to_conll2003``).
+
+    Examples
+    --------
+    >>> is_conll("-DOCSTART- -X- O\\nShowers -X- _ O\\nBahia -X- _ B-Location\\n")
+    True
+    >>> is_conll("item,annotator,labels\\n1,ann,a\\n")
+    False
+    """
+    lines = head.splitlines()
+    lines = [line.strip() for line in lines[:-1] or lines if line.strip()]  # last: cut
+    if not lines:
+        return False
+    return lines[0].startswith("-DOCSTART- -X-") or all(CONLL_LINE.match(line)
+                                                       for line in lines[:50])
+
+
+def is_table_export(path) -> bool:
+    """Whether ``path`` is named like a table: CSV / TSV (optionally compressed), or
+    parquet (a CSV export converted).
+
+    Examples
+    --------
+    >>> is_table_export("project-3-at-2024-03-05.tsv"), is_table_export("export.json")
+    (True, False)
+    """
+    name = os.fspath(path).lower()
+    for suffix in (".gz", ".bz2", ".xz", ".zst"):
+        name = name.removesuffix(suffix)
+    return name.endswith((".csv", ".tsv", ".tab", ".parquet", ".pq"))
+
+
+def _table_records(path, where) -> list[tuple[int, dict]]:
+    """The rows of the CSV / TSV export as JSON-min records. The converter (exports/csv2.py)
+    writes the JSON-min records as rows: a JSON value (several choices, a taxonomy, spans,
+    task data that is a list or an object) as JSON text, a single choice as its text, a
+    null as an empty cell."""
+    table, first_line = read_table(path)
+    parquet = first_line == 0
+    missing = [c for c in ("id", "annotator") if c not in table.columns]
+    if missing:
+        raise where(f"a Label Studio CSV / TSV export has the columns id and annotator; "
+                    f"this file has no {missing[0]!r} column (columns: "
+                    f"{list(table.columns)})", column=missing[0])
+    records = []
+    for row, cells in enumerate(table.to_dict("records"), start=1):
+        record = {}
+        for column, cell in cells.items():
+            if not isinstance(cell, str) and not parquet:
+                # text cells only, so NaN is a field the row does not have
+                raise where("the row has fewer fields than the header (a truncated "
+                            "file?)", row, column)
+            if not isinstance(cell, str):  # a parquet cell: a null is None or NaN
+                record[column] = None if blank(cell) else cell
+            elif cell == "":
+                record[column] = None
+            elif column == "was_cancelled":
+                record[column] = cell.strip().lower() == "true"
+            elif column not in MIN_META and cell.lstrip()[:1] in "[{":
+                try:
+                    value = json.loads(cell)
+                except ValueError:
+                    value = cell
+                record[column] = value if _min_shape(value) else cell
+            else:
+                record[column] = cell
+        if record["id"] is None:
+            raise where("a row without task id", row, "id")
+        records.append((row, record))
+    return records
+
+
+def _one_project(places, where, hint: str = "") -> None:
+    """Refuse an export holding tasks of several projects (``places``: (row, column, the
+    ``project`` field)): two projects' exports concatenated would make one project's labels
+    "decided 0" on the other's tasks, and their colliding task ids one item."""
+    projects = {}
+    for row, column, value in places:
+        if value is None:
+            continue
+        key = value if isinstance(value, (str, int)) and not isinstance(value, bool) else \
+            json.dumps(value, sort_keys=True)
+        projects.setdefault(str(key), (row, column))
+        if len(projects) > 1:
+            raise where(f"the file holds tasks of several Label Studio projects "
+                        f"({', '.join(projects)}): an export is of one project; export each "
+                        f"project on its own and read them one at a time{hint}", row, column)
+
+
+# the end of a draft's ``created_username``: "[first last ]email, id" (older servers:
+# "first last (email, id)")
+DRAFT_AUTHOR = re.compile(r"([^\s(]+@[^\s,]+), (\d+)\)?\s*$")
+
+
+def _drafts(records, where) -> list[tuple]:
+    """(row, column, (id, email) or None) of each draft of the JSON export's tasks (the
+    ``drafts`` list, written by the server's ``AnnotationDraftSerializer``: ``user`` and
+    ``created_username``); None where neither names the author."""
+    out = []
+    for row, task in records:
+        drafts = task.get("drafts")
+        if drafts is None:
+            continue
+        if not isinstance(drafts, list):
+            raise where("drafts must be a list", row, "drafts")
+        for number, draft in enumerate(drafts):
+            column = f"drafts[{number}]"
+            if not isinstance(draft, dict):
+                raise where("a draft must be an object", row, column)
+            text, user = draft.get("created_username"), draft.get("user")
+            match = DRAFT_AUTHOR.search(text) if isinstance(text, str) else None
+            if match:
+                out.append((row, f"{column}.created_username", (match[2], match[1])))
+            elif isinstance(user, (int, str, dict)) and not isinstance(user, bool) and \
+                    user not in ("", {}):
+                out.append((row, f"{column}.user", _user_of(user, where, row,
+                                                            f"{column}.user")))
+            else:
+                out.append((row, column, None))
+    return out
+
+
 def _universe(config, chosen_control, universe):
     if universe is None and config is not None:
         return config.get(chosen_control)
@@ -221,6 +439,12 @@ def _universe(config, chosen_control, universe):
 
 
 def _read_full(records, where, universe, config, control, item, annotator, label):
+    _one_project([(row, column, entry.get("project")) for row, task in records
+                  for column, entry in [("project", task)] + [
+                      (f"annotations[{n}].project", a)
+                      for n, a in enumerate(task.get("annotations") if isinstance(
+                          task.get("annotations"), list) else [])
+                      if isinstance(a, dict)]], where)
     found, present = {}, set()
     for row, task in records:
         annotations = task.get("annotations")
@@ -254,7 +478,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                                 f"{column}.result[{position}]")
     chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
-    groups = {}
+    users, places = [], []
     for row, task in records:
         if "id" not in task or task["id"] in (None, ""):
             raise where("a task without id", row, "id")
@@ -264,8 +488,20 @@ def _read_full(records, where, universe, config, control, item, annotator, label
             if "completed_by" not in entry:
                 raise where("an annotation without completed_by", row,
                             f"{column}.completed_by")
-            who = _annotator_of(entry["completed_by"], where, row, f"{column}.completed_by")
-            groups.setdefault((task["id"], who), []).append((row, entry, column))
+            users.append((row, f"{column}.completed_by",
+                          _user_of(entry["completed_by"], where, row,
+                                   f"{column}.completed_by")))
+            places.append((row, task["id"], entry, column))
+        if not task["annotations"]:  # an "all tasks" export lists the tasks nobody annotated
+            dropped.add(UNANNOTATED, NOBODY)
+    drafts = _drafts(records, where)
+    names = _annotator_names(users + [d for d in drafts if d[2] is not None], where)
+    groups = {}
+    for (row, task_id, entry, column), who in zip(places, names):
+        groups.setdefault((task_id, who), []).append((row, entry, column))
+    drafted = iter(names[len(places):])
+    for *_, user in drafts:  # never read, counted: the report says how many were left out
+        dropped.add("draft", "unknown user" if user is None else next(drafted))
     annotations = []
     for task_id, who, row, entry, column in _latest_per_annotator(groups, dropped, where):
         cancelled = entry.get("was_cancelled", False)
@@ -324,12 +560,17 @@ def _min_values(value, where, row, column) -> list[str]:
 
 
 def _read_min(records, where, universe, config, control, item, annotator, label):
+    # the converter writes no "project" key into JSON-min records, but a record holds the
+    # task's data fields, which may have one: which of the two it is cannot be told here
+    _one_project([(row, "project", record.get("project")) for row, record in records], where,
+                 "; if 'project' is a field of your tasks' data, read the JSON export, which "
+                 "keeps the data apart")
     for row, record in records:
         for key in ("id", "annotator"):
-            if key not in record or record[key] in (None, ""):
+            if key not in record or record[key] == "" or (key == "id" and record[key] is None):
                 raise where(f"a JSON-min record without {key!r} (is this a Label Studio "
                             "export?)", row, key)
-            if not isinstance(record[key], dict) or key == "id":  # annotator: may be a user
+            if key == "id" or not isinstance(record[key], (dict, type(None))):
                 scalar_id(record[key], where, row, key)
     found = {}
     for _, record in records:
@@ -344,9 +585,22 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
     present = {k for _, r in records for k in r if k not in MIN_META}
     chosen_control = _pick_control(found, control, config, where, "export", present)
     dropped = Dropped()
-    groups = {}
+    annotated = []
     for row, record in records:
-        who = _annotator_of(record["annotator"], where, row, "annotator")
+        if record["annotator"] is not None:
+            annotated.append((row, record))
+            continue
+        # the converter writes a task nobody annotated ("all tasks" exports) as a record
+        # with "annotator": null, "annotation_id": null and no control key
+        if record.get("annotation_id") not in (None, "") or record.get(chosen_control) not in \
+                (None, "", []):
+            raise where("an annotation without annotator (\"annotator\": null beside an "
+                        "annotation id or a result)", row, "annotator")
+        dropped.add(UNANNOTATED, NOBODY)
+    users = [(row, "annotator", _user_of(record["annotator"], where, row, "annotator"))
+             for row, record in annotated]
+    groups = {}
+    for (row, record), who in zip(annotated, _annotator_names(users, where)):
         groups.setdefault((record["id"], who), []).append((row, record, None))
     annotations = []
     for task_id, who, row, record, _ in _latest_per_annotator(groups, dropped, where):

@@ -14,10 +14,16 @@ and TSV files the line number (header = line 1) is given too.
 
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
+import io
 import json
+import lzma
 import math
 import os
 import re
+import zipfile
 from collections.abc import Sequence
 
 import numpy as np
@@ -112,19 +118,115 @@ def file_format(path, format: str | None = None) -> str:
     return FORMATS[extension]
 
 
+def _open_text(path):
+    """A text handle on ``path`` (UTF-8, a BOM dropped), decompressed by its suffix."""
+    name = os.fspath(path).lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    if name.endswith(".bz2"):
+        return bz2.open(path, "rt", encoding="utf-8-sig", newline="")
+    if name.endswith(".xz"):
+        return lzma.open(path, "rt", encoding="utf-8-sig", newline="")
+    if name.endswith(".zip"):
+        archive = zipfile.ZipFile(path)
+        members = [n for n in archive.namelist() if not n.endswith("/")]
+        if len(members) != 1:
+            raise AnnotationFileError(f"a compressed table must hold one file, this zip holds "
+                                      f"{len(members)}", path=path)
+        return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8-sig", newline="")
+    if name.endswith(".zst"):
+        from pandas.io.common import get_handle  # zstandard, when installed
+
+        return get_handle(path, "r", compression="zstd", encoding="utf-8-sig").handle
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def read_delimited(path, sep: str = ",", text: str | None = None,
+                   nrows: int | None = None) -> pd.DataFrame:
+    """A CSV / TSV (``text``, else the file) as a DataFrame of text cells, every row checked
+    to have as many fields as the header.
+
+    pandas fills a short row (a truncated download) with empty cells, which would read as
+    "chose no label", and takes the first column as the index when data rows have one field
+    more than the header (a trailing separator), shifting every column left; the csv module
+    shows both, and each is refused naming its line. Blank lines are skipped; header names
+    are made unique as pandas does ("a", "a.1"; an empty one "Unnamed: 2"); ``nrows``: only
+    the first data rows.
+
+    Examples
+    --------
+    >>> read_delimited("f.csv", text="item,annotator,labels\\ns1,ann,\\n").values.tolist()
+    [['s1', 'ann', '']]
+    >>> read_delimited("f.csv", text="item,annotator,labels\\ns1,ann\\n")
+    Traceback (most recent call last):
+    ...
+    xr_agreement.io.files.AnnotationFileError: f.csv: line 2: 2 fields where the header has 3 (item, annotator, labels): a truncated row? Fix the file or export it again
+    """
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a long document in a cell is text, not an error
+    try:
+        with (io.StringIO(text, newline="") if text is not None else _open_text(path)) as handle:
+            reader = csv.reader(handle, delimiter=sep)
+            header, rows, last = None, [], 0
+            for fields in reader:
+                line, last = last + 1, reader.line_num
+                if not fields or (len(fields) == 1 and not fields[0].strip()
+                                  and (header is None or len(header) > 1)):
+                    continue  # a blank line
+                if header is None:
+                    header = fields
+                    continue
+                if len(fields) != len(header):
+                    raise _field_count_error(path, line, len(fields), header)
+                rows.append(fields)
+                if nrows is not None and len(rows) >= nrows:
+                    break
+    except FileNotFoundError:
+        raise AnnotationFileError("file not found", path=path) from None
+    except (csv.Error, UnicodeDecodeError, OSError, EOFError, zipfile.BadZipFile,
+            lzma.LZMAError) as error:
+        raise AnnotationFileError(f"cannot parse the file: {' '.join(str(error).split())}",
+                                  path=path) from None
+    finally:
+        csv.field_size_limit(limit)
+    if header is None:
+        raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
+    return pd.DataFrame(rows, columns=_unique_names(header), dtype=object)
+
+
+def _field_count_error(path, line, count, header) -> AnnotationFileError:
+    names = ", ".join(header[:6]) + (", ..." if len(header) > 6 else "")
+    if count > len(header):
+        extra = count - len(header)
+        what = ("one field more than the header (a trailing separator?)" if extra == 1 else
+                f"{extra} fields more than the header")
+        what += f" ({names})"
+        return AnnotationFileError(f"{what}: every row needs one field per column; fix the "
+                                   "row or the header", path=path, line=line)
+    return AnnotationFileError(f"{count} field{'s' if count != 1 else ''} where the header "
+                               f"has {len(header)} ({names}): a truncated row? Fix the file "
+                               "or export it again", path=path, line=line)
+
+
+def _unique_names(header: list[str]) -> list[str]:
+    names, seen = [], set()
+    for position, name in enumerate(header):
+        name = name or f"Unnamed: {position}"
+        unique, count = name, 0
+        while unique in seen:
+            count += 1
+            unique = f"{name}.{count}"
+        seen.add(unique)
+        names.append(unique)
+    return names
+
+
 def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
     """The file as a DataFrame and the line offset of data row 1 (None for parquet)."""
     if not os.path.exists(path):
         raise AnnotationFileError("file not found", path=path)
     if format in ("csv", "tsv"):
-        try:
-            table = pd.read_csv(path, sep="," if format == "csv" else "\t", dtype=str,
-                                keep_default_na=False, skip_blank_lines=True)
-        except pd.errors.EmptyDataError:
-            raise AnnotationFileError("the file is empty (no header, no rows)", path=path,
-                                      line=1) from None
-        except (pd.errors.ParserError, UnicodeDecodeError) as error:
-            raise AnnotationFileError(f"cannot parse the file: {error}", path=path) from None
+        table = read_delimited(path, "," if format == "csv" else "\t")
         return table, 2
     if format == "jsonl":
         records = []

@@ -9,7 +9,6 @@ against the declared universe and the separator guard and makes the DataArray, w
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import zipfile
@@ -21,7 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from ..cells import SEPARATORS, blank, cell_labels, joined_labels, label_text  # noqa: F401 (for readers)
-from ..files import AnnotationFileError, ids_as_coordinate
+from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
 # named in ``zeros`` are 0 and the others undecided (a binary accept/reject).
@@ -129,11 +128,7 @@ def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
     text = read_text(path) if text is None else text
     if not text.strip():
         raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
-    try:
-        table = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise AnnotationFileError(f"cannot parse the CSV: {' '.join(str(error).split())}",
-                                  path=path) from None
+    table = read_delimited(path, sep, text)
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
     table.columns = [str(c).strip() for c in table.columns]

@@ -28,7 +28,7 @@ import os
 
 import pandas as pd
 
-from ..files import AnnotationFileError, ids_as_coordinate
+from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 from ._common import Annotation, Dropped, Where, blank, build, cell_labels
 
 CROWD_ITEMS = ("task", "task_id", "assignment:task_id", "hitid", "_input_hash", "item",
@@ -66,16 +66,7 @@ def read_table(path, nrows: int | None = None) -> tuple[pd.DataFrame, int]:
         table.columns = [str(c) for c in table.columns]
         return table, 0
     sep = "\t" if name.endswith((".tsv", ".tab")) else ","
-    try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, nrows=nrows)
-    except FileNotFoundError:
-        raise AnnotationFileError("file not found", path=path) from None
-    except pd.errors.EmptyDataError:
-        raise AnnotationFileError("the file is empty (no header, no rows)", path=path,
-                                  line=1) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        raise AnnotationFileError(f"cannot parse the file: {' '.join(str(error).split())}",
-                                  path=path) from None
+    table = read_delimited(path, sep, nrows=nrows)
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
     table.columns = [str(c).strip() for c in table.columns]

@@ -133,3 +133,121 @@ def test_blank_lines_are_skipped_and_a_gzip_table_is_read(tmp_path):
         handle.write(text)
     da = read_annotations(path)
     assert da.sel(item="s1").values.tolist() == [[1, 0], [1, 1]]
+
+
+# --------------------------------------------------------------------------------------
+# NaN and Infinity (Python's json module reads them) are neither ids nor labels
+# --------------------------------------------------------------------------------------
+
+
+def label_studio_task(task_id, annotations):
+    # Label Studio's JSON export (https://labelstud.io/guide/export#Label-Studio-JSON-format-
+    # of-annotated-tasks): a JSON array of tasks {"id", "data", "annotations": [{"id",
+    # "completed_by", "result": [{"from_name", "to_name", "type", "value"}]}]}
+    return {"id": task_id, "data": {"text": "some text"}, "annotations": [
+        {"id": number, "completed_by": who, "result": [
+            {"from_name": "topic", "to_name": "text", "type": "choices",
+             "value": {"choices": chosen}}]}
+        for number, (who, chosen) in enumerate(annotations, start=1)]}
+
+
+def test_label_studio_tasks_with_id_nan_are_refused(tmp_path, capsys):
+    # json.dumps writes float("nan") as NaN; json.loads reads it back: two tasks, one "item"
+    tasks = [label_studio_task(float("nan"), [(1, ["sport"]), (2, ["news"])]),
+             label_studio_task(float("nan"), [(1, ["news"]), (2, ["news"])])]
+    path = write(tmp_path / "export.json", json.dumps(tasks, indent=1))
+    assert "NaN" in path.read_text()
+    message = refused(path, capsys, "NaN")
+    assert "line 3" in message  # "id": NaN of the first task, json.dumps(indent=1)
+    refused(path, capsys, "NaN", tool="label-studio")
+
+
+@pytest.mark.parametrize("constant", ["Infinity", "-Infinity"])
+def test_label_studio_infinite_annotator_is_refused(tmp_path, capsys, constant):
+    tasks = [label_studio_task(1, [(1, ["sport"]), (2, ["news"])])]
+    text = json.dumps(tasks).replace('"completed_by": 2', f'"completed_by": {constant}')
+    path = write(tmp_path / "export.json", text)
+    refused(path, capsys, constant, tool="label-studio")
+
+
+def test_a_string_nan_is_an_id_like_any_other(tmp_path):
+    # the text "NaN" in a JSON string is an id; only the bare constant is refused
+    tasks = [label_studio_task("NaN", [(1, ["sport"]), (2, ["news"])]),
+             label_studio_task(7, [(1, ["news"]), (2, ["news"])])]
+    path = write(tmp_path / "export.json", json.dumps(tasks))
+    da = read_annotations(path, tool="label-studio")
+    assert sorted(map(str, da["item"].values)) == ["7", "NaN"]
+
+
+def test_generic_jsonl_nan_label_and_id_are_refused(tmp_path, capsys):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                 '{"item": NaN, "annotator": "b", "labels": ["x"]}\n')
+    refused(path, capsys, "line 2", "NaN")
+    path = write(tmp_path / "single.jsonl", '{"item": 1, "annotator": "a", "rating": 1}\n'
+                 '{"item": 1, "annotator": "b", "rating": Infinity}\n')
+    refused(path, capsys, "line 2", "Infinity", layout="single")
+
+
+def test_parquet_infinite_id_and_label_are_refused(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "votes.parquet"
+    pd.DataFrame({"item": [1.5, float("inf"), float("inf")], "annotator": ["a", "a", "b"],
+                  "labels": [["x"], ["x"], ["y"]]}).to_parquet(path)
+    refused(path, capsys, "row 2", "item")
+    path = tmp_path / "ratings.parquet"
+    pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"],
+                  "rating": [1.0, float("inf")]}).to_parquet(path)
+    with pytest.raises(AnnotationFileError, match="row 2"):
+        read_annotations(path, layout="single")
+
+
+def test_label_text_refuses_non_finite_numbers():
+    from xr_agreement.io.cells import label_text
+
+    def where(message, row, column):
+        return AnnotationFileError(message, path="f.json", row=row, column=column)
+
+    for value in (float("nan"), float("inf"), np.float64("-inf")):
+        with pytest.raises(AnnotationFileError, match="finite"):
+            label_text(value, where, 1, "label")
+    assert label_text(2.0, where) == "2" and label_text(1, where) == "1"
+
+
+# --------------------------------------------------------------------------------------
+# blank and invisible ids
+# --------------------------------------------------------------------------------------
+
+
+def test_whitespace_annotator_in_label_studio_is_refused(tmp_path, capsys):
+    tasks = [label_studio_task(1, [(" ", ["sport"]), (2, ["news"])]),
+             label_studio_task(2, [(" ", ["news"]), (2, ["news"])])]
+    path = write(tmp_path / "export.json", json.dumps(tasks))
+    refused(path, capsys, "blank", tool="label-studio")
+
+
+def test_whitespace_task_id_in_label_studio_is_refused(tmp_path, capsys):
+    tasks = [label_studio_task(" ", [(1, ["sport"]), (2, ["news"])]),
+             label_studio_task("\t", [(1, ["news"]), (2, ["news"])])]
+    path = write(tmp_path / "export.json", json.dumps(tasks))
+    refused(path, capsys, "blank", tool="label-studio")
+
+
+def test_invisible_ids_are_refused_in_tables(tmp_path, capsys):
+    # a zero-width space is no annotator: generic, crowd and wide tables
+    path = write(tmp_path / "votes.csv", "item,annotator,labels\ns1,\u200b,a\ns1,bob,b\n")
+    refused(path, capsys, "line 2", "annotator")
+    path = write(tmp_path / "crowd.csv", "task,worker,label\nt1,w1,a\n\u200b,w2,b\n")
+    refused(path, capsys, "line 3", "task", tool="crowd")
+    path = write(tmp_path / "wide.csv", "id,rater_id,joy,anger\nx1,\ufeff,1,0\nx1,2,1,0\n")
+    refused(path, capsys, "line 2", "rater_id", tool="wide")
+
+
+def test_an_invisible_label_is_refused():
+    from xr_agreement.io.cells import label_text
+
+    def where(message, row, column):
+        return AnnotationFileError(message, path="f.csv", row=row, column=column)
+
+    with pytest.raises(AnnotationFileError, match="invisible"):
+        label_text("\u200b\u200d", where, 1, "label")

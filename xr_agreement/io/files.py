@@ -20,7 +20,6 @@ import gzip
 import io
 import json
 import lzma
-import math
 import os
 import re
 import zipfile
@@ -31,6 +30,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.arrays import _plain
+from .cells import blank, non_finite, parse_json
 from .records import from_long, from_sets
 
 
@@ -235,7 +235,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
                 if not text.strip():
                     continue
                 try:
-                    record = json.loads(text)
+                    record = parse_json(text)
                 except json.JSONDecodeError as error:
                     raise AnnotationFileError(f"invalid JSON: {error.msg}", path=path,
                                               line=number) from None
@@ -254,11 +254,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
 
 
 def _is_blank(value) -> bool:
-    if value is None or value is pd.NA:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
+    return value is pd.NA or blank(value)
 
 
 def ids_as_coordinate(values: list) -> list:
@@ -488,6 +484,10 @@ def _ids(table, columns, locate) -> dict[str, list]:
             if _is_blank(value):
                 raise locate("empty cell: every row needs an item and an annotator",
                              position, column)
+            if non_finite(value) or isinstance(value, (bool, np.bool_)) or not isinstance(
+                    value, (str, int, float, np.integer, np.floating)):
+                raise locate(f"an id must be text or a finite number, got "
+                             f"{type(value).__name__} {value!r}", position, column)
         out[column] = ids_as_coordinate(values)
     return out
 
@@ -502,13 +502,24 @@ def _check_duplicates(keys: list[tuple], columns: list[str], locate, hint=""):
         first[key] = position
 
 
-def _label_value(value):
+def _label_value(value, position, column, locate):
+    """One label or rating as the file gave it: text stripped, a whole float as int, a
+    boolean, NaN, infinity, list or object refused (``True == 1`` would merge two labels)."""
     value = _plain(value)
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, (bool, np.bool_)):
+        raise locate(f"a label must be text or a number, got {value!r} (a JSON boolean is "
+                     "not a label; write the label's name)", position, column)
+    if non_finite(value):
+        raise locate(f"a label must be text or a finite number, got {value!r}", position,
+                     column)
+    if isinstance(value, (float, np.floating)):
+        return int(value) if value.is_integer() else float(value)
+    if isinstance(value, (int, np.integer)):
         return int(value)
-    return value
+    raise locate(f"a label must be text or a number, got a nested {type(value).__name__} "
+                 f"{value!r}", position, column)
 
 
 def _labels_of_cell(value, sep, position, column, locate) -> list:
@@ -523,26 +534,45 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
                                                                       column))
         return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, (list, tuple, np.ndarray, set, frozenset)):
-        return [_label_value(v) for v in value if not _is_blank(v)]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [_label_value(value)]
+        return [_label_value(v, position, column, locate) for v in value if not _is_blank(v)]
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        return [_label_value(value, position, column, locate)]
     raise locate(f"a label list must be text or a list, got {type(value).__name__} "
                  f"{value!r}", position, column)
 
 
+# integer text longer than this stays text: int() refuses 4,300 digits and more, and a
+# coordinate must fit in int64
+_INTEGER_DIGITS = 18
+
+
 def _integer_like(value) -> bool:
     if isinstance(value, str):
-        return bool(_INTEGER.match(value))
+        return bool(_INTEGER.match(value)) and len(value.lstrip("+-")) <= _INTEGER_DIGITS
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _number_text(value) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
 def _unify_labels(used_per_row: list[list], universe: list | None):
-    """Labels as int when every label, used and declared, is an integer or integer text
-    (a universe file is text while parquet labels may be numbers)."""
-    pool = [v for row in used_per_row for v in row] + list(universe or [])
-    if pool and all(_integer_like(v) for v in pool):
-        used_per_row = [[int(v) for v in row] for row in used_per_row]
-        universe = None if universe is None else [int(v) for v in universe]
+    """Labels (and the declared universe) as one kind of value, by the rule the ids follow
+    (:func:`ids_as_coordinate`): numbers only (parquet, JSON lines) stay numbers; otherwise
+    every label is text (1 and "1" are one label spelled two ways), made int only when
+    every label, used and declared, is integer text and no two would merge ("01" and "1"
+    are two labels)."""
+    pool = list(dict.fromkeys([v for row in used_per_row for v in row] + list(universe or [])))
+    if all(not isinstance(v, str) for v in pool):
+        return used_per_row, universe
+    as_text = {v: _number_text(v) for v in pool}
+    texts = set(as_text.values())
+    if all(_integer_like(t) for t in texts) and len({int(t) for t in texts}) == len(texts):
+        final = {v: int(t) for v, t in as_text.items()}
+    else:
+        final = as_text
+    used_per_row = [[final[v] for v in row] for row in used_per_row]
+    universe = None if universe is None else [final[v] for v in universe]
     return used_per_row, universe
 
 
@@ -614,7 +644,7 @@ def _long(table, ids, label_col, value_col, universe, locate, item, annotator, l
     for position, value in enumerate(table[label_col].tolist()):
         if _is_blank(value):
             raise locate("empty label", position, label_col)
-        per_row.append([_label_value(value)])
+        per_row.append([_label_value(value, position, label_col, locate)])
     per_row, universe = _unify_labels(per_row, universe)
     _check_universe(per_row, universe, label_col, locate)
     keys = list(zip(ids[item_col], ids[annotator_col], (r[0] for r in per_row)))
@@ -631,7 +661,8 @@ def _single(table, ids, rating_col, categories, locate, item, annotator):
     item_col, annotator_col = list(ids)
     keys = list(zip(ids[item_col], ids[annotator_col]))
     _check_duplicates(keys, [item_col, annotator_col], locate)
-    ratings = [None if _is_blank(v) else _label_value(v) for v in table[rating_col].tolist()]
+    ratings = [None if _is_blank(v) else _label_value(v, p, rating_col, locate)
+               for p, v in enumerate(table[rating_col].tolist())]
     (present,), categories = _unify_labels([[r for r in ratings if r is not None]], categories)
     present = iter(present)
     ratings = [None if r is None else next(present) for r in ratings]

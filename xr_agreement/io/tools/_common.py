@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..cells import SEPARATORS, blank, cell_labels, joined_labels, label_text  # noqa: F401 (for readers)
+from ..cells import (SEPARATORS, blank, cell_labels, joined_labels, label_text,  # noqa: F401 (for readers)
+                     non_finite, parse_json)
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
@@ -93,9 +94,9 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
         raise AnnotationFileError("the file is empty", path=path)
     if stripped.startswith("["):
         try:
-            records = json.loads(text)
+            records = parse_json(text)
         except json.JSONDecodeError as error:
-            raise AnnotationFileError(f"invalid JSON (truncated or malformed): {error.msg} at "
+            raise AnnotationFileError(f"invalid JSON{_malformed(error)}: {error.msg} at "
                                       f"column {error.colno}", path=path,
                                       line=error.lineno) from None
         kind = "array"
@@ -105,9 +106,9 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                records.append(parse_json(line))
             except json.JSONDecodeError as error:
-                raise AnnotationFileError(f"invalid JSON (truncated or malformed): {error.msg}",
+                raise AnnotationFileError(f"invalid JSON{_malformed(error)}: {error.msg}",
                                           path=path, line=number) from None
             records[-1] = (number, records[-1])
     checked = []
@@ -121,6 +122,12 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
     if not checked:
         raise AnnotationFileError("the file holds no records", path=path)
     return checked, kind
+
+
+def _malformed(error: json.JSONDecodeError) -> str:
+    # parse_json's own refusals (NaN, nesting) say what is wrong; a parse error may be a cut
+    return "" if "JSON allows" in error.msg or "nested" in error.msg else \
+        " (truncated or malformed)"
 
 
 def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
@@ -170,10 +177,16 @@ def is_collection(path) -> bool:
 
 def scalar_id(value, where, row, column):
     """``value`` if it can be an id (text or a number); a list, an object or a boolean is
-    refused naming the row and field (never made text, never "unhashable type")."""
+    refused naming the row and field (never made text, never "unhashable type"), and so are
+    NaN and infinities (two tasks with id NaN are not one item) and blank text."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer)):
         raise where(f"{column} must be an id (text or a number), got "
                     f"{type(value).__name__} {value!r}", row, column)
+    if non_finite(value):
+        raise where(f"{column} must be an id (text or a finite number), got {value!r}", row,
+                    column)
+    if isinstance(value, str) and blank(value):
+        raise where(f"{column} is blank ({value!r}): every record needs an id", row, column)
     return value
 
 
@@ -219,6 +232,13 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
                             for n in [sum(per.values())])
         raise where("no annotation is a decision" + (f" (dropped: {reasons})" if reasons
                                                        else ""))
+    for annotation in annotations:  # whatever the reader checked: no blank or NaN id
+        for role, value in (("item", annotation.item), ("annotator", annotation.annotator)):
+            if blank(value) or non_finite(value) or not isinstance(
+                    value, (str, int, float, np.integer)) or isinstance(value, bool):
+                raise where(f"the {role} id {value!r} is not an id (blank, not a finite "
+                            "number, or not text); every annotation needs an item and an "
+                            "annotator", annotation.row, annotation.column, annotation.line)
     # one id per item, however the file spelled it (1, "1"); stripped and int only when that
     # merges no two ids ("01" and "1" stay two items)
     spelled = [str(a.item) for a in annotations]

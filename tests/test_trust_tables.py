@@ -251,3 +251,90 @@ def test_an_invisible_label_is_refused():
 
     with pytest.raises(AnnotationFileError, match="invisible"):
         label_text("\u200b\u200d", where, 1, "label")
+
+
+# --------------------------------------------------------------------------------------
+# label and rating values: integers only when no two labels merge
+# --------------------------------------------------------------------------------------
+
+
+def test_labels_01_and_1_stay_two_labels_in_sets(tmp_path):
+    path = write(tmp_path / "votes.csv", "item,annotator,labels\ns1,ann,01\ns1,bob,1\n"
+                 "s2,ann,1\ns2,bob,1\n")
+    da = read_annotations(path, layout="sets")
+    assert sorted(da["label"].values.tolist()) == ["01", "1"]
+    # by hand: on s1 ann chose "01" only and bob "1" only; on s2 both chose "1"
+    assert da.sel(item="s1", annotator="ann", label="01") == 1
+    assert da.sel(item="s1", annotator="ann", label="1") == 0
+    assert da.sel(item="s1", annotator="bob", label="01") == 0
+    assert da.sel(item="s2", label="1").values.tolist() == [1, 1]
+    assert da.sel(item="s2", label="01").values.tolist() == [0, 0]
+
+
+def test_ratings_01_and_1_stay_two_categories(tmp_path):
+    path = write(tmp_path / "ratings.csv", "item,annotator,rating\ns1,ann,01\ns1,bob,1\n"
+                 "s2,ann,2\ns2,bob,2\n")
+    da = read_annotations(path, layout="single")
+    assert da.sel(item="s1").values.tolist() == ["01", "1"]  # they disagree on s1
+    assert da.sel(item="s2").values.tolist() == ["2", "2"]
+
+
+def test_integer_ratings_still_become_int(tmp_path):
+    path = write(tmp_path / "ratings.csv", "item,annotator,rating\ns1,ann,1\ns1,bob,2\n")
+    da = read_annotations(path, layout="single")
+    assert da.sel(item="s1").values.tolist() == [1.0, 2.0]
+
+
+def test_labels_01_and_1_stay_two_labels_in_long(tmp_path):
+    path = write(tmp_path / "long.csv", "item,annotator,label,value\ns1,ann,01,1\n"
+                 "s1,ann,1,0\ns1,bob,01,0\ns1,bob,1,1\n")
+    da = read_annotations(path, layout="long")
+    assert sorted(da["label"].values.tolist()) == ["01", "1"]
+    assert da.sel(item="s1", annotator="ann", label="01") == 1
+    assert da.sel(item="s1", annotator="bob", label="1") == 1
+    assert da.sel(item="s1", annotator="bob", label="01") == 0
+
+
+def test_json_true_and_1_are_not_one_label(tmp_path, capsys):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": [true]}\n'
+                 '{"item": 1, "annotator": "b", "labels": [1]}\n')
+    refused(path, capsys, "row 1", "boolean")
+    path = write(tmp_path / "ratings.jsonl", '{"item": 1, "annotator": "a", "rating": 1}\n'
+                 '{"item": 1, "annotator": "b", "rating": true}\n')
+    with pytest.raises(AnnotationFileError, match="row 2.*boolean"):
+        read_annotations(path, layout="single")
+
+
+def test_json_1_and_text_1_are_one_label_spelled_two_ways(tmp_path):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["1"]}\n'
+                 '{"item": 1, "annotator": "b", "labels": [1, "2"]}\n')
+    da = read_annotations(path)
+    assert da["label"].values.tolist() == [1, 2]
+    assert da.sel(item=1).values.tolist() == [[1, 0], [1, 1]]
+
+
+def test_json_01_and_1_are_two_labels(tmp_path):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["01"]}\n'
+                 '{"item": 1, "annotator": "b", "labels": [1]}\n')
+    da = read_annotations(path)
+    assert sorted(da["label"].values.tolist()) == ["01", "1"]
+    assert da.sel(item=1, label="1").values.tolist() == [0, 1]
+
+
+def test_tool_readers_keep_01_and_1_apart(tmp_path):
+    path = write(tmp_path / "crowd.csv", "task,worker,label\nt1,w1,01\nt1,w2,1\n")
+    da = read_annotations(path, tool="crowd")
+    assert da["label"].values.tolist() == ["01", "1"]
+    assert da.sel(item="t1").values.tolist() == [[1, 0], [0, 1]]
+
+
+def test_parquet_integer_labels_meet_a_text_universe(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "votes.parquet"
+    pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"],
+                  "labels": [[1], [1, 2]]}).to_parquet(path)
+    universe = write(tmp_path / "labels.txt", "1\n2\n3\n")
+    da = read_annotations(path, labels=universe)
+    assert da["label"].values.tolist() == [1, 2, 3]
+    assert da.sel(item=1).values.tolist() == [[1, 0, 0], [1, 1, 0]]

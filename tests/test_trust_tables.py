@@ -338,3 +338,92 @@ def test_parquet_integer_labels_meet_a_text_universe(tmp_path):
     da = read_annotations(path, labels=universe)
     assert da["label"].values.tolist() == [1, 2, 3]
     assert da.sel(item=1).values.tolist() == [[1, 0, 0], [1, 1, 0]]
+
+
+# --------------------------------------------------------------------------------------
+# internal errors: each is one line about the file, or the file is read
+# --------------------------------------------------------------------------------------
+
+
+def test_wide_table_with_an_all_blank_column_is_read(tmp_path, capsys):
+    # GoEmotions-like raw ratings (one 0/1 column per label) with an empty notes column: an
+    # all-blank column of no known role is not a label column (was IndexError)
+    path = write(tmp_path / "wide.csv", "id,rater_id,joy,anger,notes\nx1,1,1,0,\nx1,2,1,0,\n"
+                 "x2,1,0,1,\nx2,2,0,0,\n")
+    da = read_annotations(path, tool="wide")
+    assert da["label"].values.tolist() == ["joy", "anger"]
+    assert da.sel(item="x1").values.tolist() == [[1, 0], [1, 0]]
+    assert da.sel(item="x2").values.tolist() == [[0, 1], [0, 0]]
+    code, out, err = cli(["report", path, "--from", "wide"], capsys)
+    assert code == 0 and err == ""
+
+
+def test_wide_parquet_with_a_list_column_is_not_a_label_column(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "wide.parquet"
+    pd.DataFrame({"id": ["x1", "x1"], "rater_id": [1, 2], "joy": [1, 0],
+                  "tags": [["a", "b"], ["b", "c"]]}).to_parquet(path)
+    da = read_annotations(path, tool="wide")  # was "truth value of an array is ambiguous"
+    assert da["label"].values.tolist() == ["joy"]
+    assert da.sel(item="x1").values.tolist() == [[1], [0]]
+
+
+def test_nested_lists_as_labels_are_refused(tmp_path, capsys):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": '
+                 '[["x", "y"]]}\n{"item": 1, "annotator": "b", "labels": ["x"]}\n')
+    refused(path, capsys, "row 1", "nested list")
+    path = write(tmp_path / "long.jsonl", '{"item": 1, "annotator": "a", "label": ["x"], '
+                 '"value": 1}\n')
+    with pytest.raises(AnnotationFileError, match="nested list"):
+        read_annotations(path, layout="long")
+    path = write(tmp_path / "ids.jsonl", '{"item": [1], "annotator": "a", "labels": ["x"]}\n')
+    refused(path, capsys, "row 1", "item")
+
+
+def test_nested_lists_in_parquet_are_refused(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "votes.parquet"
+    pd.DataFrame({"item": [1, 1], "annotator": ["a", "b"],
+                  "labels": [[["x", "y"]], [["x"]]]}).to_parquet(path)
+    refused(path, capsys, "row 1", "nested")
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # json.loads raises RecursionError on this
+
+
+def test_deeply_nested_json_is_one_line(tmp_path, capsys):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                 '{"item": 2, "annotator": "a", "labels": ' + DEEP + '}\n')
+    refused(path, capsys, "line 2", "nested too deeply")
+    path = write(tmp_path / "export.json", DEEP)
+    refused(path, capsys, "nested too deeply", tool="label-studio")
+    path = write(tmp_path / "crowd.csv", "task,worker,label\nt1,w1,a\nt1,w2," + DEEP + "\n")
+    refused(path, capsys, "line 3", "cannot be parsed", tool="crowd")
+
+
+BIG = "7" * 5000  # int() of this raises "Exceeds the limit (4300 digits)"
+
+
+def test_5000_digit_ids_and_labels_in_csv_stay_text(tmp_path):
+    path = write(tmp_path / "votes.csv", f"item,annotator,labels\n{BIG},ann,{BIG}\n"
+                 f"{BIG},bob,a\n2,ann,a\n2,bob,a\n")
+    da = read_annotations(path)
+    assert da["item"].values.tolist() == [BIG, "2"]
+    assert sorted(da["label"].values.tolist()) == [BIG, "a"]
+    assert da.sel(item=BIG, label=BIG).values.tolist() == [1, 0]
+    path = write(tmp_path / "crowd.csv", f"task,worker,label\n{BIG},w1,{BIG}\n{BIG},w2,a\n")
+    da = read_annotations(path, tool="crowd")
+    assert da["item"].values.tolist() == [BIG]
+    path = write(tmp_path / "ratings.csv", f"item,annotator,rating\n1,ann,{BIG}\n1,bob,1\n")
+    assert read_annotations(path, layout="single").values.tolist() == [[BIG, "1"]]
+
+
+def test_a_5000_digit_json_number_is_refused_naming_its_line(tmp_path, capsys):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                 f'{{"item": {BIG}, "annotator": "b", "labels": ["x"]}}\n')
+    refused(path, capsys, "line 2", "too long")
+    tasks = json.dumps([label_studio_task(1, [(1, ["sport"]), (2, ["news"])])])
+    path = write(tmp_path / "export.json", tasks.replace('"id": 1,', f'"id": {BIG},', 1))
+    refused(path, capsys, "too long", tool="label-studio")

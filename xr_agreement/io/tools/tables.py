@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pandas as pd
 
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
@@ -143,13 +144,16 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
 
 
 def _binary(value):
-    if isinstance(value, bool):
+    """1.0, 0.0, "blank" or None (not a 0/1 cell: text, a list, an object)."""
+    if isinstance(value, (bool, np.bool_)):
         return float(value)
-    if isinstance(value, (int, float)) and not pd.isna(value):
-        return float(value) if value in (0, 1) else None
-    if blank(value) or (not isinstance(value, str) and pd.isna(value)):
+    if blank(value) or value is pd.NA:
         return "blank"
-    word = str(value).strip().lower()
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value) if value in (0, 1) else None
+    if not isinstance(value, str):
+        return None
+    word = value.strip().lower()
     return 1.0 if word in TRUE else 0.0 if word in FALSE else None
 
 
@@ -175,7 +179,7 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
             bad = [i for i, v in enumerate(values) if v is None]
             if binary and not bad:
                 label_cols.append(column)
-            elif binary >= len(bad):  # mostly 0/1: a label column with a bad cell
+            elif bad and binary >= len(bad):  # mostly 0/1, a bad cell (all blank: no role)
                 row = bad[0] + 1
                 raise where(f"the column looks like a 0/1 label column but holds "
                             f"{table[column].iat[bad[0]]!r}; fix the cell, or name the "

@@ -541,14 +541,12 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
                  f"{value!r}", position, column)
 
 
-# integer text longer than this stays text: int() refuses 4,300 digits and more, and a
-# coordinate must fit in int64
-_INTEGER_DIGITS = 18
-
-
 def _integer_like(value) -> bool:
+    """Integer text that fits in int64 (longer text stays text: int() refuses 4,300 digits
+    and more, and a coordinate must fit), or an integer."""
     if isinstance(value, str):
-        return bool(_INTEGER.match(value)) and len(value.lstrip("+-")) <= _INTEGER_DIGITS
+        return (bool(_INTEGER.match(value)) and len(value.lstrip("+-")) <= 19
+                and -2**63 <= int(value) < 2**63)
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 

@@ -427,3 +427,13 @@ def test_a_5000_digit_json_number_is_refused_naming_its_line(tmp_path, capsys):
     tasks = json.dumps([label_studio_task(1, [(1, ["sport"]), (2, ["news"])])])
     path = write(tmp_path / "export.json", tasks.replace('"id": 1,', f'"id": {BIG},', 1))
     refused(path, capsys, "too long", tool="label-studio")
+
+
+def test_lines_are_named_past_a_multi_line_cell_and_a_blank_line(tmp_path, capsys):
+    # a quoted cell spans lines 2-3 and line 4 is blank: the duplicate row is on line 6
+    path = write(tmp_path / "votes.csv", 'item,annotator,labels,text\ns1,ann,a,"two\nlines"\n'
+                 "\ns1,bob,a,x\ns1,bob,b,y\n")
+    refused(path, capsys, "row 3 (line 6)", "duplicate")
+    path = write(tmp_path / "crowd.csv", 'task,worker,label,text\nt1,w1,a,"two\nlines"\n\n'
+                 "t1, ,a,x\n")
+    refused(path, capsys, "row 2 (line 5)", "empty cell", tool="crowd")

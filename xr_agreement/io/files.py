@@ -149,7 +149,9 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     pandas fills a short row (a truncated download) with empty cells, which would read as
     "chose no label", and takes the first column as the index when data rows have one field
     more than the header (a trailing separator), shifting every column left; the csv module
-    shows both, and each is refused naming its line. Blank lines are skipped; header names
+    shows both, and each is refused naming its line. Blank lines are skipped, and
+    ``attrs["lines"]`` holds the line each data row starts on (a quoted cell may span
+    lines); header names
     are made unique as pandas does ("a", "a.1"; an empty one "Unnamed: 2"); ``nrows``: only
     the first data rows.
 
@@ -167,7 +169,7 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     try:
         with (io.StringIO(text, newline="") if text is not None else _open_text(path)) as handle:
             reader = csv.reader(handle, delimiter=sep)
-            header, rows, last = None, [], 0
+            header, rows, lines, last = None, [], [], 0
             for fields in reader:
                 line, last = last + 1, reader.line_num
                 if not fields or (len(fields) == 1 and not fields[0].strip()
@@ -179,6 +181,7 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
                 if len(fields) != len(header):
                     raise _field_count_error(path, line, len(fields), header)
                 rows.append(fields)
+                lines.append(line)
                 if nrows is not None and len(rows) >= nrows:
                     break
     except FileNotFoundError:
@@ -191,7 +194,9 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
         csv.field_size_limit(limit)
     if header is None:
         raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
-    return pd.DataFrame(rows, columns=_unique_names(header), dtype=object)
+    table = pd.DataFrame(rows, columns=_unique_names(header), dtype=object)
+    table.attrs["lines"] = lines  # a quoted cell may span lines, blank lines are skipped
+    return table
 
 
 def _field_count_error(path, line, count, header) -> AnnotationFileError:
@@ -277,12 +282,14 @@ def ids_as_coordinate(values: list) -> list:
 class _Locator:
     """Builds AnnotationFileError for a data row of one file."""
 
-    def __init__(self, path, first_line):
-        self.path, self.first_line = path, first_line
+    def __init__(self, path, first_line, lines=None):
+        self.path, self.first_line, self.lines = path, first_line, lines
 
     def __call__(self, message, position=None, column=None, header=False):
         row = None if position is None else position + 1
         line = None if position is None or self.first_line is None else position + self.first_line
+        if self.lines and position is not None and position < len(self.lines):
+            line = self.lines[position]
         if header and self.first_line is not None:
             line = 1
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line,
@@ -425,7 +432,7 @@ def read_table_annotations(
         raise ValueError(f"layout must be 'auto', 'sets', 'long' or 'single', got {layout!r}")
     format = file_format(path, format)
     table, first_line = _read_table(path, format)
-    locate = _Locator(path, first_line)
+    locate = _Locator(path, first_line, table.attrs.get("lines"))
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path,
                                   line=first_line, row=1)

@@ -58,14 +58,18 @@ class Dropped:
 class Where:
     """Builds one-line AnnotationFileErrors for one file."""
 
-    def __init__(self, path, kind: str = "row", line_offset: int | None = None):
+    def __init__(self, path, kind: str = "row", line_offset: int | None = None,
+                 lines: list | None = None):
         # kind "line": positions are lines (JSON lines); line_offset: data row r of a text
-        # table is line r + line_offset (1 below a header)
-        self.path, self.kind, self.line_offset = path, kind, line_offset
+        # table is line r + line_offset (1 below a header); lines: the line each data row
+        # starts on (read_delimited's attrs["lines"]), which wins over the offset
+        self.path, self.kind, self.line_offset, self.lines = path, kind, line_offset, lines
 
     def __call__(self, message, row=None, column=None, line=None):
         if self.kind == "line" and line is None and row is not None:
             line, row = row, None
+        if line is None and row is not None and self.lines and 0 < row <= len(self.lines):
+            line = self.lines[row - 1]
         if line is None and row is not None and self.line_offset is not None:
             line = row + self.line_offset
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)

@@ -97,12 +97,18 @@ def find_column(table, given, candidates, role, where, required=True, prefix=Non
     return found[0]
 
 
-def _ids(table, column, where, first_line):
+def line_of(table, position):
+    """The line data row ``position`` (from 0) starts on in a text table, else None."""
+    lines = table.attrs.get("lines")
+    return lines[position] if lines and position < len(lines) else None
+
+
+def _ids(table, column, where):
     values = []
     for position, value in enumerate(table[column].tolist()):
         if blank(value):
             raise where("empty cell: every row needs an item and an annotator", position + 1,
-                        column, position + first_line if first_line else None)
+                        column, line_of(table, position))
         values.append(value)
     return ids_as_coordinate(values)  # stripped, int: only when no two ids merge
 
@@ -112,7 +118,8 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
     """Decisions from a crowd table (see the module docstring)."""
     sep = ";" if sep is None else sep
     table, first_line = read_table(path)
-    where = Where(path, line_offset=first_line - 1 if first_line else None)
+    where = Where(path, line_offset=first_line - 1 if first_line else None,
+                  lines=table.attrs.get("lines"))
     item_col = find_column(table, item_column, CROWD_ITEMS, "item", where, required=False)
     if item_col is None:  # Toloka without task ids: the one INPUT: column identifies the task
         item_col = find_column(table, None, (), "item", where, prefix="input:")
@@ -120,11 +127,11 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
     labels_col = find_column(table, labels_column, CROWD_LABELS, "labels", where,
                              prefix="output:")
     status_col = {c.lower(): c for c in table.columns}.get(TOLOKA_STATUS)
-    items = _ids(table, item_col, where, first_line)
-    workers = _ids(table, annotator_col, where, first_line)
+    items = _ids(table, item_col, where)
+    workers = _ids(table, annotator_col, where)
     dropped, annotations = Dropped(), []
     for position, cell in enumerate(table[labels_col].tolist()):
-        row, line = position + 1, (position + first_line if first_line else None)
+        row, line = position + 1, line_of(table, position)
         who = str(workers[position])
         if status_col is not None:
             status = str(table[status_col].iat[position]).strip().upper()
@@ -161,7 +168,8 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
               annotator="annotator", label="label", **_):
     """Decisions from a wide table, one 0/1 column per label (see the module docstring)."""
     table, first_line = read_table(path)
-    where = Where(path, line_offset=first_line - 1 if first_line else None)
+    where = Where(path, line_offset=first_line - 1 if first_line else None,
+                  lines=table.attrs.get("lines"))
     item_col = find_column(table, item_column, CROWD_ITEMS, "item", where)
     annotator_col = find_column(table, annotator_column, CROWD_WORKERS, "annotator", where)
     flags = [c for c in table.columns if c.lower() in FLAG_COLUMNS]
@@ -184,15 +192,15 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
                 raise where(f"the column looks like a 0/1 label column but holds "
                             f"{table[column].iat[bad[0]]!r}; fix the cell, or name the "
                             "label columns (labels=..., --labels FILE)", row, column,
-                            row + first_line - 1 if first_line else None)
+                            line_of(table, bad[0]))
         if not label_cols:
             raise where("no 0/1 label columns: a wide table has one 0/1 column per label "
                         "(or name them: labels=..., --labels FILE)")
-    items = _ids(table, item_col, where, first_line)
-    workers = _ids(table, annotator_col, where, first_line)
+    items = _ids(table, item_col, where)
+    workers = _ids(table, annotator_col, where)
     dropped, annotations = Dropped(), []
     for position in range(len(table)):
-        row, line = position + 1, (position + first_line if first_line else None)
+        row, line = position + 1, line_of(table, position)
         who = str(workers[position])
         for column in flags:  # a flag that is no yes/no word must not read as "not flagged"
             if _binary(table[column].iat[position]) is None:

@@ -167,23 +167,7 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     limit = csv.field_size_limit()
     csv.field_size_limit(2**31 - 1)  # a long document in a cell is text, not an error
     try:
-        with (io.StringIO(text, newline="") if text is not None else _open_text(path)) as handle:
-            reader = csv.reader(handle, delimiter=sep)
-            header, rows, lines, last = None, [], [], 0
-            for fields in reader:
-                line, last = last + 1, reader.line_num
-                if not fields or (len(fields) == 1 and not fields[0].strip()
-                                  and (header is None or len(header) > 1)):
-                    continue  # a blank line
-                if header is None:
-                    header = fields
-                    continue
-                if len(fields) != len(header):
-                    raise _field_count_error(path, line, len(fields), header)
-                rows.append(fields)
-                lines.append(line)
-                if nrows is not None and len(rows) >= nrows:
-                    break
+        records, starts = _csv_records(path, sep, text, nrows)
     except FileNotFoundError:
         raise AnnotationFileError("file not found", path=path) from None
     except (csv.Error, UnicodeDecodeError, OSError, EOFError, zipfile.BadZipFile,
@@ -192,11 +176,46 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
                                   path=path) from None
     finally:
         csv.field_size_limit(limit)
-    if header is None:
+    kept = [i for i, fields in enumerate(records)  # blank lines skipped
+            if len(fields) > 1 or (fields and fields[0].strip())]
+    if not kept:
         raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
+    header, data = records[kept[0]], kept[1:]
+    if nrows is not None:
+        data = data[:nrows]
+    short_or_long = next((i for i in data if len(records[i]) != len(header)), None)
+    if short_or_long is not None:
+        line = short_or_long + 1 if starts is None else starts[short_or_long]
+        raise _field_count_error(path, line, len(records[short_or_long]), header)
+    rows = records[1:] if len(data) == len(records) - 1 else [records[i] for i in data]
     table = pd.DataFrame(rows, columns=_unique_names(header), dtype=object)
-    table.attrs["lines"] = lines  # a quoted cell may span lines, blank lines are skipped
+    # the line each data row starts on: a quoted cell may span lines, blank lines are skipped
+    table.attrs["lines"] = [i + 1 for i in data] if starts is None else [starts[i]
+                                                                         for i in data]
     return table
+
+
+def _csv_records(path, sep, text, nrows) -> tuple[list, list | None]:
+    """The records of a CSV and the line each starts on (None: record i is on line i + 1)."""
+    def handle():
+        return io.StringIO(text, newline="") if text is not None else _open_text(path)
+
+    if nrows is None:  # the fast path: one record per line
+        with handle() as stream:
+            reader = csv.reader(stream, delimiter=sep)
+            records = list(reader)
+        if reader.line_num == len(records):
+            return records, None
+    records, starts, last = [], [], 0
+    with handle() as stream:
+        reader = csv.reader(stream, delimiter=sep)
+        for fields in reader:
+            records.append(fields)
+            starts.append(last + 1)
+            last = reader.line_num
+            if nrows is not None and len(records) > 2 * nrows + 10:
+                break  # enough for nrows data rows but for many blank lines
+    return records, starts
 
 
 def _field_count_error(path, line, count, header) -> AnnotationFileError:

@@ -437,3 +437,15 @@ def test_lines_are_named_past_a_multi_line_cell_and_a_blank_line(tmp_path, capsy
     path = write(tmp_path / "crowd.csv", 'task,worker,label,text\nt1,w1,a,"two\nlines"\n\n'
                  "t1, ,a,x\n")
     refused(path, capsys, "row 2 (line 5)", "empty cell", tool="crowd")
+
+
+def test_json_ids_1_and_text_1_are_one_item_01_and_1_two(tmp_path):
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                 '{"item": "1", "annotator": "b", "labels": []}\n'
+                 '{"item": "01", "annotator": "b", "labels": ["x"]}\n')
+    da = read_annotations(path)
+    # by hand: item "1" (spelled 1 and "1") has a: x, b: nothing; item "01" has b: x only
+    assert sorted(da["item"].values.tolist()) == ["01", "1"]
+    assert da.sel(item="1").values.tolist() == [[1], [0]]
+    assert np.isnan(da.sel(item="01", annotator="a").values).all()
+    assert da.sel(item="01", annotator="b").values.tolist() == [1]

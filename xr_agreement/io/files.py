@@ -501,8 +501,9 @@ def read_table_annotations(
 
 
 def _ids(table, columns, locate) -> dict[str, list]:
-    """Item and annotator ids per row, checked for blanks; stripped and integer text made
-    int when that merges no two ids (:func:`ids_as_coordinate`)."""
+    """Item and annotator ids per row, checked for blanks; numbers beside text made text;
+    stripped and integer text made int when that merges no two ids
+    (:func:`ids_as_coordinate`)."""
     out = {}
     for column in columns:
         values = [_plain(v) for v in table[column].tolist()]
@@ -514,6 +515,9 @@ def _ids(table, columns, locate) -> dict[str, list]:
                     value, (str, int, float, np.integer, np.floating)):
                 raise locate(f"an id must be text or a finite number, got "
                              f"{type(value).__name__} {value!r}", position, column)
+        if any(isinstance(v, str) for v in values) and not all(isinstance(v, str)
+                                                               for v in values):
+            values = [_number_text(v) for v in values]  # JSON 1 and "1": one id
         out[column] = ids_as_coordinate(values)
     return out
 
@@ -577,7 +581,11 @@ def _integer_like(value) -> bool:
 
 
 def _number_text(value) -> str:
-    return value if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (float, np.floating)) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _unify_labels(used_per_row: list[list], universe: list | None):

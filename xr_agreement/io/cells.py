@@ -38,7 +38,12 @@ def joined_labels(value, labels, sep_in_use) -> tuple[str, list[str]] | None:
 def invisible(text: str) -> bool:
     """True for text of blanks and invisible format characters only (a zero-width space, a
     byte-order mark): no id and no label, however it is spelled."""
-    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
+    stripped = text.strip()
+    if not stripped:
+        return True
+    if stripped.isprintable():  # its first character is printable and no blank: visible
+        return False
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in stripped)
 
 
 def blank(value) -> bool:
@@ -47,6 +52,8 @@ def blank(value) -> bool:
     >>> blank(" "), blank("\u200b"), blank("a"), blank(0)
     (True, True, False, False)
     """
+    if type(value) is str:  # noqa: E721 - the common case first, exactly
+        return invisible(value)
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):

@@ -30,7 +30,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.arrays import _plain
-from .cells import blank, non_finite, parse_json
+from .cells import blank, invisible, non_finite, parse_json
 from .records import from_long, from_sets
 
 
@@ -190,8 +190,9 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     rows = records[1:] if len(data) == len(records) - 1 else [records[i] for i in data]
     table = pd.DataFrame(rows, columns=_unique_names(header), dtype=object)
     # the line each data row starts on: a quoted cell may span lines, blank lines are skipped
-    table.attrs["lines"] = [i + 1 for i in data] if starts is None else [starts[i]
-                                                                         for i in data]
+    # (an array: pandas deep-copies attrs on every column taken, a list of ints is slow)
+    table.attrs["lines"] = np.asarray(data, dtype=np.int64) + 1 if starts is None else \
+        np.asarray(starts, dtype=np.int64)[data]
     return table
 
 
@@ -278,7 +279,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
 
 
 def _is_blank(value) -> bool:
-    return value is pd.NA or blank(value)
+    return blank(value) or value is pd.NA
 
 
 def ids_as_coordinate(values: list) -> list:
@@ -307,8 +308,8 @@ class _Locator:
     def __call__(self, message, position=None, column=None, header=False):
         row = None if position is None else position + 1
         line = None if position is None or self.first_line is None else position + self.first_line
-        if self.lines and position is not None and position < len(self.lines):
-            line = self.lines[position]
+        if self.lines is not None and position is not None and position < len(self.lines):
+            line = int(self.lines[position])
         if header and self.first_line is not None:
             line = 1
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line,
@@ -507,6 +508,13 @@ def _ids(table, columns, locate) -> dict[str, list]:
     out = {}
     for column in columns:
         values = [_plain(v) for v in table[column].tolist()]
+        if all(type(v) is str for v in values):  # noqa: E721 - text tables: blanks only
+            blanks = [p for p, v in enumerate(values) if invisible(v)]
+            if blanks:
+                raise locate("empty cell: every row needs an item and an annotator",
+                             blanks[0], column)
+            out[column] = ids_as_coordinate(values)
+            continue
         for position, value in enumerate(values):
             if _is_blank(value):
                 raise locate("empty cell: every row needs an item and an annotator",
@@ -601,6 +609,8 @@ def _unify_labels(used_per_row: list[list], universe: list | None):
     texts = set(as_text.values())
     if all(_integer_like(t) for t in texts) and len({int(t) for t in texts}) == len(texts):
         final = {v: int(t) for v, t in as_text.items()}
+    elif all(isinstance(v, str) for v in pool):
+        return used_per_row, universe  # text stays as it is
     else:
         final = as_text
     used_per_row = [[final[v] for v in row] for row in used_per_row]

@@ -68,8 +68,9 @@ class Where:
     def __call__(self, message, row=None, column=None, line=None):
         if self.kind == "line" and line is None and row is not None:
             line, row = row, None
-        if line is None and row is not None and self.lines and 0 < row <= len(self.lines):
-            line = self.lines[row - 1]
+        if (line is None and row is not None and self.lines is not None
+                and 0 < row <= len(self.lines)):
+            line = int(self.lines[row - 1])
         if line is None and row is not None and self.line_offset is not None:
             line = row + self.line_offset
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)

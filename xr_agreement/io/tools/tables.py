@@ -100,7 +100,7 @@ def find_column(table, given, candidates, role, where, required=True, prefix=Non
 def line_of(table, position):
     """The line data row ``position`` (from 0) starts on in a text table, else None."""
     lines = table.attrs.get("lines")
-    return lines[position] if lines and position < len(lines) else None
+    return int(lines[position]) if lines is not None and position < len(lines) else None
 
 
 def _ids(table, column, where):

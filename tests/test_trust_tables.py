@@ -449,3 +449,19 @@ def test_json_ids_1_and_text_1_are_one_item_01_and_1_two(tmp_path):
     assert da.sel(item="1").values.tolist() == [[1], [0]]
     assert np.isnan(da.sel(item="01", annotator="a").values).all()
     assert da.sel(item="01", annotator="b").values.tolist() == [1]
+
+
+def test_lists_as_ids_or_nested_labels_in_crowd_and_wide_parquet_are_refused(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "crowd.parquet"
+    pd.DataFrame({"task": [["t1"], ["t1"]], "worker": ["w1", "w2"],
+                  "label": ["a", "b"]}).to_parquet(path)
+    refused(path, capsys, "row 1", "task", tool="crowd")  # was "unhashable type"
+    path = tmp_path / "nested.parquet"
+    pd.DataFrame({"task": ["t1", "t1"], "worker": ["w1", "w2"],
+                  "label": [[["a", "b"]], [["b"]]]}).to_parquet(path)
+    refused(path, capsys, "row 1", "nested", tool="crowd")
+    path = tmp_path / "wide.parquet"
+    pd.DataFrame({"id": [["x"], ["x"]], "rater_id": [1, 2], "joy": [1, 0]}).to_parquet(path)
+    refused(path, capsys, "row 1", "id", tool="wide")

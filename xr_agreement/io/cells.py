@@ -121,7 +121,7 @@ def label_text(value, where, row=None, column=None) -> str:
         raise where(f"a label must be text or a finite number, got {value!r}", row, column)
     if isinstance(value, (float, np.floating)) and value.is_integer():
         return str(int(value))
-    if isinstance(value, (list, tuple, dict)):
+    if isinstance(value, (list, tuple, dict, set, np.ndarray)):
         raise where(f"a label must be text, got a nested {type(value).__name__} {value!r}",
                     row, column)
     text = str(value).strip()

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
-from ._common import Annotation, Dropped, Where, blank, build, cell_labels
+from ..._core.arrays import _plain
+from ._common import Annotation, Dropped, Where, blank, build, cell_labels, scalar_id
 
 CROWD_ITEMS = ("task", "task_id", "assignment:task_id", "hitid", "_input_hash", "item",
                "item_id", "unit_id", "example_id", "id")
@@ -109,7 +110,8 @@ def _ids(table, column, where):
         if blank(value):
             raise where("empty cell: every row needs an item and an annotator", position + 1,
                         column, line_of(table, position))
-        values.append(value)
+        # a list (parquet) or NaN-like id is refused naming its row, never "unhashable"
+        values.append(scalar_id(_plain(value), where, position + 1, column))
     return ids_as_coordinate(values)  # stripped, int: only when no two ids merge
 
 

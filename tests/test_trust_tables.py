@@ -465,3 +465,17 @@ def test_lists_as_ids_or_nested_labels_in_crowd_and_wide_parquet_are_refused(tmp
     path = tmp_path / "wide.parquet"
     pd.DataFrame({"id": [["x"], ["x"]], "rater_id": [1, 2], "joy": [1, 0]}).to_parquet(path)
     refused(path, capsys, "row 1", "id", tool="wide")
+
+
+def test_deep_json_in_mturk_and_argilla_cells_is_one_line(tmp_path, capsys):
+    # MTurk batch results with the crowd-html form's Answer.taskAnswers JSON column
+    path = write(tmp_path / "Batch_1_batch_results.csv",
+                 "HITId,WorkerId,AssignmentStatus,Answer.taskAnswers\n"
+                 f"h1,W1,Approved,{DEEP}\n"
+                 'h1,W2,Approved,"[{""sentiment"": {""label"": ""positive""}}]"\n')
+    refused(path, capsys, "line 2", "Answer.taskAnswers", tool="mturk")
+    # Argilla v2 flat records as CSV: <question>.responses, .responses.users, .status lists
+    path = write(tmp_path / "records.csv",
+                 "id,topics.responses,topics.responses.users,topics.responses.status\n"
+                 f'r1,{DEEP},"[""u1""]","[""submitted""]"\n')
+    refused(path, capsys, "topics.responses", tool="argilla")

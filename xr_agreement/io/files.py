@@ -151,9 +151,8 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     more than the header (a trailing separator), shifting every column left; the csv module
     shows both, and each is refused naming its line. Blank lines are skipped, and
     ``attrs["lines"]`` holds the line each data row starts on (a quoted cell may span
-    lines); header names
-    are made unique as pandas does ("a", "a.1"; an empty one "Unnamed: 2"); ``nrows``: only
-    the first data rows.
+    lines); header names are made unique as pandas does ("a", "a.1"; an empty one
+    "Unnamed: 2"); ``nrows``: only the first data rows.
 
     Examples
     --------

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
+import unicodedata
 
 import numpy as np
 
@@ -33,12 +35,79 @@ def joined_labels(value, labels, sep_in_use) -> tuple[str, list[str]] | None:
     return None
 
 
+def invisible(text: str) -> bool:
+    """True for text of blanks and invisible format characters only (a zero-width space, a
+    byte-order mark): no id and no label, however it is spelled."""
+    stripped = text.strip()
+    if not stripped:
+        return True
+    if stripped.isprintable():  # its first character is printable and no blank: visible
+        return False
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in stripped)
+
+
 def blank(value) -> bool:
+    """An empty cell: None, NaN, or text of blanks and invisible characters only.
+
+    >>> blank(" "), blank("\u200b"), blank("a"), blank(0)
+    (True, True, False, False)
+    """
+    if type(value) is str:  # noqa: E721 - the common case first, exactly
+        return invisible(value)
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):
         return True
-    return isinstance(value, str) and not value.strip()
+    return isinstance(value, str) and invisible(value)
+
+
+def non_finite(value) -> bool:
+    """True for a float NaN or infinity (Python's json reads NaN, Infinity and -Infinity)."""
+    return isinstance(value, (float, np.floating)) and not math.isfinite(value)
+
+
+# a JSON string, or one of the constants Python's json accepts beyond the standard
+_STRING_OR_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+class _Constant(Exception):
+    pass
+
+
+def _refuse_constant(name):
+    raise _Constant(name)
+
+
+def parse_json(text: str):
+    """``json.loads`` for files people hand over: ``NaN``, ``Infinity`` and ``-Infinity``
+    (not JSON, but Python's json module accepts them) and nesting too deep to parse raise
+    json.JSONDecodeError, located where the text allows, never a NaN id or a
+    RecursionError.
+
+    >>> parse_json('{"id": 1}')
+    {'id': 1}
+    >>> parse_json('[1,\\n NaN]')
+    Traceback (most recent call last):
+    ...
+    json.decoder.JSONDecodeError: NaN is not a number JSON allows (non-finite numbers cannot be ids or labels): line 2 column 2 (char 5)
+    """
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except _Constant as constant:
+        position = next((m.start(1) for m in _STRING_OR_CONSTANT.finditer(text)
+                         if m.group(1)), 0)
+        raise json.JSONDecodeError(f"{constant} is not a number JSON allows (non-finite "
+                                   "numbers cannot be ids or labels)", text, position) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # int(): "Exceeds the limit (4300 digits)"
+        long_number = re.search(r"\d{4000,}", text)
+        raise json.JSONDecodeError(f"a number too long to read ({error}); an id or label "
+                                   "that long must be a JSON string", text,
+                                   long_number.start() if long_number else 0) from None
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply to read (lists or objects inside each "
+                                   "other thousands of levels deep)", text, 0) from None
 
 
 def label_text(value, where, row=None, column=None) -> str:
@@ -48,17 +117,20 @@ def label_text(value, where, row=None, column=None) -> str:
         raise where(f"a label must be text, got {value!r}", row, column)
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    if isinstance(value, float) and value.is_integer():
+    if non_finite(value):
+        raise where(f"a label must be text or a finite number, got {value!r}", row, column)
+    if isinstance(value, (float, np.floating)) and value.is_integer():
         return str(int(value))
-    if isinstance(value, (list, tuple, dict)):
+    if isinstance(value, (list, tuple, dict, set, np.ndarray)):
         raise where(f"a label must be text, got a nested {type(value).__name__} {value!r}",
                     row, column)
     text = str(value).strip()
     if text[:1] in "[{" or text.startswith("('"):
         raise where(f"the label {text!r} looks like JSON or a Python list, not one label "
                     "name; export the labels as a list", row, column)
-    if not text:
-        raise where("an empty label", row, column)
+    if invisible(text):
+        raise where("an empty label" + (f" ({text!r}: invisible characters only)" if text
+                                        else ""), row, column)
     return text
 
 
@@ -77,11 +149,11 @@ def cell_labels(cell, sep: str, where, row=None, column=None) -> list[str]:
                     "reader of the tool that wrote it (--from)", row, column)
     if text.startswith("["):
         try:
-            parsed = json.loads(text)
+            parsed = parse_json(text)
         except json.JSONDecodeError:
             try:
                 parsed = ast.literal_eval(text)
-            except (ValueError, SyntaxError):
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
                 raise where(f"the cell {text[:60]!r} looks like a list but cannot be parsed",
                             row, column) from None
         if not isinstance(parsed, (list, tuple)):

@@ -14,10 +14,15 @@ and TSV files the line number (header = line 1) is given too.
 
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
+import io
 import json
-import math
+import lzma
 import os
 import re
+import zipfile
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,6 +30,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.arrays import _plain
+from .cells import blank, invisible, non_finite, parse_json
 from .records import from_long, from_sets
 
 
@@ -112,19 +118,139 @@ def file_format(path, format: str | None = None) -> str:
     return FORMATS[extension]
 
 
+def _open_text(path):
+    """A text handle on ``path`` (UTF-8, a BOM dropped), decompressed by its suffix."""
+    name = os.fspath(path).lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    if name.endswith(".bz2"):
+        return bz2.open(path, "rt", encoding="utf-8-sig", newline="")
+    if name.endswith(".xz"):
+        return lzma.open(path, "rt", encoding="utf-8-sig", newline="")
+    if name.endswith(".zip"):
+        archive = zipfile.ZipFile(path)
+        members = [n for n in archive.namelist() if not n.endswith("/")]
+        if len(members) != 1:
+            raise AnnotationFileError(f"a compressed table must hold one file, this zip holds "
+                                      f"{len(members)}", path=path)
+        return io.TextIOWrapper(archive.open(members[0]), encoding="utf-8-sig", newline="")
+    if name.endswith(".zst"):
+        from pandas.io.common import get_handle  # zstandard, when installed
+
+        return get_handle(path, "r", compression="zstd", encoding="utf-8-sig").handle
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def read_delimited(path, sep: str = ",", text: str | None = None,
+                   nrows: int | None = None) -> pd.DataFrame:
+    """A CSV / TSV (``text``, else the file) as a DataFrame of text cells, every row checked
+    to have as many fields as the header.
+
+    pandas fills a short row (a truncated download) with empty cells, which would read as
+    "chose no label", and takes the first column as the index when data rows have one field
+    more than the header (a trailing separator), shifting every column left; the csv module
+    shows both, and each is refused naming its line. Blank lines are skipped, and
+    ``attrs["lines"]`` holds the line each data row starts on (a quoted cell may span
+    lines); header names are made unique as pandas does ("a", "a.1"; an empty one
+    "Unnamed: 2"); ``nrows``: only the first data rows.
+
+    Examples
+    --------
+    >>> read_delimited("f.csv", text="item,annotator,labels\\ns1,ann,\\n").values.tolist()
+    [['s1', 'ann', '']]
+    >>> read_delimited("f.csv", text="item,annotator,labels\\ns1,ann\\n")
+    Traceback (most recent call last):
+    ...
+    xr_agreement.io.files.AnnotationFileError: f.csv: line 2: 2 fields where the header has 3 (item, annotator, labels): a truncated row? Fix the file or export it again
+    """
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)  # a long document in a cell is text, not an error
+    try:
+        records, starts = _csv_records(path, sep, text, nrows)
+    except FileNotFoundError:
+        raise AnnotationFileError("file not found", path=path) from None
+    except (csv.Error, UnicodeDecodeError, OSError, EOFError, zipfile.BadZipFile,
+            lzma.LZMAError) as error:
+        raise AnnotationFileError(f"cannot parse the file: {' '.join(str(error).split())}",
+                                  path=path) from None
+    finally:
+        csv.field_size_limit(limit)
+    kept = [i for i, fields in enumerate(records)  # blank lines skipped
+            if len(fields) > 1 or (fields and fields[0].strip())]
+    if not kept:
+        raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
+    header, data = records[kept[0]], kept[1:]
+    if nrows is not None:
+        data = data[:nrows]
+    short_or_long = next((i for i in data if len(records[i]) != len(header)), None)
+    if short_or_long is not None:
+        line = short_or_long + 1 if starts is None else starts[short_or_long]
+        raise _field_count_error(path, line, len(records[short_or_long]), header)
+    rows = records[1:] if len(data) == len(records) - 1 else [records[i] for i in data]
+    table = pd.DataFrame(rows, columns=_unique_names(header), dtype=object)
+    # the line each data row starts on: a quoted cell may span lines, blank lines are skipped
+    # (an array: pandas deep-copies attrs on every column taken, a list of ints is slow)
+    table.attrs["lines"] = np.asarray(data, dtype=np.int64) + 1 if starts is None else \
+        np.asarray(starts, dtype=np.int64)[data]
+    return table
+
+
+def _csv_records(path, sep, text, nrows) -> tuple[list, list | None]:
+    """The records of a CSV and the line each starts on (None: record i is on line i + 1)."""
+    def handle():
+        return io.StringIO(text, newline="") if text is not None else _open_text(path)
+
+    if nrows is None:  # the fast path: one record per line
+        with handle() as stream:
+            reader = csv.reader(stream, delimiter=sep)
+            records = list(reader)
+        if reader.line_num == len(records):
+            return records, None
+    records, starts, last = [], [], 0
+    with handle() as stream:
+        reader = csv.reader(stream, delimiter=sep)
+        for fields in reader:
+            records.append(fields)
+            starts.append(last + 1)
+            last = reader.line_num
+            if nrows is not None and len(records) > 2 * nrows + 10:
+                break  # enough for nrows data rows but for many blank lines
+    return records, starts
+
+
+def _field_count_error(path, line, count, header) -> AnnotationFileError:
+    names = ", ".join(header[:6]) + (", ..." if len(header) > 6 else "")
+    if count > len(header):
+        extra = count - len(header)
+        what = ("one field more than the header (a trailing separator?)" if extra == 1 else
+                f"{extra} fields more than the header")
+        what += f" ({names})"
+        return AnnotationFileError(f"{what}: every row needs one field per column; fix the "
+                                   "row or the header", path=path, line=line)
+    return AnnotationFileError(f"{count} field{'s' if count != 1 else ''} where the header "
+                               f"has {len(header)} ({names}): a truncated row? Fix the file "
+                               "or export it again", path=path, line=line)
+
+
+def _unique_names(header: list[str]) -> list[str]:
+    names, seen = [], set()
+    for position, name in enumerate(header):
+        name = name or f"Unnamed: {position}"
+        unique, count = name, 0
+        while unique in seen:
+            count += 1
+            unique = f"{name}.{count}"
+        seen.add(unique)
+        names.append(unique)
+    return names
+
+
 def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
     """The file as a DataFrame and the line offset of data row 1 (None for parquet)."""
     if not os.path.exists(path):
         raise AnnotationFileError("file not found", path=path)
     if format in ("csv", "tsv"):
-        try:
-            table = pd.read_csv(path, sep="," if format == "csv" else "\t", dtype=str,
-                                keep_default_na=False, skip_blank_lines=True)
-        except pd.errors.EmptyDataError:
-            raise AnnotationFileError("the file is empty (no header, no rows)", path=path,
-                                      line=1) from None
-        except (pd.errors.ParserError, UnicodeDecodeError) as error:
-            raise AnnotationFileError(f"cannot parse the file: {error}", path=path) from None
+        table = read_delimited(path, "," if format == "csv" else "\t")
         return table, 2
     if format == "jsonl":
         records = []
@@ -133,7 +259,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
                 if not text.strip():
                     continue
                 try:
-                    record = json.loads(text)
+                    record = parse_json(text)
                 except json.JSONDecodeError as error:
                     raise AnnotationFileError(f"invalid JSON: {error.msg}", path=path,
                                               line=number) from None
@@ -152,11 +278,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
 
 
 def _is_blank(value) -> bool:
-    if value is None or value is pd.NA:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and not value.strip()
+    return blank(value) or value is pd.NA
 
 
 def ids_as_coordinate(values: list) -> list:
@@ -179,12 +301,14 @@ def ids_as_coordinate(values: list) -> list:
 class _Locator:
     """Builds AnnotationFileError for a data row of one file."""
 
-    def __init__(self, path, first_line):
-        self.path, self.first_line = path, first_line
+    def __init__(self, path, first_line, lines=None):
+        self.path, self.first_line, self.lines = path, first_line, lines
 
     def __call__(self, message, position=None, column=None, header=False):
         row = None if position is None else position + 1
         line = None if position is None or self.first_line is None else position + self.first_line
+        if self.lines is not None and position is not None and position < len(self.lines):
+            line = int(self.lines[position])
         if header and self.first_line is not None:
             line = 1
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line,
@@ -301,14 +425,17 @@ def read_table_annotations(
     xarray.DataArray
         Layouts "sets" and "long": 0/1 decisions (item, annotator, label), float with NaN
         where missing. Layout "single": ratings (item, annotator), NaN/None where missing.
-        Text that is an integer in every row (item ids, labels) becomes int.
+        Text that is an integer in every row (item ids, labels) becomes int, unless two
+        values would merge ("01" and "1" stay two texts).
 
     Raises
     ------
     AnnotationFileError
         Naming row and column: a missing column, an empty file, a blank item or annotator,
         a duplicate (item, annotator) row (or (item, annotator, label) in "long"), a label
-        outside the declared universe, a value other than 0/1.
+        outside the declared universe, a value other than 0/1, a CSV/TSV row with more or
+        fewer fields than the header (naming its line), an id or label that is NaN, an
+        infinity, a boolean, a nested list or blank.
 
     Examples
     --------
@@ -327,7 +454,7 @@ def read_table_annotations(
         raise ValueError(f"layout must be 'auto', 'sets', 'long' or 'single', got {layout!r}")
     format = file_format(path, format)
     table, first_line = _read_table(path, format)
-    locate = _Locator(path, first_line)
+    locate = _Locator(path, first_line, table.attrs.get("lines"))
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path,
                                   line=first_line, row=1)
@@ -377,15 +504,30 @@ def read_table_annotations(
 
 
 def _ids(table, columns, locate) -> dict[str, list]:
-    """Item and annotator ids per row, checked for blanks; stripped and integer text made
-    int when that merges no two ids (:func:`ids_as_coordinate`)."""
+    """Item and annotator ids per row, checked for blanks; numbers beside text made text;
+    stripped and integer text made int when that merges no two ids
+    (:func:`ids_as_coordinate`)."""
     out = {}
     for column in columns:
         values = [_plain(v) for v in table[column].tolist()]
+        if all(type(v) is str for v in values):  # noqa: E721 - text tables: blanks only
+            blanks = [p for p, v in enumerate(values) if invisible(v)]
+            if blanks:
+                raise locate("empty cell: every row needs an item and an annotator",
+                             blanks[0], column)
+            out[column] = ids_as_coordinate(values)
+            continue
         for position, value in enumerate(values):
             if _is_blank(value):
                 raise locate("empty cell: every row needs an item and an annotator",
                              position, column)
+            if non_finite(value) or isinstance(value, (bool, np.bool_)) or not isinstance(
+                    value, (str, int, float, np.integer, np.floating)):
+                raise locate(f"an id must be text or a finite number, got "
+                             f"{type(value).__name__} {value!r}", position, column)
+        if any(isinstance(v, str) for v in values) and not all(isinstance(v, str)
+                                                               for v in values):
+            values = [_number_text(v) for v in values]  # JSON 1 and "1": one id
         out[column] = ids_as_coordinate(values)
     return out
 
@@ -400,13 +542,24 @@ def _check_duplicates(keys: list[tuple], columns: list[str], locate, hint=""):
         first[key] = position
 
 
-def _label_value(value):
+def _label_value(value, position, column, locate):
+    """One label or rating as the file gave it: text stripped, a whole float as int, a
+    boolean, NaN, infinity, list or object refused (``True == 1`` would merge two labels)."""
     value = _plain(value)
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, (bool, np.bool_)):
+        raise locate(f"a label must be text or a number, got {value!r} (a JSON boolean is "
+                     "not a label; write the label's name)", position, column)
+    if non_finite(value):
+        raise locate(f"a label must be text or a finite number, got {value!r}", position,
+                     column)
+    if isinstance(value, (float, np.floating)):
+        return int(value) if value.is_integer() else float(value)
+    if isinstance(value, (int, np.integer)):
         return int(value)
-    return value
+    raise locate(f"a label must be text or a number, got a nested {type(value).__name__} "
+                 f"{value!r}", position, column)
 
 
 def _labels_of_cell(value, sep, position, column, locate) -> list:
@@ -421,26 +574,49 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
                                                                       column))
         return [part.strip() for part in value.split(sep) if part.strip()]
     if isinstance(value, (list, tuple, np.ndarray, set, frozenset)):
-        return [_label_value(v) for v in value if not _is_blank(v)]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [_label_value(value)]
+        return [_label_value(v, position, column, locate) for v in value if not _is_blank(v)]
+    if isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        return [_label_value(value, position, column, locate)]
     raise locate(f"a label list must be text or a list, got {type(value).__name__} "
                  f"{value!r}", position, column)
 
 
 def _integer_like(value) -> bool:
+    """Integer text that fits in int64 (longer text stays text: int() refuses 4,300 digits
+    and more, and a coordinate must fit), or an integer."""
     if isinstance(value, str):
-        return bool(_INTEGER.match(value))
+        return (bool(_INTEGER.match(value)) and len(value.lstrip("+-")) <= 19
+                and -2**63 <= int(value) < 2**63)
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _number_text(value) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (float, np.floating)) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _unify_labels(used_per_row: list[list], universe: list | None):
-    """Labels as int when every label, used and declared, is an integer or integer text
-    (a universe file is text while parquet labels may be numbers)."""
-    pool = [v for row in used_per_row for v in row] + list(universe or [])
-    if pool and all(_integer_like(v) for v in pool):
-        used_per_row = [[int(v) for v in row] for row in used_per_row]
-        universe = None if universe is None else [int(v) for v in universe]
+    """Labels (and the declared universe) as one kind of value, by the rule the ids follow
+    (:func:`ids_as_coordinate`): numbers only (parquet, JSON lines) stay numbers; otherwise
+    every label is text (1 and "1" are one label spelled two ways), made int only when
+    every label, used and declared, is integer text and no two would merge ("01" and "1"
+    are two labels)."""
+    pool = list(dict.fromkeys([v for row in used_per_row for v in row] + list(universe or [])))
+    if all(not isinstance(v, str) for v in pool):
+        return used_per_row, universe
+    as_text = {v: _number_text(v) for v in pool}
+    texts = set(as_text.values())
+    if all(_integer_like(t) for t in texts) and len({int(t) for t in texts}) == len(texts):
+        final = {v: int(t) for v, t in as_text.items()}
+    elif all(isinstance(v, str) for v in pool):
+        return used_per_row, universe  # text stays as it is
+    else:
+        final = as_text
+    used_per_row = [[final[v] for v in row] for row in used_per_row]
+    universe = None if universe is None else [final[v] for v in universe]
     return used_per_row, universe
 
 
@@ -512,7 +688,7 @@ def _long(table, ids, label_col, value_col, universe, locate, item, annotator, l
     for position, value in enumerate(table[label_col].tolist()):
         if _is_blank(value):
             raise locate("empty label", position, label_col)
-        per_row.append([_label_value(value)])
+        per_row.append([_label_value(value, position, label_col, locate)])
     per_row, universe = _unify_labels(per_row, universe)
     _check_universe(per_row, universe, label_col, locate)
     keys = list(zip(ids[item_col], ids[annotator_col], (r[0] for r in per_row)))
@@ -529,7 +705,8 @@ def _single(table, ids, rating_col, categories, locate, item, annotator):
     item_col, annotator_col = list(ids)
     keys = list(zip(ids[item_col], ids[annotator_col]))
     _check_duplicates(keys, [item_col, annotator_col], locate)
-    ratings = [None if _is_blank(v) else _label_value(v) for v in table[rating_col].tolist()]
+    ratings = [None if _is_blank(v) else _label_value(v, p, rating_col, locate)
+               for p, v in enumerate(table[rating_col].tolist())]
     (present,), categories = _unify_labels([[r for r in ratings if r is not None]], categories)
     present = iter(present)
     ratings = [None if r is None else next(present) for r in ratings]

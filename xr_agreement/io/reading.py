@@ -94,7 +94,8 @@ def read_annotations(
     xarray.DataArray
         Layouts "sets" and "long": 0/1 decisions (item, annotator, label), float with NaN
         where missing. Layout "single": ratings (item, annotator), NaN/None where missing.
-        Text that is an integer in every row (item ids, labels) becomes int. A tool's
+        Text that is an integer in every row (item ids, labels) becomes int, unless two
+        values would merge ("01" and "1" stay two texts). A tool's
         reader returns float decisions with the tool's ids as coordinates (item ids as the
         tool wrote them, annotator ids and labels as text). Attrs ``reader`` (the tool
         name, "table" for the generic reader) and ``dropped`` (reason -> {annotator: number
@@ -106,7 +107,9 @@ def read_annotations(
     AnnotationFileError
         Naming row and column: a missing column, an empty file, a blank item or annotator,
         a duplicate (item, annotator) row (or (item, annotator, label) in "long"), a label
-        outside the declared universe, a value other than 0/1.
+        outside the declared universe, a value other than 0/1, a CSV/TSV row with more or
+        fewer fields than the header (naming its line), an id or label that is NaN, an
+        infinity, a boolean, a nested list or blank.
 
     Examples
     --------

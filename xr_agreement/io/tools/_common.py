@@ -9,7 +9,6 @@ against the declared universe and the separator guard and makes the DataArray, w
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import zipfile
@@ -20,8 +19,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..cells import SEPARATORS, blank, cell_labels, joined_labels, label_text  # noqa: F401 (for readers)
-from ..files import AnnotationFileError, ids_as_coordinate
+from ..cells import (SEPARATORS, blank, cell_labels, joined_labels, label_text,  # noqa: F401 (for readers)
+                     non_finite, parse_json)
+from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 from .archive import folder_texts, zip_texts
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
@@ -59,14 +59,19 @@ class Dropped:
 class Where:
     """Builds one-line AnnotationFileErrors for one file."""
 
-    def __init__(self, path, kind: str = "row", line_offset: int | None = None):
+    def __init__(self, path, kind: str = "row", line_offset: int | None = None,
+                 lines: list | None = None):
         # kind "line": positions are lines (JSON lines); line_offset: data row r of a text
-        # table is line r + line_offset (1 below a header)
-        self.path, self.kind, self.line_offset = path, kind, line_offset
+        # table is line r + line_offset (1 below a header); lines: the line each data row
+        # starts on (read_delimited's attrs["lines"]), which wins over the offset
+        self.path, self.kind, self.line_offset, self.lines = path, kind, line_offset, lines
 
     def __call__(self, message, row=None, column=None, line=None):
         if self.kind == "line" and line is None and row is not None:
             line, row = row, None
+        if (line is None and row is not None and self.lines is not None
+                and 0 < row <= len(self.lines)):
+            line = int(self.lines[row - 1])
         if line is None and row is not None and self.line_offset is not None:
             line = row + self.line_offset
         return AnnotationFileError(message, path=self.path, row=row, column=column, line=line)
@@ -95,9 +100,9 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
         raise AnnotationFileError("the file is empty", path=path)
     if stripped.startswith("["):
         try:
-            records = json.loads(text)
+            records = parse_json(text)
         except json.JSONDecodeError as error:
-            raise AnnotationFileError(f"invalid JSON (truncated or malformed): {error.msg} at "
+            raise AnnotationFileError(f"invalid JSON{_malformed(error)}: {error.msg} at "
                                       f"column {error.colno}", path=path,
                                       line=error.lineno) from None
         kind = "array"
@@ -107,9 +112,9 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                records.append(parse_json(line))
             except json.JSONDecodeError as error:
-                raise AnnotationFileError(f"invalid JSON (truncated or malformed): {error.msg}",
+                raise AnnotationFileError(f"invalid JSON{_malformed(error)}: {error.msg}",
                                           path=path, line=number) from None
             records[-1] = (number, records[-1])
     checked = []
@@ -125,16 +130,18 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
     return checked, kind
 
 
+def _malformed(error: json.JSONDecodeError) -> str:
+    # parse_json's own refusals (NaN, nesting) say what is wrong; a parse error may be a cut
+    return "" if "JSON allows" in error.msg or "nested" in error.msg else \
+        " (truncated or malformed)"
+
+
 def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
     """A CSV as text cells (no NA guessing); header = line 1, data row r = line r + 1."""
     text = read_text(path) if text is None else text
     if not text.strip():
         raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
-    try:
-        table = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise AnnotationFileError(f"cannot parse the CSV: {' '.join(str(error).split())}",
-                                  path=path) from None
+    table = read_delimited(path, sep, text)
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
     table.columns = [str(c).strip() for c in table.columns]
@@ -158,10 +165,16 @@ def is_collection(path) -> bool:
 
 def scalar_id(value, where, row, column):
     """``value`` if it can be an id (text or a number); a list, an object or a boolean is
-    refused naming the row and field (never made text, never "unhashable type")."""
+    refused naming the row and field (never made text, never "unhashable type"), and so are
+    NaN and infinities (two tasks with id NaN are not one item) and blank text."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer)):
         raise where(f"{column} must be an id (text or a number), got "
                     f"{type(value).__name__} {value!r}", row, column)
+    if non_finite(value):
+        raise where(f"{column} must be an id (text or a finite number), got {value!r}", row,
+                    column)
+    if isinstance(value, str) and blank(value):
+        raise where(f"{column} is blank ({value!r}): every record needs an id", row, column)
     return value
 
 
@@ -207,6 +220,13 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
                             for n in [sum(per.values())])
         raise where("no annotation is a decision" + (f" (dropped: {reasons})" if reasons
                                                        else ""))
+    for annotation in annotations:  # whatever the reader checked: no blank or NaN id
+        for role, value in (("item", annotation.item), ("annotator", annotation.annotator)):
+            if blank(value) or non_finite(value) or not isinstance(
+                    value, (str, int, float, np.integer)) or isinstance(value, bool):
+                raise where(f"the {role} id {value!r} is not an id (blank, not a finite "
+                            "number, or not text); every annotation needs an item and an "
+                            "annotator", annotation.row, annotation.column, annotation.line)
     # one id per item, however the file spelled it (1, "1"); stripped and int only when that
     # merges no two ids ("01" and "1" stay two items)
     spelled = [str(a.item) for a in annotations]

@@ -37,7 +37,7 @@ import pandas as pd
 
 from ..files import AnnotationFileError
 from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
-                      read_csv, read_text, scalar_id)
+                      parse_json, read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
 UNANSWERED = "submitted without a value"
@@ -64,11 +64,11 @@ def _listed(value, where, row, column):
         return value.tolist()
     if isinstance(value, str) and value.strip()[:1] in "[{":
         try:
-            return json.loads(value)
+            return parse_json(value)  # NaN and nesting too deep: a JSONDecodeError
         except json.JSONDecodeError:
             try:
                 return ast.literal_eval(value)
-            except (ValueError, SyntaxError):
+            except (ValueError, SyntaxError, RecursionError, MemoryError):
                 raise where(f"cannot parse the list {value[:60]!r}", row, column) from None
     if blank(value):
         return []

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 
-from ._common import Annotation, Dropped, Where, blank, build, label_text, read_csv
+from ._common import Annotation, Dropped, Where, blank, build, label_text, parse_json, read_csv
 
 STATUSES = ("Submitted", "Approved", "Rejected")
 TRUE, FALSE = {"true", "on", "1", "yes"}, {"false", "off", "0", "no", ""}
@@ -140,7 +140,7 @@ def _task_answers(cell, where, row, line) -> dict[str, list[str]]:
     """Element name -> labels from one ``Answer.taskAnswers`` cell."""
     column = "Answer.taskAnswers"
     try:
-        value = json.loads(cell)
+        value = parse_json(cell)  # NaN and nesting too deep: a JSONDecodeError
     except (json.JSONDecodeError, TypeError):
         raise where(f"Answer.taskAnswers is not valid JSON: {str(cell)[:60]!r}", row, column,
                     line) from None

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pandas as pd
 
-from ..files import AnnotationFileError, ids_as_coordinate
-from ._common import Annotation, Dropped, Where, blank, build, cell_labels
+from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
+from ..._core.arrays import _plain
+from ._common import Annotation, Dropped, Where, blank, build, cell_labels, scalar_id
 
 CROWD_ITEMS = ("task", "task_id", "assignment:task_id", "hitid", "_input_hash", "item",
                "item_id", "unit_id", "example_id", "id")
@@ -66,16 +68,7 @@ def read_table(path, nrows: int | None = None) -> tuple[pd.DataFrame, int]:
         table.columns = [str(c) for c in table.columns]
         return table, 0
     sep = "\t" if name.endswith((".tsv", ".tab")) else ","
-    try:
-        table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, nrows=nrows)
-    except FileNotFoundError:
-        raise AnnotationFileError("file not found", path=path) from None
-    except pd.errors.EmptyDataError:
-        raise AnnotationFileError("the file is empty (no header, no rows)", path=path,
-                                  line=1) from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        raise AnnotationFileError(f"cannot parse the file: {' '.join(str(error).split())}",
-                                  path=path) from None
+    table = read_delimited(path, sep, nrows=nrows)
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
     table.columns = [str(c).strip() for c in table.columns]
@@ -105,13 +98,20 @@ def find_column(table, given, candidates, role, where, required=True, prefix=Non
     return found[0]
 
 
-def _ids(table, column, where, first_line):
+def line_of(table, position):
+    """The line data row ``position`` (from 0) starts on in a text table, else None."""
+    lines = table.attrs.get("lines")
+    return int(lines[position]) if lines is not None and position < len(lines) else None
+
+
+def _ids(table, column, where):
     values = []
     for position, value in enumerate(table[column].tolist()):
         if blank(value):
             raise where("empty cell: every row needs an item and an annotator", position + 1,
-                        column, position + first_line if first_line else None)
-        values.append(value)
+                        column, line_of(table, position))
+        # a list (parquet) or NaN-like id is refused naming its row, never "unhashable"
+        values.append(scalar_id(_plain(value), where, position + 1, column))
     return ids_as_coordinate(values)  # stripped, int: only when no two ids merge
 
 
@@ -120,7 +120,8 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
     """Decisions from a crowd table (see the module docstring)."""
     sep = ";" if sep is None else sep
     table, first_line = read_table(path)
-    where = Where(path, line_offset=first_line - 1 if first_line else None)
+    where = Where(path, line_offset=first_line - 1 if first_line else None,
+                  lines=table.attrs.get("lines"))
     item_col = find_column(table, item_column, CROWD_ITEMS, "item", where, required=False)
     if item_col is None:  # Toloka without task ids: the one INPUT: column identifies the task
         item_col = find_column(table, None, (), "item", where, prefix="input:")
@@ -128,11 +129,11 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
     labels_col = find_column(table, labels_column, CROWD_LABELS, "labels", where,
                              prefix="output:")
     status_col = {c.lower(): c for c in table.columns}.get(TOLOKA_STATUS)
-    items = _ids(table, item_col, where, first_line)
-    workers = _ids(table, annotator_col, where, first_line)
+    items = _ids(table, item_col, where)
+    workers = _ids(table, annotator_col, where)
     dropped, annotations = Dropped(), []
     for position, cell in enumerate(table[labels_col].tolist()):
-        row, line = position + 1, (position + first_line if first_line else None)
+        row, line = position + 1, line_of(table, position)
         who = str(workers[position])
         if status_col is not None:
             status = str(table[status_col].iat[position]).strip().upper()
@@ -152,13 +153,16 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
 
 
 def _binary(value):
-    if isinstance(value, bool):
+    """1.0, 0.0, "blank" or None (not a 0/1 cell: text, a list, an object)."""
+    if isinstance(value, (bool, np.bool_)):
         return float(value)
-    if isinstance(value, (int, float)) and not pd.isna(value):
-        return float(value) if value in (0, 1) else None
-    if blank(value) or (not isinstance(value, str) and pd.isna(value)):
+    if blank(value) or value is pd.NA:
         return "blank"
-    word = str(value).strip().lower()
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value) if value in (0, 1) else None
+    if not isinstance(value, str):
+        return None
+    word = value.strip().lower()
     return 1.0 if word in TRUE else 0.0 if word in FALSE else None
 
 
@@ -166,7 +170,8 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
               annotator="annotator", label="label", **_):
     """Decisions from a wide table, one 0/1 column per label (see the module docstring)."""
     table, first_line = read_table(path)
-    where = Where(path, line_offset=first_line - 1 if first_line else None)
+    where = Where(path, line_offset=first_line - 1 if first_line else None,
+                  lines=table.attrs.get("lines"))
     item_col = find_column(table, item_column, CROWD_ITEMS, "item", where)
     annotator_col = find_column(table, annotator_column, CROWD_WORKERS, "annotator", where)
     flags = [c for c in table.columns if c.lower() in FLAG_COLUMNS]
@@ -184,20 +189,20 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
             bad = [i for i, v in enumerate(values) if v is None]
             if binary and not bad:
                 label_cols.append(column)
-            elif binary >= len(bad):  # mostly 0/1: a label column with a bad cell
+            elif bad and binary >= len(bad):  # mostly 0/1, a bad cell (all blank: no role)
                 row = bad[0] + 1
                 raise where(f"the column looks like a 0/1 label column but holds "
                             f"{table[column].iat[bad[0]]!r}; fix the cell, or name the "
                             "label columns (labels=..., --labels FILE)", row, column,
-                            row + first_line - 1 if first_line else None)
+                            line_of(table, bad[0]))
         if not label_cols:
             raise where("no 0/1 label columns: a wide table has one 0/1 column per label "
                         "(or name them: labels=..., --labels FILE)")
-    items = _ids(table, item_col, where, first_line)
-    workers = _ids(table, annotator_col, where, first_line)
+    items = _ids(table, item_col, where)
+    workers = _ids(table, annotator_col, where)
     dropped, annotations = Dropped(), []
     for position in range(len(table)):
-        row, line = position + 1, (position + first_line if first_line else None)
+        row, line = position + 1, line_of(table, position)
         who = str(workers[position])
         for column in flags:  # a flag that is no yes/no word must not read as "not flagged"
             if _binary(table[column].iat[position]) is None:

@@ -69,19 +69,9 @@ CUTS = (0.1, 0.5, 0.9)
 IDLIKE = ("id", "user", "annotator", "completed_by", "worker", "rater", "item", "task",
           "hash", "session")
 
-# case id -> why it fails today and whose part of issue 28 it is
-SHARED_JSON = ("shared machinery (generic JSON lines reader): an item id that is an object "
-               "or a nested list ends in 'unhashable type', a line that names no file")
-CONTROL_TABLE = ("io/reading.py with tools/detect.py: a JSON lines export with a cut (invalid) "
-                 "line is handed to the generic table reader, which refuses --control without "
-                 "naming the file (without --control the cut line is named)")
-ROUTED: dict[str, str] = {
-    "argilla_records_v2_jsonl-cut10": CONTROL_TABLE,
-    "argilla_records_v2_jsonl-cut50": CONTROL_TABLE,
-    "argilla_records_v2_jsonl-cut90": CONTROL_TABLE,
-    "bias_sets_jsonl-type0": SHARED_JSON,
-    "bias_sets_jsonl-type1": SHARED_JSON,
-}
+# case id -> why it fails today and whose part it is (none left: every case is read or
+# refused in one line)
+ROUTED: dict[str, str] = {}
 
 
 # ------------------------------------------------------------------------------------------

@@ -144,6 +144,7 @@ def read_annotations(
         raise ValueError(f"layout must be 'auto', 'sets', 'long' or 'single', got {layout!r}")
     if tool is not None and tool not in tools.TOOLS:
         raise ValueError(f"tool must be one of {list(tools.TOOLS)}, got {tool!r}")
+    tool_given = tool is not None
     if tool is None:
         tool = tools.detect_tool(path) if format is None else "table"
         if tool != "table" and layout in ("long", "single"):
@@ -155,12 +156,15 @@ def read_annotations(
                                item_column=item_column, annotator_column=annotator_column,
                                labels_column=labels_column, empty_list=empty_list,
                                item=item, annotator=annotator, label=label)
+    # a file told "table" by detection may be a damaged export: the error names the file
+    read_as = ("read as a table" if tool_given else "not recognised as a tool's export; "
+               "name the tool (tool=, --from TOOL)")
     if control is not None:
-        raise ValueError("control= picks a control of a tool's export; the generic table "
-                         "reader has none")
+        raise AnnotationFileError(f"control= picks a control of a tool's export; the file is "
+                                  f"{read_as}", path=path)
     if empty_list is not None:
-        raise ValueError("empty_list= is for doccano exports; the generic table reader has "
-                         "none")
+        raise AnnotationFileError(f"empty_list= is for doccano exports; the file is {read_as}",
+                                  path=path)
     if tools.is_config(labels):  # its XML lines would otherwise be read as labels
         raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                   "project's labels; this file is read as a table",

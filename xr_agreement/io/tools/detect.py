@@ -13,6 +13,7 @@ ambiguous and refused (pass ``tool=``).
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import zipfile
 import zlib
@@ -105,6 +106,20 @@ def _columns_tool(columns, rows) -> str | None:
     return None
 
 
+def _whole_lines(text: str) -> list[tuple[int, dict]]:
+    """The JSON-lines records of ``text`` that parse, each as (line, record); the others
+    passed over (to tell the tool of a file with a damaged line)."""
+    records = []
+    for number, line in enumerate(text.splitlines()[:PEEK_ROWS], start=1):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            records.append((number, record))
+    return records
+
+
 def _json_head(path) -> str:
     """The text detection needs: a JSON array whole (it parses only whole), of JSON lines
     only the first PEEK_ROWS lines (a large file is read once, by its reader)."""
@@ -178,8 +193,10 @@ def detect_tool(path) -> str:
         try:
             records, kind = load_json_records(path, text)
         except AnnotationFileError:
-            if text.lstrip().startswith("["):
-                raise  # only a tool writes one JSON array; the table reader reads lines
+            if text.lstrip().startswith("[") or _json_tools(_whole_lines(text)):
+                # only a tool writes one JSON array; and a tool's JSON lines with a damaged
+                # line are that tool's export, damaged: its error, not the table reader's
+                raise
             return "table"  # the table reader says what is wrong, as it always did
         found = _json_tools(records)
         if len(found) > 1:

@@ -164,9 +164,11 @@ def is_collection(path) -> bool:
 
 
 def scalar_id(value, where, row, column):
-    """``value`` if it can be an id (text or a number); a list, an object or a boolean is
-    refused naming the row and field (never made text, never "unhashable type"), and so are
-    NaN and infinities (two tasks with id NaN are not one item) and blank text."""
+    """``value`` as an id if it can be one (text or a number): a whole number written as a
+    float (JSON ``1.0``) is that int, any other number stays itself (``1.5`` is never the id
+    ``1``). A list, an object or a boolean is refused naming the row and field (never made
+    text, never "unhashable type"), and so are NaN and infinities (two tasks with id NaN are
+    not one item) and blank text."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float, np.integer)):
         raise where(f"{column} must be an id (text or a number), got "
                     f"{type(value).__name__} {value!r}", row, column)
@@ -175,6 +177,10 @@ def scalar_id(value, where, row, column):
                     column)
     if isinstance(value, str) and blank(value):
         raise where(f"{column} is blank ({value!r}): every record needs an id", row, column)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():  # np.float64 is a float too
+        return int(value)
     return value
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 import os
 
 import numpy as np
@@ -160,27 +159,12 @@ def _is_v1(value) -> bool:
             and "user_id" in value[0] and "status" in value[0])
 
 
-def _as_id(value, where, row, column):
-    """A record or user id as the id it is: a number that is a whole number becomes that
-    int (JSON ``1.0`` and ``1`` are one id), any other number stays itself (``1.5`` is never
-    the item ``1``), a non-finite number is refused."""
-    scalar_id(value, where, row, column)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        if not math.isfinite(value):
-            raise where(f"{column} must be a finite number or text, got {value!r}", row,
-                        column)
-        return int(value) if float(value).is_integer() else float(value)
-    return value
-
-
 def _add(annotations, dropped, record_id, user, status, value, where, row, column,
          user_column):
-    record_id = _as_id(record_id, where, row, "id")
+    record_id = scalar_id(record_id, where, row, "id")
     if blank(user):
         raise where("a response without a user id", row, column)
-    user = _as_id(user, where, row, user_column)
+    user = scalar_id(user, where, row, user_column)
     if status not in STATUSES:
         raise where(f"response status must be one of {list(STATUSES)}, got {status!r}", row,
                     column)

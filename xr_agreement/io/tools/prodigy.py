@@ -32,26 +32,11 @@ Meaning read here:
 
 from __future__ import annotations
 
-import math
 
 from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
                       scalar_id)
 
 ANSWERS = ("accept", "reject", "ignore")
-
-
-def _as_id(value, where, line, column):
-    """An input hash or annotator id as the id it is: Prodigy writes them as integers and
-    text, so a whole number written as a float (``1.0``) is that integer, any other number
-    stays itself (never truncated), and a non-finite one (JSON ``NaN``, ``Infinity``) is
-    refused rather than made the text "nan" that would merge different inputs."""
-    scalar_id(value, where, line, column)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise where(f"{column} must be a finite number or text, got {value!r}", line,
-                        column)
-        return int(value) if value.is_integer() else value
-    return value
 
 
 def read_prodigy(path, *, universe=None, item="item", annotator="annotator", label="label",
@@ -66,12 +51,12 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
                         "JSON array")
         if blank(task.get("_input_hash")):
             raise where("a task without _input_hash", line, "_input_hash")
-        item_id = _as_id(task["_input_hash"], where, line, "_input_hash")
+        item_id = scalar_id(task["_input_hash"], where, line, "_input_hash")
         who_column = "_annotator_id" if not blank(task.get("_annotator_id")) else "_session_id"
         who = task.get(who_column)
         if blank(who):
             raise where("a task without _annotator_id or _session_id", line, "_annotator_id")
-        who = _as_id(who, where, line, who_column)
+        who = scalar_id(who, where, line, who_column)
         answer = task.get("answer")
         if answer not in ANSWERS:
             raise where(f"answer must be one of {list(ANSWERS)}, got {answer!r}", line,

@@ -249,6 +249,12 @@ def test_an_empty_member_file_is_a_member_who_annotated_nothing(tmp_path, capsys
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "left out: admin.jsonl" in out
+    # the report made in Python says it too, and keeps it through JSON
+    from xr_agreement.report import Report
+
+    rep = da.agreement.report()
+    assert "left out: admin.jsonl" in str(rep)
+    assert "left out: admin.jsonl" in str(Report.from_json(rep.to_json()))
 
 
 def test_an_empty_csv_member_is_left_out_too(tmp_path):

@@ -276,7 +276,7 @@ def _decisions(args):
                 "the categories are mutually exclusive, which the label-wise Hamming view "
                 "does not model.")
         return da, title, args.labels_fixed, [note]
-    return da, title, args.labels_fixed, list(da.attrs.get("notes", []))
+    return da, title, args.labels_fixed, []
 
 
 def _run_report(args) -> str:

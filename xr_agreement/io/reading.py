@@ -55,7 +55,8 @@ def read_annotations(
         per (item, annotator). ``"auto"`` picks "long" when label and 0/1 columns are found,
         else "sets" when a label-list column is found.
     tool : str, optional
-        The tool that wrote the file: "label-studio" (JSON and JSON-min exports), "prodigy"
+        The tool that wrote the file: "label-studio" (JSON, JSON-min, CSV and TSV
+        exports; CONLL2003 carries no annotator and is refused), "prodigy"
         (``db-out`` JSONL), "doccano" (per-user JSONL / CSV, a zip or directory of them),
         "argilla" (v2 flat records, v1 response lists), "mturk" (batch results CSV),
         "crowd" (crowd-kit / Toloka tables), "wide" (one 0/1 column per label) or "table"
@@ -100,7 +101,9 @@ def read_annotations(
         tool wrote them, annotator ids and labels as text). Attrs ``reader`` (the tool
         name, "table" for the generic reader) and ``dropped`` (reason -> {annotator: number
         of annotations that were not decisions}, e.g. "cancelled", "ignored", "rejected",
-        "discarded", "draft", "superseded"; empty when nothing was dropped).
+        "discarded", "draft", "superseded", "unannotated task", "submitted without a
+        value"; empty when nothing was dropped); some readers add ``notes`` (a list of
+        sentences the report prints, e.g. doccano's empty member files).
 
     Raises
     ------

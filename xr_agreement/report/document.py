@@ -266,6 +266,7 @@ def _design(da, result, item, annotator, label, used_labels, unused_labels, n_ha
     return {
         "reader": da.attrs.get("reader"),
         "dropped": da.attrs.get("dropped") or {},
+        "reading_notes": [str(n) for n in da.attrs.get("notes") or []],
         "items_with_fewer_than_two_annotators": single,
         "n_items": int(da.sizes[item]),
         "n_annotators": int(da.sizes[annotator]),
@@ -507,8 +508,9 @@ def _headline(f: _Facts):
 
 
 def _reading(f: _Facts) -> list:
-    """How an annotation tool's export was read: the reader, what it dropped and why, and
-    the items left with fewer than two annotators."""
+    """How an annotation tool's export was read: the reader, what it dropped and why, what
+    it noted (``attrs["notes"]``, e.g. doccano's empty member files), and the items left
+    with fewer than two annotators."""
     reader, dropped = f.d.get("reader"), f.d.get("dropped") or {}
     if reader is None:
         return []
@@ -523,6 +525,8 @@ def _reading(f: _Facts) -> list:
                     "annotation of the item." if "superseded" in dropped else "."))
     else:
         text += "No annotation was left out."
+    for note in f.d.get("reading_notes") or []:
+        text += " " + note.rstrip(".") + "."
     single = f.d.get("items_with_fewer_than_two_annotators") or []
     if single:
         shown = ", ".join(map(str, single[:10])) + (", ..." if len(single) > 10 else "")

@@ -479,3 +479,17 @@ def test_deep_json_in_mturk_and_argilla_cells_is_one_line(tmp_path, capsys):
                  "id,topics.responses,topics.responses.users,topics.responses.status\n"
                  f'r1,{DEEP},"[""u1""]","[""submitted""]"\n')
     refused(path, capsys, "topics.responses", tool="argilla")
+
+
+def test_json_lines_are_split_at_newlines_only(tmp_path):
+    # JSON allows U+2028 (and U+0085, U+001C) raw inside a string; a JSON-lines reader that
+    # split there read the record as two cut lines. Prodigy db-out, one task per line.
+    tasks = [{"text": f"first\u2028second {n}", "_input_hash": n, "_annotator_id": who,
+              "options": [{"id": "a"}, {"id": "b"}], "accept": chosen, "answer": "accept"}
+             for n, who, chosen in ((1, "ann", ["a"]), (1, "bob", ["a", "b"]))]
+    path = tmp_path / "db-out.jsonl"
+    path.write_text("".join(json.dumps(t, ensure_ascii=False) + "\r\n" for t in tasks),
+                    encoding="utf-8")
+    da = read_annotations(path)
+    assert da.attrs["reader"] == "prodigy"
+    assert da.sel(item=1).values.tolist() == [[1.0, 0.0], [1.0, 1.0]]

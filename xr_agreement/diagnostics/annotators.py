@@ -12,10 +12,12 @@ import xarray as xr
 from .._core.arrays import _is_dask, divide
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
 from ..mla import finish_counts, kept_coords, mla, parse_baselines
-from .counts import block_sums, finish_lazily
+from .counts import block_sums, finish_lazily, sparse_sums
 from .variables import ANNOTATOR_VARIABLES, attach_attrs
 
 PAIR_DIMS = ("annotator_1", "annotator_2")
+# "auto": the pair counts counts.sparse_pairs_cheaper chooses; tests set "dense" or "sparse"
+PAIR_COUNTS = "auto"
 INTERVAL_VARIABLES = ["agreement", "pair_observed", "pair_agreement", "annotator_observed",
                       "agreement_without"]
 
@@ -126,6 +128,67 @@ def _finish(sums, n_items, names):
     }
 
 
+def _sparse_pair_coefficients(label_counts, names):
+    """:func:`_coefficients` of the label counts (P, label, 3, 3) of the pairs who decided
+    an item together, PAIR_BLOCK (pair, label) entries at a time: (B, P)."""
+    P, k = label_counts.shape[:2]
+    rows = max(1, PAIR_BLOCK // max(1, k))
+    if P == 0:
+        return np.empty((len(names), 0))
+    return np.concatenate([_coefficients(label_counts[p:p + rows], names)
+                           for p in range(0, P, rows)], axis=-1)
+
+
+def _finish_sparse(sums, names):
+    """:func:`_finish` of :func:`.counts.sparse_sums`: the pair matrices are filled from the
+    pairs who decided an item together and, elsewhere, with the value of a pair that shares
+    no cell (the coefficient of zero counts, NaN today), as the dense counts give them."""
+    G, n, k = sums["decided"].shape
+    keys = sums["pair_keys"]
+    g, r, s = keys // (n * n), keys // n % n, keys % n
+    counts = sums["pair_counts"]
+    both, pos_pos, ones = counts[..., 0], counts[..., 1], counts[..., 2] + counts[..., 3]
+    label_counts = np.zeros((len(keys), k, 3, 3), np.int64)
+    label_counts[..., 2, 0] = both
+    label_counts[..., 2, 1] = ones
+    label_counts[..., 2, 2] = ones + 2 * pos_pos
+    shared = both.sum(-1)
+    agreeing = (both - ones + 2 * pos_pos).sum(-1)
+    no_cell = _coefficients(np.zeros((1, k, 3, 3), np.int64), names)[:, 0]
+
+    pair_n = np.zeros((G, n, n), np.int64)
+    pair_n[g, r, s] = pair_n[g, s, r] = shared
+    diagonal = np.arange(n)
+    pair_n[:, diagonal, diagonal] = sums["decided"].sum(-1)
+    pair_observed = np.full((G, n, n), np.nan)
+    pair_observed[g, r, s] = pair_observed[g, s, r] = divide(agreeing, shared)
+    pair_agreement = np.empty((len(names), G, n, n))
+    pair_agreement[...] = no_cell[:, None, None, None]
+    coefficients = _sparse_pair_coefficients(label_counts, names)
+    pair_agreement[:, g, r, s] = pair_agreement[:, g, s, r] = coefficients
+    pair_agreement[:, :, diagonal, diagonal] = np.nan
+    # pooled over the annotator's pairs: integer sums, so the order of adding is no matter
+    agreeing_with = np.zeros((G, n), np.int64)
+    shared_with = np.zeros((G, n), np.int64)
+    for one in (r, s):
+        np.add.at(agreeing_with, (g, one), agreeing)
+        np.add.at(shared_with, (g, one), shared)
+    if n > 2:
+        without_counts = _without_label_counts(sums["without_base"], sums["without"])
+        without = _coefficients(without_counts, names)
+    else:
+        without = np.full((len(names), G, n), np.nan)
+    return {
+        "pair_n_pairable_values": pair_n,
+        "pair_observed": pair_observed,
+        "pair_agreement": pair_agreement,
+        "annotator_observed": divide(agreeing_with, shared_with),
+        "agreement_without": without,
+        "annotator_prevalence": divide(sums["positives"], sums["decided"]),
+        "n_items_annotated": sums["items_annotated"],
+    }
+
+
 def _specs(extra_shape, n, k, n_baselines):
     """(shape, dtype) of each output of :func:`_finish`, for dask."""
     pair, one = (*extra_shape, n, n), (*extra_shape, n)
@@ -143,11 +206,23 @@ def _specs(extra_shape, n, k, n_baselines):
 def _point(da, names, single, item, annotator, label) -> xr.Dataset:
     corpus = mla(da, names if not single else names[0], item=item, annotator=annotator,
                  label=label)
-    sums, extra = block_sums(da, "annotators", item, annotator, label)
     n_items = da.sizes[item]
     n = da.sizes[annotator]
-    specs = _specs(tuple(da.sizes[d] for d in extra), n, da.sizes[label], len(names))
-    values = finish_lazily(lambda totals: _finish(totals, n_items, names), sums, specs)
+    # crowd designs (many annotators, few on each item): pair counts only for the pairs
+    # who decided an item together, where that is cheaper (counts.sparse_pairs_cheaper)
+    sparse = None if _is_dask(da.data) or PAIR_COUNTS == "dense" else sparse_sums(
+        da, item, annotator, label, force=PAIR_COUNTS == "sparse")
+    if sparse is not None:
+        sums, extra = sparse
+        extra_shape = tuple(da.sizes[d] for d in extra)
+        values = {name: value.reshape(value.shape[:1] + extra_shape + value.shape[2:])
+                  if name in ("pair_agreement", "agreement_without") else
+                  value.reshape(extra_shape + value.shape[1:])
+                  for name, value in _finish_sparse(sums, names).items()}
+    else:
+        sums, extra = block_sums(da, "annotators", item, annotator, label)
+        specs = _specs(tuple(da.sizes[d] for d in extra), n, da.sizes[label], len(names))
+        values = finish_lazily(lambda totals: _finish(totals, n_items, names), sums, specs)
     lead = ("baseline",) if not single else ()
     coefficient = slice(None) if not single else 0  # one baseline: no baseline dim
     result = xr.Dataset(

@@ -164,7 +164,7 @@ def sparse_sums(da: xr.DataArray, item: str, annotator: str, label: str,
     ``(g n + r) n + s`` for r < s in group g of the flattened extra dims, "pair_counts" (P,
     k, 4), "without_base" (G, k, M, 3), "without" (G, n, k, M, 3), "items_annotated" (G,
     n), "decided" and "positives" (G, n, k). Memory: O(P k + n k M) for P such pairs and
-    M - 1 the most deciders of any (item, label) cell, beside the decisions themselves."""
+    M - 1 the most deciders of any item, beside the decisions themselves."""
     extra = [d for d in da.dims if d not in (item, annotator, label)]
     ordered = da.transpose(*extra, item, annotator, label)
     values = kernel_input(ordered.values)
@@ -174,10 +174,7 @@ def sparse_sums(da: xr.DataArray, item: str, annotator: str, label: str,
         return None
     values = values.reshape((G, N, n, k)).astype(np.float64, copy=False)
     n_deciders = np.zeros((G, N), np.int64)
-    invalid, most = _kernels.item_deciders(values, n_deciders)
-    if invalid:
-        coords = CoordinateValues(ordered, ordered.dims)
-        raise ValueError(describe_position(np.asarray(ordered.values), coords))
+    _kernels.item_deciders(values, n_deciders)
     n_visits = int((n_deciders * (n_deciders - 1) // 2).sum())
     if not force and not sparse_pairs_cheaper(n_visits, G, n):
         return None
@@ -185,7 +182,8 @@ def sparse_sums(da: xr.DataArray, item: str, annotator: str, label: str,
     _kernels.item_pair_keys(values, keys)
     pair_keys, pair_of = np.unique(keys, return_inverse=True)
     del keys
-    M = int(most) + 1
+    # no (item, label) cell has more deciders than its item
+    M = int(n_deciders.max(initial=0)) + 1
     sums = {
         "pair_keys": pair_keys,
         "pair_counts": np.zeros((len(pair_keys), k, 4), np.int64),
@@ -195,5 +193,9 @@ def sparse_sums(da: xr.DataArray, item: str, annotator: str, label: str,
         "decided": np.zeros((G, n, k), np.int64),
         "positives": np.zeros((G, n, k), np.int64),
     }
-    _kernels.sparse_annotator_counts(values, pair_of.reshape(-1), *list(sums.values())[1:])
+    invalid = _kernels.sparse_annotator_counts(values, pair_of.reshape(-1),
+                                               *list(sums.values())[1:])
+    if invalid:
+        coords = CoordinateValues(ordered, ordered.dims)
+        raise ValueError(describe_position(np.asarray(ordered.values), coords))
     return sums, extra

@@ -5,10 +5,14 @@ workers drawn from ``--workers``, one of ``--labels`` labels per answer; string 
 5% of the tasks lost one answer (2 answers). The report's annotator section must cost memory
 in proportion to the pairs that share tasks, not to workers^2.
 
-Run: ``python benchmarks/bench_crowd_report.py --workers 4000`` (writes the CSV to a
-temporary directory, runs ``python -m xr_agreement.cli report FILE --json OUT`` under
-``/usr/bin/time -v`` and prints the peak RSS and the wall time); ``--write PATH`` only
-writes the CSV.
+Run from the repository root, so that ``python -m`` takes this checkout's package:
+``python benchmarks/bench_crowd_report.py --workers 4000`` (writes the CSV to a temporary
+directory, runs ``python -m xr_agreement.cli report FILE`` under ``/usr/bin/time -v``
+and prints the peak RSS and the wall time; ``--format json`` or ``html`` for those
+outputs); ``--write PATH`` only writes the CSV.
+
+Measured on 2 shared cores (peak RSS, wall): 1,000 workers 1.24 GB 5.7 s before the
+sparse pair counts, 0.37 GB 4.4 s after; 4,000 workers 8.76 GB 35 s, 0.57 GB 5.1 s.
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4000)
     parser.add_argument("--labels", type=int, default=5)
     parser.add_argument("--write", help="only write the CSV to this path")
-    parser.add_argument("--json", help="also write the JSON report here")
+    parser.add_argument("--format", default="text", choices=["text", "json", "html"])
     args = parser.parse_args()
     if args.write:
         write_crowd_table(args.write, args.tasks, args.workers, args.labels)
@@ -68,10 +72,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, f"crowd_{args.workers}.csv")
         write_crowd_table(path, args.tasks, args.workers, args.labels)
-        extra = ["--json", args.json] if args.json else []
-        peak, wall = measure(path, extra)
-    print(f"{args.tasks} tasks x 3 answers, {args.workers} workers, {args.labels} labels: "
-          f"peak RSS {peak:.0f} MiB, {wall:.1f} s")
+        output = os.path.join(directory, f"report.{args.format}")
+        peak, wall = measure(path, ["--format", args.format, "-o", output])
+    print(f"{args.tasks} tasks x 3 answers, {args.workers} workers, {args.labels} labels, "
+          f"{args.format} report: peak RSS {peak:.0f} MiB, {wall:.1f} s")
 
 
 if __name__ == "__main__":

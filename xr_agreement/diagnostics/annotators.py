@@ -405,6 +405,11 @@ def annotators(
     (memory O(n^2 k) for n annotators and k labels);
     every pair and leave-one-out coefficient is MLA's finishing of these counts, identical
     to calling :func:`~xr_agreement.mla` on the sub-array (no loop over pairs in Python).
+    In a crowd design (many annotators, a few on each item; numpy input with missing
+    decisions) the pairs are counted only where two annotators decided an item together,
+    and the leave-one-out counts only up to the most deciders an item has, whenever those
+    pair visits are fewer than the n (n - 1) / 2 pairs: memory O(P k + n k) for P such
+    pairs, beside the result's own n x n matrices, with the same values bit for bit.
     Dask input is counted item block by item block, lazily: the result holds dask arrays
     and nothing is computed until it is.
 

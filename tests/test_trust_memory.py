@@ -363,3 +363,11 @@ def test_mla_memory_on_a_crowd_design_does_not_grow_with_n_squared():
     finally:
         tracemalloc.stop()
     assert peak < 16 * 2**20, peak / 2**20
+
+
+def test_sparse_counts_give_the_dense_intervals(pair_counts):
+    """The item bootstrap recomputes every value on each resample (items drawn again, some
+    twice): the same intervals from either counts."""
+    crowd = crowd_decisions(n_items=40, n_annotators=30, seed=23)
+    dense, sparse = dense_and_sparse(pair_counts, crowd, ci=0.9, n_resamples=30, seed=1)
+    xr.testing.assert_identical(sparse, dense)

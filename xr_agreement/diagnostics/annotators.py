@@ -226,13 +226,12 @@ def _point(da, names, single, item, annotator, label, pair_matrices=True) -> xr.
     if sparse is not None:
         sums, extra = sparse
         extra_shape = tuple(da.sizes[d] for d in extra)
+        finished = _finish_sparse(sums, names, pair_matrices)
+        table = finished.pop("pair_table", None)
         values = {name: value.reshape(value.shape[:1] + extra_shape + value.shape[2:])
                   if name in ("pair_agreement", "agreement_without") else
                   value.reshape(extra_shape + value.shape[1:])
-                  for name, value in _finish_sparse(sums, names, pair_matrices).items()
-                  if name != "pair_table"}
-        if not pair_matrices:
-            table = _finish_sparse(sums, names, pair_matrices)["pair_table"]
+                  for name, value in finished.items()}
     else:
         sums, extra = block_sums(da, "annotators", item, annotator, label)
         specs = _specs(tuple(da.sizes[d] for d in extra), n, da.sizes[label], len(names))
@@ -309,8 +308,8 @@ def pair_table(da: xr.DataArray, baseline: str = "F", *, item: str = "item",
     """:func:`annotators` of a corpus without extra dims, with the pair values over a
     ``pair`` dim listing the pairs r < s who share a decided (item, label) cell (coords
     ``annotator_1``, ``annotator_2``: positions along ``annotator``) instead of the
-    annotator_1 x annotator_2 matrices, whose other entries are NaN (the diagonal, pairs
-    sharing no cell). On a crowd design its memory follows those pairs, not n^2; the
+    annotator_1 x annotator_2 matrices, whose other entries are the diagonal and the pairs
+    sharing no cell (0 pairable values, NaN). On a crowd design its memory follows those pairs, not n^2; the
     report's annotator facts come from it.
 
     Examples

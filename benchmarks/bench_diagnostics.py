@@ -10,9 +10,11 @@ At (N, n, k) = (10^5, 10, 50), prevalence 0.2, string coordinates on every dim: 
 decisions with about 5% missing (NaN), then complete uint8 decisions. Times are medians of several repeats after a warm-up call
 (numba compilation excluded).
 
-Then a crowd design, (N, n, k) = (2000, 400, 5) with 3 annotators per item (the rest NaN):
-time ratios and the peak of traced allocations (``tracemalloc``), since the pair counts and
-leave-one-out counts grow with n^2 k there.
+Then crowd designs, (N, n, k) = (2000, 400, 5) and (2000, 4000, 5) with 3 annotators per
+item (the rest NaN): time ratios and the peak of traced allocations (``tracemalloc``). The
+sparse pair counts (``counts.sparse_sums``) keep only the ~6,000 pairs who shared an item,
+so the peak is the result's own n x n matrices; the dense counts (shown beside at n = 400)
+grow with n^2 k. The whole ``report`` command on such a table: ``bench_crowd_report.py``.
 
 Run: ``python benchmarks/bench_diagnostics.py [--quick]`` (``--quick``: 10x fewer items).
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 import tracemalloc
 
@@ -28,6 +31,7 @@ import numpy as np
 import xarray as xr
 
 import xr_agreement
+import xr_agreement.diagnostics.annotators  # noqa: F401 (PAIR_COUNTS, set below)
 from xr_agreement._core import jit
 
 jit.set_mode("always")  # time the compiled kernels (small warm-up calls would run interpreted)
@@ -101,18 +105,26 @@ def main() -> None:
             goal = f"(target <= {target})" if target else ""
             print(f"  {name + '()':<16} {elapsed * 1e3:9.1f} ms  ratio {elapsed / base:6.2f}x "
                   f"{goal}")
-    da = crowd()
-    for name in ("mla", "annotators", "confusions"):
-        getattr(xr_agreement, name)(da.isel(item=slice(0, 50)))
-    base = median_time(lambda: xr_agreement.mla(da), args.repeats)
-    print("(N, n, k) = (2000, 400, 5), 3 annotators per item, float64 with NaN")
-    peak = peak_mib(lambda: xr_agreement.mla(da))
-    print(f"  {'mla()':<16} {base * 1e3:9.1f} ms  peak {peak:7.1f} MiB")
-    for name in ("annotators", "confusions"):
-        function = getattr(xr_agreement, name)
-        elapsed = median_time(lambda: function(da), args.repeats)
-        print(f"  {name + '()':<16} {elapsed * 1e3:9.1f} ms  peak "
-              f"{peak_mib(lambda: function(da)):7.1f} MiB  ratio {elapsed / base:6.2f}x")
+    annotators_module = sys.modules["xr_agreement.diagnostics.annotators"]
+    for n_annotators in (400, 4000):
+        da = crowd(n_annotators=n_annotators)
+        for name in ("mla", "annotators", "confusions"):
+            getattr(xr_agreement, name)(da.isel(item=slice(0, 50)))
+        base = median_time(lambda: xr_agreement.mla(da), args.repeats)
+        print(f"(N, n, k) = (2000, {n_annotators}, 5), 3 annotators per item, float64 with NaN")
+        peak = peak_mib(lambda: xr_agreement.mla(da))
+        print(f"  {'mla()':<16} {base * 1e3:9.1f} ms  peak {peak:7.1f} MiB")
+        runs = [("annotators", "auto"), ("confusions", "auto")]
+        if n_annotators <= 400:  # the dense counts beside (gigabytes at 4,000)
+            runs.insert(1, ("annotators", "dense"))
+        for name, pair_counts in runs:
+            function = getattr(xr_agreement, name)
+            annotators_module.PAIR_COUNTS = pair_counts
+            elapsed = median_time(lambda: function(da), args.repeats)
+            caption = f"{name}(){' dense' if pair_counts == 'dense' else ''}"
+            print(f"  {caption:<16} {elapsed * 1e3:9.1f} ms  peak "
+                  f"{peak_mib(lambda: function(da)):7.1f} MiB  ratio {elapsed / base:6.2f}x")
+            annotators_module.PAIR_COUNTS = "auto"
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ import xarray as xr
 from .._core.arrays import _is_dask, divide
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
 from ..mla import finish_counts, kept_coords, mla, parse_baselines
-from .counts import block_sums, finish_lazily
+from .counts import block_sums, finish_lazily, sparse_sums
 from .variables import ANNOTATOR_VARIABLES, attach_attrs
 
 PAIR_DIMS = ("annotator_1", "annotator_2")
+# "auto": the pair counts counts.sparse_pairs_cheaper chooses; tests set "dense" or "sparse"
+PAIR_COUNTS = "auto"
 INTERVAL_VARIABLES = ["agreement", "pair_observed", "pair_agreement", "annotator_observed",
                       "agreement_without"]
 
@@ -126,6 +128,76 @@ def _finish(sums, n_items, names):
     }
 
 
+def _sparse_pair_coefficients(label_counts, names):
+    """:func:`_coefficients` of the label counts (P, label, 3, 3) of the pairs who decided
+    an item together, PAIR_BLOCK (pair, label) entries at a time: (B, P)."""
+    P, k = label_counts.shape[:2]
+    rows = max(1, PAIR_BLOCK // max(1, k))
+    if P == 0:
+        return np.empty((len(names), 0))
+    return np.concatenate([_coefficients(label_counts[p:p + rows], names)
+                           for p in range(0, P, rows)], axis=-1)
+
+
+def _finish_sparse(sums, names, matrices=True):
+    """:func:`_finish` of :func:`.counts.sparse_sums`: the pair matrices are filled from the
+    pairs who decided an item together and, elsewhere, with the value of a pair that shares
+    no cell (the coefficient of zero counts, NaN today), as the dense counts give them.
+    Without ``matrices``, "pair_table" instead: (group, r, s) positions of the pairs r < s
+    sharing a decided cell and their pairable values, observed agreement and coefficients
+    (B, P)."""
+    G, n, k = sums["decided"].shape
+    keys = sums["pair_keys"]
+    g, r, s = keys // (n * n), keys // n % n, keys % n
+    counts = sums["pair_counts"]
+    both, pos_pos, ones = counts[..., 0], counts[..., 1], counts[..., 2] + counts[..., 3]
+    label_counts = np.zeros((len(keys), k, 3, 3), np.int64)
+    label_counts[..., 2, 0] = both
+    label_counts[..., 2, 1] = ones
+    label_counts[..., 2, 2] = ones + 2 * pos_pos
+    shared = both.sum(-1)
+    agreeing = (both - ones + 2 * pos_pos).sum(-1)
+    coefficients = _sparse_pair_coefficients(label_counts, names)
+    if matrices:
+        no_cell = _coefficients(np.zeros((1, k, 3, 3), np.int64), names)[:, 0]
+        pair_n = np.zeros((G, n, n), np.int64)
+        pair_n[g, r, s] = pair_n[g, s, r] = shared
+        diagonal = np.arange(n)
+        pair_n[:, diagonal, diagonal] = sums["decided"].sum(-1)
+        pair_observed = np.full((G, n, n), np.nan)
+        pair_observed[g, r, s] = pair_observed[g, s, r] = divide(agreeing, shared)
+        pair_agreement = np.empty((len(names), G, n, n))
+        pair_agreement[...] = no_cell[:, None, None, None]
+        pair_agreement[:, g, r, s] = pair_agreement[:, g, s, r] = coefficients
+        pair_agreement[:, :, diagonal, diagonal] = np.nan
+        pairs = {"pair_n_pairable_values": pair_n, "pair_observed": pair_observed,
+                 "pair_agreement": pair_agreement}
+    else:
+        kept = shared > 0
+        pairs = {"pair_table": {"group": g[kept], "annotator_1": r[kept],
+                                "annotator_2": s[kept], "pair_n_pairable_values": shared[kept],
+                                "pair_observed": divide(agreeing[kept], shared[kept]),
+                                "pair_agreement": coefficients[:, kept]}}
+    # pooled over the annotator's pairs: integer sums, so the order of adding is no matter
+    agreeing_with = np.zeros((G, n), np.int64)
+    shared_with = np.zeros((G, n), np.int64)
+    for one in (r, s):
+        np.add.at(agreeing_with, (g, one), agreeing)
+        np.add.at(shared_with, (g, one), shared)
+    if n > 2:
+        without_counts = _without_label_counts(sums["without_base"], sums["without"])
+        without = _coefficients(without_counts, names)
+    else:
+        without = np.full((len(names), G, n), np.nan)
+    return {
+        **pairs,
+        "annotator_observed": divide(agreeing_with, shared_with),
+        "agreement_without": without,
+        "annotator_prevalence": divide(sums["positives"], sums["decided"]),
+        "n_items_annotated": sums["items_annotated"],
+    }
+
+
 def _specs(extra_shape, n, k, n_baselines):
     """(shape, dtype) of each output of :func:`_finish`, for dask."""
     pair, one = (*extra_shape, n, n), (*extra_shape, n)
@@ -140,23 +212,55 @@ def _specs(extra_shape, n, k, n_baselines):
     }
 
 
-def _point(da, names, single, item, annotator, label) -> xr.Dataset:
+def _point(da, names, single, item, annotator, label, pair_matrices=True) -> xr.Dataset:
+    """The point values of :func:`annotators`; without ``pair_matrices`` (no extra dims) the
+    pair values over a ``pair`` dim instead (:func:`pair_table`)."""
     corpus = mla(da, names if not single else names[0], item=item, annotator=annotator,
                  label=label)
-    sums, extra = block_sums(da, "annotators", item, annotator, label)
     n_items = da.sizes[item]
     n = da.sizes[annotator]
-    specs = _specs(tuple(da.sizes[d] for d in extra), n, da.sizes[label], len(names))
-    values = finish_lazily(lambda totals: _finish(totals, n_items, names), sums, specs)
+    # crowd designs (many annotators, few on each item): pair counts only for the pairs
+    # who decided an item together, where that is cheaper (counts.sparse_pairs_cheaper)
+    sparse = None if _is_dask(da.data) or PAIR_COUNTS == "dense" else sparse_sums(
+        da, item, annotator, label, force=PAIR_COUNTS == "sparse")
+    if sparse is not None:
+        sums, extra = sparse
+        extra_shape = tuple(da.sizes[d] for d in extra)
+        finished = _finish_sparse(sums, names, pair_matrices)
+        table = finished.pop("pair_table", None)
+        values = {name: value.reshape(value.shape[:1] + extra_shape + value.shape[2:])
+                  if name in ("pair_agreement", "agreement_without") else
+                  value.reshape(extra_shape + value.shape[1:])
+                  for name, value in finished.items()}
+    else:
+        sums, extra = block_sums(da, "annotators", item, annotator, label)
+        specs = _specs(tuple(da.sizes[d] for d in extra), n, da.sizes[label], len(names))
+        values = finish_lazily(lambda totals: _finish(totals, n_items, names), sums, specs)
+        if not pair_matrices:
+            matrices = {name: values[name] for name in (
+                "pair_n_pairable_values", "pair_observed", "pair_agreement")}
+            if _is_dask(matrices["pair_observed"]):
+                import dask
+
+                (matrices,) = dask.compute(matrices)  # one pass over the blocks for all three
+            table = _matrices_to_table(matrices)
     lead = ("baseline",) if not single else ()
     coefficient = slice(None) if not single else 0  # one baseline: no baseline dim
-    result = xr.Dataset(
-        {
-            "agreement": corpus["agreement"],
+    if pair_matrices:
+        pairs = {
             "pair_n_pairable_values": ((*extra, *PAIR_DIMS), values["pair_n_pairable_values"]),
             "pair_observed": ((*extra, *PAIR_DIMS), values["pair_observed"]),
             "pair_agreement": ((*lead, *extra, *PAIR_DIMS),
                                values["pair_agreement"][coefficient]),
+        }
+    else:
+        pairs = {"pair_n_pairable_values": ("pair", table["pair_n_pairable_values"]),
+                 "pair_observed": ("pair", table["pair_observed"]),
+                 "pair_agreement": ((*lead, "pair"), table["pair_agreement"][coefficient])}
+    result = xr.Dataset(
+        {
+            "agreement": corpus["agreement"],
+            **pairs,
             "annotator_observed": ((*extra, annotator), values["annotator_observed"]),
             "agreement_without": ((*lead, *extra, annotator),
                                   values["agreement_without"][coefficient]),
@@ -167,7 +271,10 @@ def _point(da, names, single, item, annotator, label) -> xr.Dataset:
         },
         coords=kept_coords(da, (*extra, annotator, label)),
     )
-    if annotator in da.coords:
+    if not pair_matrices:  # positions: the annotator coordinate names them
+        result = result.assign_coords(annotator_1=("pair", table["annotator_1"]),
+                                      annotator_2=("pair", table["annotator_2"]))
+    elif annotator in da.coords:
         ids = da[annotator].values
         result = result.assign_coords(annotator_1=ids, annotator_2=ids)
     if not single:
@@ -184,6 +291,47 @@ def _point(da, names, single, item, annotator, label) -> xr.Dataset:
         "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
     }
     return result
+
+
+def _matrices_to_table(matrices):
+    """The pair table of :func:`_finish_sparse` from the pair matrices of one group."""
+    shared = matrices["pair_n_pairable_values"]
+    r, s = np.nonzero(np.triu(shared > 0, 1))
+    return {"group": np.zeros(len(r), np.int64), "annotator_1": r, "annotator_2": s,
+            "pair_n_pairable_values": shared[r, s],
+            "pair_observed": matrices["pair_observed"][r, s],
+            "pair_agreement": matrices["pair_agreement"][:, r, s]}
+
+
+def pair_table(da: xr.DataArray, baseline: str = "F", *, item: str = "item",
+               annotator: str = "annotator", label: str = "label") -> xr.Dataset:
+    """:func:`annotators` of a corpus without extra dims, with the pair values over a
+    ``pair`` dim listing the pairs r < s who share a decided (item, label) cell (coords
+    ``annotator_1``, ``annotator_2``: positions along ``annotator``) instead of the
+    annotator_1 x annotator_2 matrices, whose other entries are the diagonal and the pairs
+    sharing no cell (0 pairable values, NaN). On a crowd design its memory follows those pairs, not n^2; the
+    report's annotator facts come from it.
+
+    Examples
+    --------
+    >>> import xr_agreement
+    >>> from xr_agreement.diagnostics.annotators import pair_table
+    >>> table = pair_table(xr_agreement.datasets.bias_example())
+    >>> table.annotator_1.values, table.annotator_2.values
+    (array([0, 0, 1]), array([1, 2, 2]))
+    >>> table.pair_agreement.round(3).values
+    array([0.034, 0.216, 0.385])
+    """
+    check_dataarray(da)
+    check_dims(da, item=item, annotator=annotator, label=label)
+    check_binary_dtype(da)
+    check_annotators(da, annotator)
+    if len(da.dims) != 3:
+        raise ValueError(f"pair_table() takes (item, annotator, label) alone; got {da.dims}")
+    names, single = parse_baselines(baseline)
+    if not single:
+        raise ValueError(f"pair_table() takes one baseline; got {baseline!r}")
+    return _point(da, names, single, item, annotator, label, pair_matrices=False)
 
 
 def annotators(
@@ -256,6 +404,11 @@ def annotators(
     (memory O(n^2 k) for n annotators and k labels);
     every pair and leave-one-out coefficient is MLA's finishing of these counts, identical
     to calling :func:`~xr_agreement.mla` on the sub-array (no loop over pairs in Python).
+    In a crowd design (many annotators, a few on each item; numpy input with missing
+    decisions) the pairs are counted only where two annotators decided an item together,
+    and the leave-one-out counts only up to the most deciders an item has, whenever those
+    pair visits are fewer than the n (n - 1) / 2 pairs: memory O(P k + n k) for P such
+    pairs, beside the result's own n x n matrices, with the same values bit for bit.
     Dask input is counted item block by item block, lazily: the result holds dask arrays
     and nothing is computed until it is.
 

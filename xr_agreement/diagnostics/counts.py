@@ -143,3 +143,59 @@ def finish_lazily(finish, sums, specs: dict) -> dict:
     finished = dask.delayed(finish, pure=True)(sums)
     return {name: dask.array.from_delayed(finished[name], shape, dtype)
             for name, (shape, dtype) in specs.items()}
+
+
+def sparse_pairs_cheaper(n_pair_visits: int, n_groups: int, n_annotators: int) -> bool:
+    """The rule that chooses the sparse pair counts of :func:`sparse_sums`: when the pairs
+    visited item by item (sum over items of d (d - 1) / 2 for d annotators deciding
+    something on the item) are fewer than the annotator pairs of the dense matrices, the
+    sparse counts hold fewer entries and take fewer steps than the dense ones, whose
+    counting and finishing cost n^2 k per group whatever the design."""
+    return n_pair_visits < n_groups * n_annotators * (n_annotators - 1) // 2
+
+
+def sparse_sums(da: xr.DataArray, item: str, annotator: str, label: str,
+                force: bool = False):
+    """The annotator counts of a validated numpy-backed DataArray with the pair terms kept
+    only for the pairs who decided an item together (:func:`.kernels.sparse_annotator_counts`),
+    as (sums, extra dims); None where the dense counts of :func:`block_sums` are cheaper
+    (:func:`sparse_pairs_cheaper`, or input without missing decisions, where every pair
+    shares every item) unless ``force``. sums: "pair_keys" (P,) sorted, each
+    ``(g n + r) n + s`` for r < s in group g of the flattened extra dims, "pair_counts" (P,
+    k, 4), "without_base" (G, k, M, 3), "without" (G, n, k, M, 3), "items_annotated" (G,
+    n), "decided" and "positives" (G, n, k). Memory: O(P k + n k M) for P such pairs and
+    M - 1 the most deciders of any item, beside the decisions themselves."""
+    extra = [d for d in da.dims if d not in (item, annotator, label)]
+    ordered = da.transpose(*extra, item, annotator, label)
+    values = kernel_input(ordered.values)
+    N, n, k = values.shape[-3:]
+    G = math.prod(values.shape[:-3])
+    if values.dtype.kind != "f" and not force:
+        return None
+    values = values.reshape((G, N, n, k)).astype(np.float64, copy=False)
+    n_deciders = np.zeros((G, N), np.int64)
+    _kernels.item_deciders(values, n_deciders)
+    n_visits = int((n_deciders * (n_deciders - 1) // 2).sum())
+    if not force and not sparse_pairs_cheaper(n_visits, G, n):
+        return None
+    keys = np.empty(n_visits, np.int64)
+    _kernels.item_pair_keys(values, keys)
+    pair_keys, pair_of = np.unique(keys, return_inverse=True)
+    del keys
+    # no (item, label) cell has more deciders than its item
+    M = int(n_deciders.max(initial=0)) + 1
+    sums = {
+        "pair_keys": pair_keys,
+        "pair_counts": np.zeros((len(pair_keys), k, 4), np.int64),
+        "without_base": np.zeros((G, k, M, 3), np.int64),
+        "without": np.zeros((G, n, k, M, 3), np.int64),
+        "items_annotated": np.zeros((G, n), np.int64),
+        "decided": np.zeros((G, n, k), np.int64),
+        "positives": np.zeros((G, n, k), np.int64),
+    }
+    invalid = _kernels.sparse_annotator_counts(values, pair_of.reshape(-1),
+                                               *list(sums.values())[1:])
+    if invalid:
+        coords = CoordinateValues(ordered, ordered.dims)
+        raise ValueError(describe_position(np.asarray(ordered.values), coords))
+    return sums, extra

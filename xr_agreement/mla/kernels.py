@@ -334,16 +334,26 @@ def max_disagreement(cells, positives):
     """
     R, M1 = cells.shape
     out = np.zeros(R, np.float64)
-    # candidate gains: one per (m, x) with multiplicity cells[r, m]
+    # candidate gains: one per (m, x) with multiplicity cells[r, m], for the m some row
+    # has (every m up to n was n^2 / 2 candidates: 0.4 GB at n = 4,000 in a crowd design);
+    # the others would be skipped below, and the stable sort keeps the order of the rest
+    present = np.zeros(M1, np.bool_)
+    for r in range(R):
+        for m in range(2, M1):
+            if cells[r, m] != 0:
+                present[m] = True
     n_cand = 0
     for m in range(2, M1):
-        n_cand += m
+        if present[m]:
+            n_cand += m
     gain = np.empty(n_cand, np.float64)
     num = np.empty(n_cand, np.int64)
     den = np.empty(n_cand, np.int64)
     mult_m = np.empty(n_cand, np.int64)
     c = 0
     for m in range(2, M1):
+        if not present[m]:
+            continue
         for x in range(m):
             num[c] = m - 1 - 2 * x
             den[c] = m - 1

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.arrays import _plain
-from ..diagnostics import annotators, confusions
+from ..diagnostics import confusions
+from ..diagnostics.annotators import pair_table
 
 # substitutions named in the report
 N_SUBSTITUTIONS = 5
@@ -18,9 +19,17 @@ N_BY_GAIN = 5
 N_LISTED = 10
 # the normal quantile of the 95% Wilson bound that orders the substitutions
 WILSON_Z = 1.959963984540054
+# up to this many annotators the facts hold the full pair matrices (n^2 entries each, 10^6
+# at 1,000, as JSON lists); beyond, "pairs" lists only the pairs who share a decided cell
+# (the other entries are NaN): a crowd design's thousands of workers share few pairs
+MAX_PAIR_MATRIX_ANNOTATORS = 1000
 # heat maps: largest side in inches, and the most annotators given tick labels
 MAX_FIGURE_SIDE = 12.0
 MAX_TICK_LABELS = 40
+# a heat map of the "pairs" facts (thousands of annotators) shows blocks of annotators, at
+# most this many a side: a panel of MAX_FIGURE_SIDE inches has about as many pixels, and
+# matplotlib's image of the full n x n matrix took 0.9 GB at 4,000
+MAX_HEAT_MAP_BLOCKS = 500
 
 
 def _rate_lower_bound(count: float, pairs: float) -> float:
@@ -39,11 +48,35 @@ def _numbers(values) -> list:
     return np.where(np.isnan(array), None, array).tolist()
 
 
+def _pair_matrix_lists(n, first, second, values) -> list:
+    """The symmetric n x n matrix of the pairs' values as nested lists, None elsewhere."""
+    matrix = [[None] * n for _ in range(n)]
+    for r, s, value in zip(first, second, _numbers(values)):
+        matrix[r][s] = matrix[s][r] = value
+    return matrix
+
+
+def _pair_lookup(facts, name):
+    """(r, s) -> the value of a pair variable of the annotator facts ("pair_observed" or
+    "pair_agreement"), None where undefined: from the full matrices or from the "pairs"
+    list of a report with many annotators."""
+    if "pairs" not in facts:
+        matrix = facts[name]
+        return lambda r, s: matrix[r][s]
+    pairs, found = facts["pairs"], {}
+    for r, s, value in zip(pairs["annotator_1"], pairs["annotator_2"], pairs[name]):
+        found[r, s] = found[s, r] = value
+    return lambda r, s: found.get((r, s))
+
+
 def diagnostic_facts(da, baseline, item, annotator, label) -> dict:
     """{"annotators": ..., "confusions": ...} for :class:`~xr_agreement.report.Report`'s
-    design; the primary baseline's coefficients."""
+    design; the primary baseline's coefficients. The pair values are the full matrices
+    ("pair_observed", "pair_agreement") up to MAX_PAIR_MATRIX_ANNOTATORS annotators, else
+    "pairs": {"annotator_1", "annotator_2" (positions in "ids"), "pair_observed",
+    "pair_agreement"} over the pairs who share a decided cell."""
     dims = {"item": item, "annotator": annotator, "label": label}
-    ds = annotators(da, baseline, **dims).compute()
+    ds = pair_table(da, baseline, **dims).compute()
     drift = (ds.annotator_prevalence - ds.label_prevalence).transpose(annotator, label)
     magnitude = np.abs(drift.values)
     rows = []
@@ -62,6 +95,15 @@ def diagnostic_facts(da, baseline, item, annotator, label) -> dict:
                      "annotator_observed": _numbers(ds.annotator_observed.values[r]),
                      "agreement_without": _numbers(ds.agreement_without.values[r]),
                      "largest_drift": largest})
+    ids = [_plain(v) for v in ds[annotator].values]
+    first, second = ds.annotator_1.values.tolist(), ds.annotator_2.values.tolist()
+    if len(ids) <= MAX_PAIR_MATRIX_ANNOTATORS:
+        pair_facts = {name: _pair_matrix_lists(len(ids), first, second, ds[name].values)
+                      for name in ("pair_observed", "pair_agreement")}
+    else:
+        pair_facts = {"pairs": {"annotator_1": first, "annotator_2": second,
+                           "pair_observed": _numbers(ds.pair_observed.values),
+                           "pair_agreement": _numbers(ds.pair_agreement.values)}}
     table = confusions(da, **dims).compute()
     rate = table.substitution_rate.values
     count = table.substitution.values
@@ -79,9 +121,8 @@ def diagnostic_facts(da, baseline, item, annotator, label) -> dict:
         "annotators": {
             "baseline": baseline,
             "agreement": _numbers(ds.agreement.values),
-            "ids": [_plain(v) for v in ds[annotator].values],
-            "pair_observed": _numbers(ds.pair_observed.values),
-            "pair_agreement": _numbers(ds.pair_agreement.values),
+            "ids": ids,
+            **pair_facts,
             "rows": rows,
         },
         "confusions": top,
@@ -136,7 +177,8 @@ def annotators_section(f, number: int):
                      _value(fmt, row["annotator_observed"]), _value(fmt, without),
                      "-" if gain is None else f"{gain:+.{f.s['digits']}f}", drift_text])
     ids = [str(v) for v in facts["ids"]]
-    pair_rows = [[ids[r]] + [_value(fmt, facts["pair_agreement"][r][s]) for s in listed]
+    coefficient = _pair_lookup(facts, "pair_agreement")
+    pair_rows = [[ids[r]] + [_value(fmt, coefficient(r, s)) for s in listed]
                  for r in listed]
     text = (f"Each annotator against the others: observed agreement over all their "
             f"(item, label) comparisons with every other annotator, and the corpus "
@@ -193,6 +235,22 @@ def confusions_section(f, number: int):
     ]
 
 
+def _block_means(pairs, name, n, block):
+    """The pairs' values (both orders) averaged over blocks of ``block`` x ``block``
+    annotators, NaN where a block has no pair with a value: (ceil(n / block),) * 2."""
+    values = np.array(pairs[name], dtype=float)
+    defined = np.isfinite(values)
+    first = np.asarray(pairs["annotator_1"], np.int64)[defined] // block
+    second = np.asarray(pairs["annotator_2"], np.int64)[defined] // block
+    side = -(-n // block)
+    sums, counts = np.zeros((side, side)), np.zeros((side, side))
+    for rows, columns in ((first, second), (second, first)):
+        np.add.at(sums, (rows, columns), values[defined])
+        np.add.at(counts, (rows, columns), 1)
+    with np.errstate(invalid="ignore"):
+        return sums / counts
+
+
 def pair_heat_map(facts):
     """matplotlib Figure: pair observed agreement and pair coefficient side by side."""
     import matplotlib.pyplot as plt
@@ -203,13 +261,20 @@ def pair_heat_map(facts):
     # capped: the figure's pixels grow with its area (400 annotators uncapped: gigabytes)
     size = min(max(3.0, 0.45 * len(ids) + 1.5), MAX_FIGURE_SIDE)
     figure, axes = plt.subplots(1, 2, figsize=(2 * size + 1, size), constrained_layout=True)
+    block = -(-len(ids) // MAX_HEAT_MAP_BLOCKS) if "pairs" in facts else 1
     for ax, (name, caption) in zip(axes, panels):
-        values = np.array(facts[name], dtype=float)
+        if "pairs" in facts:
+            values = _block_means(facts["pairs"], name, len(ids), block)
+        else:
+            values = np.array(facts[name], dtype=float)
         image = ax.imshow(values, cmap="viridis", vmin=np.nanmin(values) if np.isfinite(
             values).any() else 0, vmax=1)
         if len(ids) <= MAX_TICK_LABELS:
             ax.set_xticks(range(len(ids)), ids, rotation=90)
             ax.set_yticks(range(len(ids)), ids)
+        elif block > 1:
+            ax.set_xlabel(f"annotators (of {len(ids)}, in the order of the JSON ids) in blocks "
+                          f"of {block}: each cell the mean over the block's pairs with a value")
         else:  # unreadable at this size: positions only
             ax.set_xlabel(f"annotator (of {len(ids)}, in the order of the JSON ids)")
         ax.set_title(caption)

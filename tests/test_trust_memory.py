@@ -265,8 +265,11 @@ def few_pair_matrices(monkeypatch):
 
 def test_report_facts_of_many_annotators_list_the_pairs(few_pair_matrices):
     crowd = crowd_decisions(n_items=60, n_annotators=40, seed=17)
-    facts = xr_agreement.report(crowd).design["annotators"]
+    rep = xr_agreement.report(crowd)
+    facts = rep.design["annotators"]
     assert "pair_observed" not in facts and "pair_agreement" not in facts
+    # a format-3 reader needs the matrices: the JSON says format 4
+    assert json.loads(rep.to_json())["format"] == "xr-agreement-report/4"
     pairs = facts["pairs"]
     matrices = xr_agreement.annotators(crowd)
     decided = ~np.isnan(crowd.values)

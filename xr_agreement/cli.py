@@ -10,7 +10,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import sys
 
 
@@ -183,7 +182,7 @@ def _add_disagreements(commands) -> None:
 
 
 def _run_disagreements(args) -> str:
-    from ._core.safe_text import join_ids, spreadsheet_cell, visible
+    from ._core.safe_text import join_ids, json_text, spreadsheet_cell, visible
     from .diagnostics import disagreements
     from .report.render import _json_safe
 
@@ -200,9 +199,7 @@ def _run_disagreements(args) -> str:
         # of ids as lists, NaN as null (the JSON report's rule)
         records = _json_safe(table.to_dict(orient="records"))
         text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
-        # json escapes the C0 controls only: C1 controls and bidi overrides as \uXXXX too,
-        # the same strings once parsed
-        return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+        return json_text(text)  # C1 controls and bidi overrides as \uXXXX too
     # ids inside the joined cells: "\\" and ";" escaped by "\\", so that the cells split
     # back exactly; then the spreadsheet rule on every text cell (docs/next_steps.md)
     table = table.assign(**{c: table[c].map(join_ids) for c in sets})
@@ -214,10 +211,6 @@ def _run_disagreements(args) -> str:
                                                  else v) for c in text_columns})
     table = table.assign(**{c: table[c].map(spreadsheet_cell) for c in text_columns})
     return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
-
-
-# what json.dumps(ensure_ascii=False) leaves raw but a terminal may act on
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _decisions(args):

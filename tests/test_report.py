@@ -20,6 +20,7 @@ from oracle import oracle_mla, oracle_mla_missing
 
 import xr_agreement
 from xr_agreement.report import Report
+from xr_agreement.report.document import JSON_FORMAT
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 MLA_MODULE = sys.modules["xr_agreement.mla.api"]  # the module report() calls mla() from
@@ -324,13 +325,35 @@ def test_ci_options_need_ci(example):
 
 def test_reports_of_an_earlier_format_are_refused_with_the_reason(example):
     text = xr_agreement.report(example).to_json()
+    current = f'"{JSON_FORMAT}"'
     for earlier in ("1", "2"):  # 1: other variable names; 2: no summary block
-        old = text.replace('"xr-agreement-report/3"', f'"xr-agreement-report/{earlier}"')
+        old = text.replace(current, f'"xr-agreement-report/{earlier}"')
         with pytest.raises(ValueError, match="earlier version .other variable names or "
-                           "entries.; this version reads 'xr-agreement-report/3'"):
+                           f"entries.; this version reads '{JSON_FORMAT}'"):
             xr_agreement.Report.from_json(old)
     with pytest.raises(ValueError, match="not an"):
-        xr_agreement.Report.from_json(text.replace('"xr-agreement-report/3"', '"something"'))
+        xr_agreement.Report.from_json(text.replace(current, '"something"'))
+
+
+def test_reports_of_a_later_format_say_to_update(example):
+    later = xr_agreement.report(example).to_json().replace(
+        f'"{JSON_FORMAT}"', '"xr-agreement-report/99"')
+    with pytest.raises(ValueError, match="by a later version; .* update xr_agreement"):
+        xr_agreement.Report.from_json(later)
+
+
+def test_reports_of_format_3_are_still_read(example):
+    """Format 3 (before the "pairs" form of many annotators and the reader's notes) is
+    format 4 without those entries: such a JSON reads and renders as the report itself."""
+    rep = xr_agreement.report(example)
+    data = json.loads(rep.to_json())
+    assert data["format"] == "xr-agreement-report/4"
+    data["format"] = "xr-agreement-report/3"
+    del data["design"]["reading_notes"]
+    assert "pairs" not in data["design"]["annotators"]
+    restored = xr_agreement.Report.from_json(json.dumps(data))
+    assert str(restored) == str(rep)
+    assert restored.to_markdown() == rep.to_markdown()
 
 
 # ---------------------------------------------------------------------------------------

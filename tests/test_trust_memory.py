@@ -162,6 +162,28 @@ def test_sparse_counts_on_integer_decisions_give_the_dense_numbers(pair_counts):
     xr.testing.assert_identical(sparse, dense)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_sparse_counts_give_the_dense_numbers_on_small_random_designs(pair_counts, seed):
+    """What annotators() accepts, small and varied: bool, integer and float input, two to
+    five annotators, items nobody or one annotator decided, an extra dim, every baseline;
+    the sparse counts forced (the rule takes them for crowd float input only)."""
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 8)), int(rng.integers(2, 6)), int(rng.integers(1, 4)))
+    values = (rng.random(shape) < 0.4).astype(float)
+    kind = ("bool", "int8", "float", "extra dim")[seed % 4]
+    if kind in ("float", "extra dim"):
+        values[rng.random(shape) < rng.random()] = np.nan
+        values[rng.random(shape[:2]) < rng.random()] = np.nan  # whole items skipped
+    da = xr.DataArray(values.astype(kind) if kind in ("bool", "int8") else values, dims=DIMS)
+    if kind == "extra dim":
+        other = values.copy()
+        other[rng.random(shape) < 0.3] = np.nan
+        da = xr.concat([da, da.copy(data=other)], dim="round").transpose(
+            "item", "round", "annotator", "label")
+    dense, sparse = dense_and_sparse(pair_counts, da, baseline="all")
+    xr.testing.assert_identical(sparse, dense)
+
+
 def test_sparse_counts_with_an_extra_dim(pair_counts):
     first = crowd_decisions(n_items=40, n_annotators=15, seed=10)
     second = crowd_decisions(n_items=40, n_annotators=15, seed=11, per_item=2)
@@ -265,8 +287,11 @@ def few_pair_matrices(monkeypatch):
 
 def test_report_facts_of_many_annotators_list_the_pairs(few_pair_matrices):
     crowd = crowd_decisions(n_items=60, n_annotators=40, seed=17)
-    facts = xr_agreement.report(crowd).design["annotators"]
+    rep = xr_agreement.report(crowd)
+    facts = rep.design["annotators"]
     assert "pair_observed" not in facts and "pair_agreement" not in facts
+    # a format-3 reader needs the matrices: the JSON says format 4
+    assert json.loads(rep.to_json())["format"] == "xr-agreement-report/4"
     pairs = facts["pairs"]
     matrices = xr_agreement.annotators(crowd)
     decided = ~np.isnan(crowd.values)

@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -203,6 +204,21 @@ def test_html_report_figures_show_dollar_signs_as_text():
                                 labels=labels)
     page = xr_agreement.report(da).to_html()
     assert len(re.findall(r'src="data:image/png;base64,', page)) == 4
+
+
+def test_html_report_figures_show_control_characters_as_escapes():
+    # a label drawn raw: matplotlib warned "Glyph 27 (\x1b) missing" on stderr, an ESC
+    # reaching the terminal of `xr-agreement report --format html`
+    pytest.importorskip("matplotlib")
+    labels = ["\x1b[31mred", "bell\x07", "plain"]
+    da = xr_agreement.from_sets([("i", "a\x1b]0;x", labels[:2]), ("i", "b", labels[:1]),
+                                 ("j", "a\x1b]0;x", labels[2:]), ("j", "b", labels[1:])],
+                                labels=labels)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        page = xr_agreement.report(da).to_html()
+    assert len(re.findall(r'src="data:image/png;base64,', page)) == 4
+    assert not [w for w in caught if RAW_CONTROL.search(str(w.message))], caught
 
 
 def test_cli_markdown_with_a_hostile_file_name(tmp_path, capsys):

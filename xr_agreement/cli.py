@@ -9,12 +9,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
-import re
 import sys
 
-import numpy as np
 
 EXAMPLE = """examples:
   xr-agreement report
@@ -185,8 +182,9 @@ def _add_disagreements(commands) -> None:
 
 
 def _run_disagreements(args) -> str:
-    from ._core.safe_text import join_ids, spreadsheet_cell, visible
+    from ._core.safe_text import join_ids, json_text, spreadsheet_cell, visible
     from .diagnostics import disagreements
+    from .report.render import _json_safe
 
     output = args.output or ""
     extension = os.path.splitext(output)[1].lower()
@@ -197,13 +195,11 @@ def _run_disagreements(args) -> str:
     sets = ["positive_annotators", "negative_annotators"]
     if extension == ".json":
         # written from Python values, not DataFrame.to_json (which rounds floats to 10
-        # digits): json writes a float's repr, which reads back as the same float
-        columns = {column: _json_column(table[column]) for column in table.columns}
-        records = [dict(zip(columns, row)) for row in zip(*columns.values())]
+        # digits): json writes a float's repr, which reads back as the same float; tuples
+        # of ids as lists, NaN as null (the JSON report's rule)
+        records = _json_safe(table.to_dict(orient="records"))
         text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
-        # json escapes the C0 controls only: C1 controls and bidi overrides as \uXXXX too,
-        # the same strings once parsed
-        return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+        return json_text(text)  # C1 controls and bidi overrides as \uXXXX too
     # ids inside the joined cells: "\\" and ";" escaped by "\\", so that the cells split
     # back exactly; then the spreadsheet rule on every text cell (docs/next_steps.md)
     table = table.assign(**{c: table[c].map(join_ids) for c in sets})
@@ -215,33 +211,6 @@ def _run_disagreements(args) -> str:
                                                  else v) for c in text_columns})
     table = table.assign(**{c: table[c].map(spreadsheet_cell) for c in text_columns})
     return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
-
-
-# what json.dumps(ensure_ascii=False) leaves raw but a terminal may act on
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def _json_column(column) -> list:
-    """A column of the disagreements table as JSON values: Python scalars (``tolist``), tuples
-    of ids as lists, NaN as null, anything else JSON cannot hold as its text."""
-    values = column.tolist()
-    if column.dtype.kind == "f":
-        return [value if math.isfinite(value) else None for value in values]
-    if column.dtype.kind in "biu":
-        return values
-    return [_json_value(value) for value in values]
-
-
-def _json_value(value):
-    if isinstance(value, tuple):
-        return [_json_value(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
 
 
 def _decisions(args):

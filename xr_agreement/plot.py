@@ -17,6 +17,8 @@ import io
 import numpy as np
 import xarray as xr
 
+from ._core.safe_text import visible
+
 PALETTE = {"F": "#0969da", "AC1": "#cf222e", "PB": "#1a7f37"}
 MARKERS = {"F": "o", "AC1": "s", "PB": "D"}
 
@@ -64,8 +66,10 @@ def _tick_size(count: int) -> float:
 
 
 def _name(value, names):
+    """A label or id as drawn: control characters shown as escapes, as in the text report
+    (drawn raw, matplotlib warned "Glyph 27 (ESC) missing", the ESC reaching the terminal)."""
     name = (names or {}).get(str(value))
-    return f"{value} {name}" if name and name != str(value) else str(value)
+    return visible(f"{value} {name}" if name and name != str(value) else str(value))
 
 
 def _used(ds, label, drop_unused):
@@ -186,7 +190,7 @@ def plot_items(result, baseline: str | None = None, *, ax=None, n_named: int = 3
         ax.scatter(data, rank, s=22, color="#57606a", zorder=2)
         for position in named_positions:
             ax.scatter(data[position], rank[position], s=30, color="#cf222e", zorder=3)
-            ax.annotate(str(ids[position]), (data[position], rank[position]),
+            ax.annotate(_name(ids[position], None), (data[position], rank[position]),
                         xytext=(6, -3), textcoords="offset points", **red)
         ax.set_ylabel("items, sorted")
         ax.set_yticks([])
@@ -196,7 +200,7 @@ def plot_items(result, baseline: str | None = None, *, ax=None, n_named: int = 3
         ax.plot(data, np.zeros_like(data), "|", color="#1f2328", markersize=10)
         top = ax.get_ylim()[1]
         for step, position in enumerate(named_positions):
-            ax.annotate(str(ids[position]), (data[position], 0),
+            ax.annotate(_name(ids[position], None), (data[position], 0),
                         xytext=(data[position], top * (0.9 - 0.08 * (step % 10))),
                         arrowprops={"arrowstyle": "-", "color": "#cf222e", "linewidth": 0.8},
                         ha="center", **red)

@@ -13,6 +13,8 @@ rules (docs/report.md and docs/next_steps.md state them):
   code, a block marker at the start of a line), then :func:`visible`.
 - :func:`spreadsheet_cell`: the OWASP "CSV Injection" rule for text cells, a ``'`` before a
   cell that a spreadsheet would run as a formula.
+- :func:`json_text`: JSON written with ``ensure_ascii=False`` keeps non-ASCII text readable;
+  the characters :func:`visible` escapes and JSON leaves raw are written as ``\\uXXXX``.
 - :func:`join_ids` / :func:`split_ids`: several ids in one cell, separated by ``;``, with
   ``\\`` and ``;`` inside an id escaped by ``\\`` so that the cell splits back exactly.
 """
@@ -24,7 +26,10 @@ import re
 # C0 controls, DEL, C1 controls, line and paragraph separators (U+2028, U+2029), the
 # bidirectional embeddings and overrides (U+202A-U+202E) and isolates (U+2066-U+2069); the
 # marks LRM, RLM and ALM stay, as right-to-left text needs them
-_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_BEYOND_C0 = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_INVISIBLE = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+# what json.dumps(ensure_ascii=False) leaves raw (it escapes the C0 controls only)
+_RAW_IN_JSON = re.compile(f"[{_BEYOND_C0}]")
 
 
 def _escape(match) -> str:
@@ -43,6 +48,20 @@ def visible(text: str) -> str:
     'café שלום'
     """
     return _INVISIBLE.sub(_escape, text)
+
+
+def json_text(text: str) -> str:
+    """JSON text of ``json.dumps(..., ensure_ascii=False)`` with the characters it leaves raw
+    that :func:`visible` escapes (DEL, C1, separators, bidi) written as ``\\uXXXX``: the same
+    strings once parsed, nothing a terminal acts on.
+
+    Examples
+    --------
+    >>> import json
+    >>> json_text(json.dumps(["café", "\\x1b", "\\u202e"], ensure_ascii=False))
+    '["café", "\\\\u001b", "\\\\u202e"]'
+    """
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 # the characters markdown (CommonMark, GitHub) reads as markup inside a line, backslash among

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.arrays import _plain
+from .._core.safe_text import visible
 from ..diagnostics import confusions
 from ..diagnostics.annotators import pair_table
 
@@ -255,7 +256,7 @@ def pair_heat_map(facts):
     """matplotlib Figure: pair observed agreement and pair coefficient side by side."""
     import matplotlib.pyplot as plt
 
-    ids = [str(v) for v in facts["ids"]]
+    ids = [visible(str(v)) for v in facts["ids"]]  # drawn as the text report shows them
     panels = (("pair_observed", "observed agreement A_o"),
               ("pair_agreement", f"A_ml ({facts['baseline']})"))
     # capped: the figure's pixels grow with its area (400 annotators uncapped: gigabytes)

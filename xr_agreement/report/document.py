@@ -27,9 +27,9 @@ from .diagnostics import annotators_section, confusions_section, diagnostic_fact
 from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
                      _interval_settings, _json_safe, _plain, _render_html, _RenderedReport)
 
-
-
-JSON_FORMAT = "xr-agreement-report/3"
+# 4: "pairs" in place of the pair matrices above 1,000 annotators (diagnostic_facts); 3,
+# always the matrices and no "reading_notes", is a case of 4 and still read
+JSON_FORMAT, JSON_FORMATS_READ = "xr-agreement-report/4", ("xr-agreement-report/3",)
 
 
 # the default sensitivity analysis; when the primary is one of them, the other baselines
@@ -316,7 +316,7 @@ class Report(_RenderedReport):
         The choices the report was made with (baselines, ci, labels_fixed, ...).
     """
 
-    _json_format = JSON_FORMAT
+    _json_format, _json_formats_read = JSON_FORMAT, JSON_FORMATS_READ
     _kind = "xr-agreement report"
 
     def __init__(self, result: xr.Dataset, used_result: xr.Dataset | None, design: dict,

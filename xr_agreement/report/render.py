@@ -31,6 +31,7 @@ class _RenderedReport:
     with a format tag checked on reading."""
 
     _json_format = None  # the "format" entry of to_dict / to_json
+    _json_formats_read = ()  # earlier formats from_json still reads (their entries a subset)
     _kind = None  # what the format error calls it
 
     def __str__(self) -> str:
@@ -50,9 +51,15 @@ class _RenderedReport:
     def _json_data(cls, text: str) -> dict:
         data = json.loads(text)
         found = data.get("format")
-        if found != cls._json_format:
+        if found != cls._json_format and found not in cls._json_formats_read:
             family, _, version = str(found).rpartition("/")
+            ours = cls._json_format.rpartition("/")[2]
             if family == cls._json_format.rpartition("/")[0]:
+                if version.isdigit() and int(version) > int(ours):
+                    raise ValueError(
+                        f"this {cls._kind} was written in format {found!r}, by a later "
+                        f"version; this version reads {cls._json_format!r}: update "
+                        "xr_agreement or recompute the report from the annotations")
                 # format 1 used the variable names from before docs/vocabulary.md; format 2
                 # of the report had no summary block and no reading facts
                 raise ValueError(

@@ -315,3 +315,27 @@ def test_the_approved_only_fixtures_are_no_full_export():
         da = read_annotations(folder / name)
         assert da.attrs["empty_label_lists"] == {"bob": 1} and "notes" not in da.attrs
         assert da.sel(item=2, annotator="bob").values.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+# ---------------------------------------------------------------------------------------
+# review of issue 28
+# ---------------------------------------------------------------------------------------
+
+def test_a_jsonl_label_given_as_text_holding_the_separator_is_never_cut(tmp_path, capsys):
+    # doccano's JSONL holds a list; a label written as a string went through the CSV
+    # split at "#", and "C#" was cut to "C", agreeing with bob's "C"
+    path = make_zip(tmp_path / "export.zip", {
+        "alice.jsonl": lines({"id": 1, "text": "a", "label": "C#"},
+                             {"id": 2, "text": "b", "label": "C"}),
+        "bob.jsonl": lines({"id": 1, "text": "a", "label": "C"},
+                           {"id": 2, "text": "b", "label": "C"})})
+    refused(capsys, path, "alice.jsonl", "line 1", "empty part")
+
+
+def test_a_csv_error_names_the_line_its_row_starts_on(tmp_path, capsys):
+    # doccano's CSV holds the example's text, which may span lines (quoted): the row that
+    # starts on line 5 was named "line 3"
+    path = tmp_path / "alice.csv"
+    path.write_text('id,text,label\n1,"first\nsecond\nthird",pos\n2,"x",C#\n')
+    err = refused(capsys, path, "row 2")
+    assert "line 5" in err, err

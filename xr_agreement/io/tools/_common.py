@@ -149,7 +149,8 @@ def _malformed(error: json.JSONDecodeError) -> str:
 
 
 def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
-    """A CSV as text cells (no NA guessing); header = line 1, data row r = line r + 1."""
+    """A CSV as text cells (no NA guessing); ``attrs["lines"]``: the line each data row
+    starts on (:func:`line_of`; a quoted cell may span lines)."""
     text = read_text(path) if text is None else text
     if not text.strip():
         raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
@@ -158,6 +159,13 @@ def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
         raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
     table.columns = [str(c).strip() for c in table.columns]
     return table
+
+
+def line_of(table, position):
+    """The line data row ``position`` (from 0) starts on in a text table (read by
+    :func:`read_delimited`, which knows where a quoted cell spans lines), else None."""
+    lines = table.attrs.get("lines")
+    return int(lines[position]) if lines is not None and position < len(lines) else None
 
 
 def member_files(path) -> list[tuple[str, str]]:

@@ -52,7 +52,8 @@ def _records(path) -> tuple[list[tuple[int, dict]], Where]:
         return [(i + 1, r) for i, r in enumerate(table.to_dict("records"))], Where(path)
     if name.endswith((".csv", ".tsv")):
         table = read_csv(path, sep="\t" if name.endswith(".tsv") else ",")
-        return [(i + 1, r) for i, r in enumerate(table.to_dict("records"))], Where(path)
+        return ([(i + 1, r) for i, r in enumerate(table.to_dict("records"))],
+                Where(path, lines=table.attrs["lines"]))
     records, kind = load_json_records(path, read_text(path))
     return records, Where(path, kind="line" if kind == "lines" else "row")
 
@@ -131,9 +132,22 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
     else:
         questions = [k for k in keys if any(_is_v1(r.get(k)) for _, r in records)]
         question = _choose(questions, control, where)
+        given = {}  # an id the file gives -> its row: a row number must not be one of them
         for row, record in records:
             record_id = next((record[k] for k in ("external_id", "id")
-                              if not blank(record.get(k))), row)
+                              if not blank(record.get(k))), None)
+            if record_id is not None:
+                given.setdefault(str(scalar_id(record_id, where, row, "external_id")), row)
+        for row, record in records:
+            record_id = next((record[k] for k in ("external_id", "id")
+                              if not blank(record.get(k))), None)
+            if record_id is None:  # external_id is optional: the record is named by its row
+                record_id = row
+                if str(row) in given:
+                    raise where(f"a record without external_id (named by its row, {row}) "
+                                f"beside the record of external_id {row} (row "
+                                f"{given[str(row)]}): they would be one item; give every "
+                                "record an external_id, or none", row, "external_id")
             responses = _listed(record.get(question), where, row, question)
             if not isinstance(responses, list):
                 raise where("responses must be a list of {user_id, value, status}", row,

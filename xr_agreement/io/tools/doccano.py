@@ -40,8 +40,8 @@ import os
 import numpy as np
 
 from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
-                      label_text, load_json_records, member_files, read_csv, read_text,
-                      scalar_id)
+                      label_text, line_of, load_json_records, member_files, read_csv,
+                      read_text, scalar_id)
 
 EXTENSIONS = (".jsonl", ".json", ".csv")
 
@@ -114,27 +114,27 @@ def _jsonl(name, text, who, path, sep, universe=None):
     for line, record in records:
         if record.get("id") in (None, ""):
             raise where("a record without id", line, "id")
-        scalar_id(record["id"], where, line, "id")
+        item_id = scalar_id(record["id"], where, line, "id")  # 1.0 is the example 1
         key = "label" if "label" in record else "labels" if "labels" in record else None
         if key is None:  # no decision recorded for this example: dropped "no label field"
-            out.append(Annotation(record["id"], who, None, line=line,
+            out.append(Annotation(item_id, who, None, line=line,
                                   row=line if kind == "array" else None))
             continue
         value = record[key]
-        if isinstance(value, str):
-            chosen = cell_labels(value, sep, where, line, key)
+        if isinstance(value, str):  # labels joined as in the CSV: never cut at a separator
+            chosen = _split_cell(value, sep, universe, where, line, key)
         elif isinstance(value, list):
             chosen = [_span_or_label(v, where, line, key) for v in value]
         else:
             raise where(f"label must be a list, got {value!r}", line, key)
-        out.append(Annotation(record["id"], who, list(dict.fromkeys(chosen)), line=line,
+        out.append(Annotation(item_id, who, list(dict.fromkeys(chosen)), line=line,
                               column=key, row=line if kind == "array" else None))
     return out
 
 
 def _csv(name, text, who, path, sep, universe=None):
-    where = Where(path, line_offset=1)
     table = read_csv(path, text)
+    where = Where(path, lines=table.attrs["lines"])  # a quoted text may span lines
     lower = {c.lower(): c for c in table.columns}
     for needed in ("id", "label"):
         if needed not in lower:
@@ -147,7 +147,7 @@ def _csv(name, text, who, path, sep, universe=None):
             raise where("empty id: every row needs an example id", row, lower["id"])
         chosen = _split_cell(cell, sep, universe, where, row, lower["label"])
         out.append(Annotation(item.strip(), who, list(dict.fromkeys(chosen)), row=row,
-                              column=lower["label"], line=row + 1))
+                              column=lower["label"], line=line_of(table, position)))
     return out
 
 

@@ -493,3 +493,33 @@ def test_json_lines_are_split_at_newlines_only(tmp_path):
     da = read_annotations(path)
     assert da.attrs["reader"] == "prodigy"
     assert da.sel(item=1).values.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+
+
+# --------------------------------------------------------------------------------------
+# review of issue 28: a quoted cell the file ends inside
+# --------------------------------------------------------------------------------------
+
+
+def test_a_quote_never_closed_is_refused_not_the_rest_of_the_file_as_one_cell(tmp_path,
+                                                                              capsys):
+    # the csv module takes everything after an unclosed quote as one cell: the rows of
+    # items s2 and s3 vanished into bob's label of s1 (pandas refused: "EOF inside string")
+    path = write(tmp_path / "votes.csv", 'item,annotator,labels\ns1,ann,x\ns1,bob,"x\n'
+                 "s2,ann,y\ns2,bob,y\ns3,ann,x\ns3,bob,y\n")
+    refused(path, capsys, "line 3", "never closed")
+    # a download cut inside the last row's quoted labels: "pos;ne" is not two labels
+    cut = write(tmp_path / "cut.csv", 'task,worker,label\nt1,w1,pos\nt1,w2,"pos;ne')
+    refused(cut, capsys, "line 3", "never closed", tool="crowd")
+    # the same through a quoted multi-line cell before it: the line its row starts on
+    multi = write(tmp_path / "multi.csv", 'item,annotator,labels\ns1,ann,"x\ny"\n'
+                  's1,bob,"x\n')
+    refused(multi, capsys, "line 4", "never closed")
+
+
+def test_text_after_a_closing_quote_is_read_as_before(tmp_path):
+    # pandas read '"x" y' as the cell 'x y'; the csv module's strict mode refuses it, so
+    # such a file is read leniently, as it was
+    path = write(tmp_path / "votes.csv", 'item,annotator,labels\ns1,ann,"x" y\ns1,bob,y\n')
+    da = read_annotations(path)
+    assert da.sel(item="s1", annotator="ann", label="x y").item() == 1.0
+    assert da.sel(item="s1", annotator="bob", label="y").item() == 1.0

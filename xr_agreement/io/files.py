@@ -196,26 +196,58 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
 
 
 def _csv_records(path, sep, text, nrows) -> tuple[list, list | None]:
-    """The records of a CSV and the line each starts on (None: record i is on line i + 1)."""
+    """The records of a CSV and the line each starts on (None: record i is on line i + 1).
+
+    A quoted cell still open at the end of the file (a download cut inside it) is refused
+    naming the line it opens on: the csv module would take the rest of the file as that
+    cell, swallowing the rows after it (pandas' parser refused it: "EOF inside string").
+    Its strict mode tells that case; a file it refuses for another reason (text after a
+    closing quote, ``"a" b``, which pandas reads) is read again leniently."""
     def handle():
         return io.StringIO(text, newline="") if text is not None else _open_text(path)
 
-    if nrows is None:  # the fast path: one record per line
+    def parse(strict: bool, track: bool):
+        records, starts, last = [], [], 0
         with handle() as stream:
-            reader = csv.reader(stream, delimiter=sep)
-            records = list(reader)
-        if reader.line_num == len(records):
-            return records, None
-    records, starts, last = [], [], 0
-    with handle() as stream:
-        reader = csv.reader(stream, delimiter=sep)
-        for fields in reader:
-            records.append(fields)
-            starts.append(last + 1)
-            last = reader.line_num
-            if nrows is not None and len(records) > 2 * nrows + 10:
-                break  # enough for nrows data rows but for many blank lines
-    return records, starts
+            reader = csv.reader(stream, delimiter=sep, strict=strict)
+            try:
+                for fields in reader:
+                    records.append(fields)
+                    if track:
+                        starts.append(last + 1)
+                        last = reader.line_num
+                        if nrows is not None and len(records) > 2 * nrows + 10:
+                            break  # enough for nrows data rows but for many blank lines
+            except csv.Error as error:
+                if strict and "unexpected end of data" in str(error):
+                    raise _Unclosed(last + 1 if track else None) from None
+                raise
+        return records, (starts if track else None), reader.line_num
+
+    try:
+        if nrows is None:  # the fast path: one record per line
+            records, _, line_num = parse(strict=True, track=False)
+            if line_num == len(records):
+                return records, None
+        return parse(strict=True, track=True)[:2]
+    except _Unclosed as unclosed:
+        line = unclosed.line
+        if line is None:  # the fast path does not track lines: read again to name it
+            try:
+                parse(strict=True, track=True)
+            except _Unclosed as located:
+                line = located.line
+        raise AnnotationFileError("the row starting on this line opens a quoted cell that "
+                                  "is never closed: the file ends inside it (a truncated "
+                                  "download?); export the file again", path=path,
+                                  line=line) from None
+    except csv.Error:
+        return parse(strict=False, track=True)[:2]
+
+
+class _Unclosed(Exception):
+    def __init__(self, line):
+        self.line = line
 
 
 def _field_count_error(path, line, count, header) -> AnnotationFileError:

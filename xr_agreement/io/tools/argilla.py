@@ -21,7 +21,9 @@ left unanswered; a response with no ``value`` field at all is refused (Argilla w
 ``"value": null``). The item is the record's ``id`` (v1: ``external_id``, else ``id``, else
 the row number); the annotator is the user id. An id is the id it is: a whole number
 written as a float (``1.0``) is that integer, any other number stays itself (``1.5`` and
-``1`` are two items), a non-finite number is refused. A file with several label questions
+``1`` are two items), a non-finite number is refused; a v1 record without ``external_id``
+(it is optional) named by its row number is refused when that number is another record's
+``external_id`` (the two would be one item). A file with several label questions
 needs ``control=``.
 """
 

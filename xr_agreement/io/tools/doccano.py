@@ -27,7 +27,8 @@ a member who confirmed nothing) is left out and named in ``attrs["notes"]``. A f
 opened from one given no label: refused unless ``empty_list`` says which ("missing" or
 "no-label"); with it, a member whose every list is empty is not an annotator. A CSV cell with
 an empty part between separators (a label holding ``#``) is refused, or split by the declared
-labels the one way it can be. ``all.jsonl`` (collaborative mode) has no annotator and is
+labels the one way it can be; a JSONL ``label`` written as one string follows the CSV rule.
+``all.jsonl`` (collaborative mode) has no annotator and is
 refused. ``unknown.jsonl`` beside users' files, holding only examples with no label, is
 doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator, not read.
 Zip members are read under :mod:`.archive`'s bounds and name rules.
@@ -246,7 +247,9 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
             f"a full export: every member's file lists the same {full[0]} examples and "
             f"{full[1]} label lists are empty, which may be examples never opened as well as "
             "examples given no label; export again with \"export approved only\" ticked, or "
-            "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list)")
+            "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list; "
+            "an approved-only export where every member confirmed every example looks the "
+            "same, and its empty lists are 'no-label')")
     annotations, dropped, empty, notes = [], Dropped(), {}, []
     if empty_members:
         notes.append(f"doccano: {len(empty_members)} member file(s) empty, members who "

@@ -523,3 +523,22 @@ def test_text_after_a_closing_quote_is_read_as_before(tmp_path):
     da = read_annotations(path)
     assert da.sel(item="s1", annotator="ann", label="x y").item() == 1.0
     assert da.sel(item="s1", annotator="bob", label="y").item() == 1.0
+
+
+def test_a_json_record_without_the_labels_key_is_not_chose_no_label(tmp_path, capsys):
+    # the JSON lines counterpart of a CSV row missing its label field: pandas fills the
+    # absent key with NaN, which read as an empty cell, "chose no label" (b on item 1 was
+    # all 0); the line is named (the blank line 2 is skipped)
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                 '\n{"item": 1, "annotator": "b"}\n'
+                 '{"item": 2, "annotator": "a", "labels": ["y"]}\n'
+                 '{"item": 2, "annotator": "b", "labels": []}\n')
+    refused(path, capsys, "row 2 (line 3)", "no 'labels' key")
+    long = write(tmp_path / "long.jsonl", '{"item": 1, "annotator": "a", "label": "x", '
+                 '"value": 1}\n{"item": 1, "annotator": "b", "label": "x"}\n')
+    refused(long, capsys, "line 2", "no 'value' key")
+    # an explicit empty list is read as before, and so is a key no record has
+    path.write_text('{"item": 1, "annotator": "a", "labels": ["x"], "note": "n"}\n'
+                    '{"item": 1, "annotator": "b", "labels": []}\n')
+    da = read_annotations(path)
+    assert da.sel(item=1).values.tolist() == [[1], [0]]

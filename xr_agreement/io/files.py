@@ -285,7 +285,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
         table = read_delimited(path, "," if format == "csv" else "\t")
         return table, 2
     if format == "jsonl":
-        records = []
+        records, numbers = [], []
         with open(path, encoding="utf-8") as handle:
             for number, text in enumerate(handle, start=1):
                 if not text.strip():
@@ -300,9 +300,20 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
                         f"each line must be a JSON object, got {type(record).__name__}",
                         path=path, line=number)
                 records.append(record)
+                numbers.append(number)
         if not records:
             raise AnnotationFileError("the file is empty (no records)", path=path, line=1)
-        return pd.DataFrame.from_records(records), None
+        table = pd.DataFrame.from_records(records)
+        table.attrs["lines"] = np.asarray(numbers, dtype=np.int64)  # blank lines skipped
+        # a key some records lack: pandas fills NaN, which reads as an empty cell
+        keys = set().union(*records)
+        absent = {}
+        for position, record in enumerate(records):
+            if len(record) != len(keys):
+                for key in keys.difference(record):
+                    absent.setdefault(key, position)
+        table.attrs["absent"] = absent
+        return table, None
     try:
         return pd.read_parquet(path), None
     except Exception as error:  # noqa: BLE001 - pyarrow raises several unrelated types
@@ -523,10 +534,13 @@ def read_table_annotations(
         column = _pick_column(table, labels_column, LABELS_COLUMNS, "labels", locate, False)
         if column is None:  # a "label" column holding one label (or a list) per annotation
             column = _pick_column(table, label_column, LABEL_COLUMNS, "labels", locate)
+        _refuse_absent(table, column, locate)
         da = _sets(table, ids, column, universe, sep, locate, item, annotator, label)
     else:
         label_col = _pick_column(table, label_column, LABEL_COLUMNS, "label", locate)
         value_col = _pick_column(table, value_column, VALUE_COLUMNS, "value", locate, False)
+        for column in (label_col, value_col):
+            _refuse_absent(table, column, locate)
         da = _long(table, ids, label_col, value_col, universe, locate, item, annotator, label)
     if names is not None:
         da = da.assign_coords(label_name=(label, [n or str(v) for n, v in
@@ -562,6 +576,15 @@ def _ids(table, columns, locate) -> dict[str, list]:
             values = [_number_text(v) for v in values]  # JSON 1 and "1": one id
         out[column] = ids_as_coordinate(values)
     return out
+
+
+def _refuse_absent(table, column, locate) -> None:
+    """JSON lines: a record without the labels (or 0/1 value) key that other records have is
+    damaged or foreign, not "chose no label" as an empty cell is; refused naming its line."""
+    position = table.attrs.get("absent", {}).get(column)
+    if position is not None:
+        raise locate(f"the record has no {column!r} key, which other records have: a damaged "
+                     "record? Write [] where no label was chosen", position, column)
 
 
 def _check_duplicates(keys: list[tuple], columns: list[str], locate, hint=""):

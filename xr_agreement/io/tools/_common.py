@@ -20,7 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from ..cells import (SEPARATORS, blank, cell_labels, joined_labels, label_text,  # noqa: F401 (for readers)
-                     non_finite, parse_json)
+                     non_finite, parse_json, parse_list_text)
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 from .archive import folder_texts, zip_texts
 

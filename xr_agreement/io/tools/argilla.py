@@ -29,8 +29,6 @@ needs ``control=``.
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 
 import numpy as np
@@ -38,7 +36,7 @@ import pandas as pd
 
 from ..files import AnnotationFileError
 from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
-                      parse_json, read_csv, read_text, scalar_id)
+                      parse_list_text, read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
 UNANSWERED = "submitted without a value"
@@ -66,12 +64,9 @@ def _listed(value, where, row, column):
         return value.tolist()
     if isinstance(value, str) and value.strip()[:1] in "[{":
         try:
-            return parse_json(value)  # NaN and nesting too deep: a JSONDecodeError
-        except json.JSONDecodeError:
-            try:
-                return ast.literal_eval(value)
-            except (ValueError, SyntaxError, RecursionError, MemoryError):
-                raise where(f"cannot parse the list {value[:60]!r}", row, column) from None
+            return parse_list_text(value)  # JSON, or the Python repr of a list
+        except ValueError:
+            raise where(f"cannot parse the list {value[:60]!r}", row, column) from None
     if blank(value):
         return []
     return value

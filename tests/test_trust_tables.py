@@ -542,3 +542,28 @@ def test_a_json_record_without_the_labels_key_is_not_chose_no_label(tmp_path, ca
                     '{"item": 1, "annotator": "b", "labels": []}\n')
     da = read_annotations(path)
     assert da.sel(item=1).values.tolist() == [[1], [0]]
+
+
+def test_a_json_lines_table_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows editors save UTF-8 with a BOM; the tool readers dropped it, the table reader
+    # refused line 1 ("Unexpected UTF-8 BOM")
+    path = tmp_path / "votes.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                     b'{"item": 1, "annotator": "b", "labels": []}\n')
+    da = read_annotations(path)
+    assert da.sel(item=1).values.tolist() == [[1], [0]]
+
+
+def test_a_label_file_with_a_byte_order_mark_declares_its_first_label(tmp_path, capsys):
+    # the BOM was read as part of the first label: "\ufeffx" is not "x", and the file's
+    # "x" was refused as outside the universe; a file that is not UTF-8 was a message
+    # without the file's name
+    votes = write(tmp_path / "votes.csv", "item,annotator,labels\ns1,a,x\ns1,b,y\n")
+    labels = tmp_path / "labels.txt"
+    labels.write_bytes(b"\xef\xbb\xbfx\ny\n")
+    da = read_annotations(votes, labels=str(labels))
+    assert da["label"].values.tolist() == ["x", "y"]
+    labels.write_bytes(b"caf\xe9\n")
+    with pytest.raises(AnnotationFileError, match="not UTF-8") as caught:
+        read_annotations(votes, labels=str(labels))
+    assert str(labels) in str(caught.value)

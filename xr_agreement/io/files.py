@@ -286,7 +286,7 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
         return table, 2
     if format == "jsonl":
         records, numbers = [], []
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # a BOM (Windows editors) dropped
             for number, text in enumerate(handle, start=1):
                 if not text.strip():
                     continue
@@ -398,19 +398,22 @@ def read_label_universe(path) -> tuple[list, list | None]:
     if not os.path.exists(path):
         raise AnnotationFileError("label universe file not found", path=path)
     labels, names, seen = [], [], {}
-    with open(path, encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            text = text.rstrip("\r\n")
-            if not text.strip() or text.lstrip().startswith("#"):
-                continue
-            value, _, name = text.partition("\t")
-            value = value.strip()
-            if value in seen:
-                raise AnnotationFileError(f"label {value!r} already declared on line "
-                                          f"{seen[value]}", path=path, line=number)
-            seen[value] = number
-            labels.append(value)
-            names.append(name.strip() or None)
+    try:  # a BOM (Windows editors) dropped, never part of the first label
+        with open(path, encoding="utf-8-sig") as handle:
+            lines = handle.read().split("\n")  # as the file's lines (\r\n, \r read as \n)
+    except UnicodeDecodeError as error:
+        raise AnnotationFileError(f"not UTF-8 text: {error.reason}", path=path) from None
+    for number, text in enumerate(lines, start=1):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        value, _, name = text.partition("\t")
+        value = value.strip()
+        if value in seen:
+            raise AnnotationFileError(f"label {value!r} already declared on line "
+                                      f"{seen[value]}", path=path, line=number)
+        seen[value] = number
+        labels.append(value)
+        names.append(name.strip() or None)
     if not labels:
         raise AnnotationFileError("the label universe file declares no labels", path=path)
     return labels, (names if any(n is not None for n in names) else None)

@@ -168,13 +168,15 @@ def line_of(table, position):
     return int(lines[position]) if lines is not None and position < len(lines) else None
 
 
-def member_files(path) -> list[tuple[str, str]]:
+def member_files(path, suffixes: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
     """(name, text) of the files in an export folder or a .zip, sorted by name; hidden files
-    and folders (``__MACOSX``) left out; names with forward slashes. Each member is read under
-    the bounds and name rules of :mod:`.archive` (a zip bomb or a hostile name is one line)."""
+    and folders (``__MACOSX``) left out, and with ``suffixes`` the files not named so (never
+    opened: a picture beside the export is no reason to refuse it); names with forward
+    slashes. Each member is read under the bounds and name rules of :mod:`.archive` (a zip
+    bomb or a hostile name is one line)."""
     if os.path.isdir(path):
-        return folder_texts(path)
-    return zip_texts(path)
+        return folder_texts(path, suffixes)
+    return zip_texts(path, suffixes)
 
 
 def is_collection(path) -> bool:

@@ -213,8 +213,7 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
                          f"{empty_list!r}")
     collection = is_collection(path) or os.fspath(path).lower().endswith(".zip")
     if collection:
-        members = [(n, t) for n, t in member_files(path)
-                   if os.path.splitext(n)[1].lower() in EXTENSIONS]
+        members = member_files(path, EXTENSIONS)
     else:
         members = [(os.path.basename(os.fspath(path)), read_text(path))]
     where = Where(path)

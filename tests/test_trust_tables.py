@@ -567,3 +567,14 @@ def test_a_label_file_with_a_byte_order_mark_declares_its_first_label(tmp_path, 
     with pytest.raises(AnnotationFileError, match="not UTF-8") as caught:
         read_annotations(votes, labels=str(labels))
     assert str(labels) in str(caught.value)
+
+
+def test_a_table_zipped_on_macos_is_read(tmp_path):
+    # macOS's "Compress" adds __MACOSX/._votes.csv beside votes.csv: the zip was refused as
+    # holding two files
+    path = tmp_path / "votes.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("votes.csv", "item,annotator,labels\ns1,a,x\ns1,b,y\n")
+        archive.writestr("__MACOSX/._votes.csv", b"\x00\x05\x16\x07 resource fork")
+    da = read_annotations(path)
+    assert da.sel(item="s1").values.tolist() == [[1, 0], [0, 1]]

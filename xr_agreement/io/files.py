@@ -129,7 +129,10 @@ def _open_text(path):
         return lzma.open(path, "rt", encoding="utf-8-sig", newline="")
     if name.endswith(".zip"):
         archive = zipfile.ZipFile(path)
-        members = [n for n in archive.namelist() if not n.endswith("/")]
+        # folders, hidden files and macOS's __MACOSX/._x left out (tools.archive.member_name)
+        members = [n for n in archive.namelist() if not n.endswith("/") and not any(
+            p.startswith(".") and p != "." or p == "__MACOSX"
+            for p in n.replace("\\", "/").split("/"))]
         if len(members) != 1:
             raise AnnotationFileError(f"a compressed table must hold one file, this zip holds "
                                       f"{len(members)}", path=path)

@@ -340,3 +340,13 @@ def test_mturk_error_names_the_line_its_row_starts_on(tmp_path, capsys):
     assert main(["report", str(path)]) == 2
     err = capsys.readouterr().err
     assert "row 2 (line 5)" in err, err
+
+
+def test_argilla_csv_error_names_the_line_its_row_starts_on(tmp_path, capsys):
+    # a flat record's text field may span lines (quoted): the row is named with its line
+    path = tmp_path / "records.csv"
+    path.write_text('id,text,label.responses,label.responses.users,label.responses.status\n'
+                    'r1,"first\nsecond","[""a""]","[""u1""]","[""submitted""]"\n'
+                    'r2,x,"[""a""]","[""u1""]","[""accepted""]"\n')
+    with pytest.raises(AnnotationFileError, match=r"row 2 \(line 4\)"):
+        read_annotations(path, tool="argilla")

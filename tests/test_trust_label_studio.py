@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from xr_agreement import read_annotations

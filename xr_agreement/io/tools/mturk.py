@@ -24,8 +24,8 @@ both marked, ``Reject`` on an ``Approved`` assignment or ``Approve`` on a ``Reje
 (a reversal not yet uploaded) are errors naming the row; the labels come from
 ``Answer.taskAnswers`` (a JSON cell, parsed, never taken as one label) or from the
 ``Answer.<label>.on`` columns (whose labels are then the universe, a box nobody ticked
-included); several crowd elements in ``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
-(MTurk gives a worker one assignment per HIT).
+included); several crowd elements in ``taskAnswers`` need ``control=``. The same worker
+twice on one HIT is an error (MTurk gives a worker one assignment per HIT).
 """
 
 from __future__ import annotations

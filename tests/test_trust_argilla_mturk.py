@@ -305,3 +305,48 @@ def test_prodigy_blank_annotator_id_is_refused(tmp_path):
     path.write_text(path.read_text().replace('"_session_id": "s- "', '"_session_id": " "'))
     with pytest.raises(AnnotationFileError, match="line 2"):
         read_annotations(path)
+
+
+# ------------------------------------------------------------------------------------------
+# review of issue 28
+# ------------------------------------------------------------------------------------------
+
+
+def test_argilla_v1_record_without_external_id_never_takes_another_records_id(tmp_path):
+    # FeedbackDataset records have an optional external_id (None where not given); the
+    # reader names such a record by its row, and row 2 became the item of external_id 2:
+    # u1 and u2 were compared on one item they never shared
+    rows = [{"external_id": 2, "text": "a", "label": [
+                {"user_id": "u1", "value": "pos", "status": "submitted"}]},
+            {"external_id": None, "text": "b", "label": [
+                {"user_id": "u2", "value": "neg", "status": "submitted"}]}]
+    path = _write_lines(tmp_path / "v1.jsonl", rows)
+    with pytest.raises(AnnotationFileError, match="line 2.*external_id 2"):
+        read_annotations(path, tool="argilla")
+    # ids that cannot collide: read, one item per record
+    rows[0]["external_id"] = "r-1"
+    da = read_annotations(_write_lines(tmp_path / "v1b.jsonl", rows), tool="argilla")
+    assert _decisions(da) == {("r-1", "u1"): {"pos"}, ("2", "u2"): {"neg"}}
+
+
+def test_mturk_error_names_the_line_its_row_starts_on(tmp_path, capsys):
+    # Input.<name> cells hold the task's text, which may span lines (quoted): the row that
+    # starts on line 5 was named "line 3"
+    path = tmp_path / "batch.csv"
+    path.write_text('HITId,WorkerId,AssignmentStatus,Input.text,Answer.taskAnswers\n'
+                    'h1,w1,Submitted,"first\nsecond\nthird","[{""s"": {""label"": ""a""}}]"\n'
+                    'h1,w2,Submitted,x,NaN\n')
+    capsys.readouterr()
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "row 2 (line 5)" in err, err
+
+
+def test_argilla_csv_error_names_the_line_its_row_starts_on(tmp_path, capsys):
+    # a flat record's text field may span lines (quoted): the row is named with its line
+    path = tmp_path / "records.csv"
+    path.write_text('id,text,label.responses,label.responses.users,label.responses.status\n'
+                    'r1,"first\nsecond","[""a""]","[""u1""]","[""submitted""]"\n'
+                    'r2,x,"[""a""]","[""u1""]","[""accepted""]"\n')
+    with pytest.raises(AnnotationFileError, match=r"row 2 \(line 4\)"):
+        read_annotations(path, tool="argilla")

@@ -315,3 +315,46 @@ def test_the_approved_only_fixtures_are_no_full_export():
         da = read_annotations(folder / name)
         assert da.attrs["empty_label_lists"] == {"bob": 1} and "notes" not in da.attrs
         assert da.sel(item=2, annotator="bob").values.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+# ---------------------------------------------------------------------------------------
+# review of issue 28
+# ---------------------------------------------------------------------------------------
+
+def test_a_jsonl_label_given_as_text_holding_the_separator_is_never_cut(tmp_path, capsys):
+    # doccano's JSONL holds a list; a label written as a string went through the CSV
+    # split at "#", and "C#" was cut to "C", agreeing with bob's "C"
+    path = make_zip(tmp_path / "export.zip", {
+        "alice.jsonl": lines({"id": 1, "text": "a", "label": "C#"},
+                             {"id": 2, "text": "b", "label": "C"}),
+        "bob.jsonl": lines({"id": 1, "text": "a", "label": "C"},
+                           {"id": 2, "text": "b", "label": "C"})})
+    refused(capsys, path, "alice.jsonl", "line 1", "empty part")
+
+
+def test_a_csv_error_names_the_line_its_row_starts_on(tmp_path, capsys):
+    # doccano's CSV holds the example's text, which may span lines (quoted): the row that
+    # starts on line 5 was named "line 3"
+    path = tmp_path / "alice.csv"
+    path.write_text('id,text,label\n1,"first\nsecond\nthird",pos\n2,"x",C#\n')
+    err = refused(capsys, path, "row 2")
+    assert "line 5" in err, err
+
+
+def test_a_file_of_another_kind_beside_the_export_is_never_opened(tmp_path):
+    # a picture or a PDF of guidelines in the export folder or zip was decoded as UTF-8
+    # text, and the whole export refused ("not UTF-8 text"); only .jsonl, .json and .csv
+    # files are members
+    picture = bytes(range(128, 256)) * 20
+    zipped = make_zip(tmp_path / "export.zip", {"alice.jsonl": ALICE, "bob.jsonl": BOB,
+                                                "guidelines.pdf": picture})
+    folder = tmp_path / "export"
+    folder.mkdir()
+    (folder / "alice.jsonl").write_text(ALICE)
+    (folder / "bob.jsonl").write_text(BOB)
+    (folder / "photo.png").write_bytes(picture)
+    for path in (zipped, folder):
+        da = read_annotations(path, tool="doccano")
+        # by hand: item 1 alice x, bob y; item 2 both y
+        assert da.sel(item=1).values.tolist() == [[1, 0], [0, 1]]
+        assert da.sel(item=2).values.tolist() == [[0, 1], [0, 1]]

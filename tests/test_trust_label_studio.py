@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from xr_agreement import read_annotations
@@ -314,3 +313,31 @@ def test_hostile_shapes_found_by_mutation_are_one_line(tmp_path, capsys):
     refused(write(tmp_path, [task(1, annotation(1, "news"), project=12),
                              dict(task(2, project=12), annotations=5)]), capsys,
             r"row 2, column 'annotations': annotations must be a list")
+
+
+# ----------------------------------------------------------------------------------------
+# review of issue 28
+# ----------------------------------------------------------------------------------------
+
+def test_label_studio_csv_cell_nested_too_deeply_is_one_line(tmp_path, capsys):
+    # the CSV export writes several choices as JSON text; a cell of JSON nested 100,000
+    # deep was json.loads' RecursionError, a traceback without the file's name
+    deep = "[" * 100_000 + "]" * 100_000
+    path = write(tmp_path, "annotation_id,annotator,id,lead_time,topic\n"
+                           f"1,1,1,2.0,\"{deep}\"\n"
+                           '2,2,1,2.0,"{""choices"": [""sport""]}"\n', "export.csv")
+    refused(path, capsys, r"row 1 \(line 2\).*looks like JSON")
+
+
+def test_task_ids_1_0_and_1_are_one_task(tmp_path):
+    # the id rule (scalar_id): a whole number written as a float is that integer, so the
+    # two annotators of task 1 are compared on one item (they were two items "1", "1.0")
+    path = write(tmp_path, [task(1, annotation(1, "news")), task(1.0, annotation(2, "sport"))])
+    da = read_annotations(path)
+    assert da["item"].values.tolist() == [1]
+    assert decisions(da, 1, "1") == {"news": 1.0, "sport": 0.0}
+    assert decisions(da, 1, "2") == {"news": 0.0, "sport": 1.0}
+    rows = [{"id": 7, "annotator": 1, "annotation_id": 1, "topic": {"choices": ["news"]}},
+            {"id": 7.0, "annotator": 2, "annotation_id": 2, "topic": {"choices": ["sport"]}}]
+    da = read_annotations(write(tmp_path, rows, "min.json"))
+    assert da["item"].values.tolist() == [7]

@@ -493,3 +493,88 @@ def test_json_lines_are_split_at_newlines_only(tmp_path):
     da = read_annotations(path)
     assert da.attrs["reader"] == "prodigy"
     assert da.sel(item=1).values.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+
+
+# --------------------------------------------------------------------------------------
+# review of issue 28: a quoted cell the file ends inside
+# --------------------------------------------------------------------------------------
+
+
+def test_a_quote_never_closed_is_refused_not_the_rest_of_the_file_as_one_cell(tmp_path,
+                                                                              capsys):
+    # the csv module takes everything after an unclosed quote as one cell: the rows of
+    # items s2 and s3 vanished into bob's label of s1 (pandas refused: "EOF inside string")
+    path = write(tmp_path / "votes.csv", 'item,annotator,labels\ns1,ann,x\ns1,bob,"x\n'
+                 "s2,ann,y\ns2,bob,y\ns3,ann,x\ns3,bob,y\n")
+    refused(path, capsys, "line 3", "never closed")
+    # a download cut inside the last row's quoted labels: "pos;ne" is not two labels
+    cut = write(tmp_path / "cut.csv", 'task,worker,label\nt1,w1,pos\nt1,w2,"pos;ne')
+    refused(cut, capsys, "line 3", "never closed", tool="crowd")
+    # the same through a quoted multi-line cell before it: the line its row starts on
+    multi = write(tmp_path / "multi.csv", 'item,annotator,labels\ns1,ann,"x\ny"\n'
+                  's1,bob,"x\n')
+    refused(multi, capsys, "line 4", "never closed")
+
+
+def test_text_after_a_closing_quote_is_read_as_before(tmp_path):
+    # pandas read '"x" y' as the cell 'x y'; the csv module's strict mode refuses it, so
+    # such a file is read leniently, as it was
+    path = write(tmp_path / "votes.csv", 'item,annotator,labels\ns1,ann,"x" y\ns1,bob,y\n')
+    da = read_annotations(path)
+    assert da.sel(item="s1", annotator="ann", label="x y").item() == 1.0
+    assert da.sel(item="s1", annotator="bob", label="y").item() == 1.0
+
+
+def test_a_json_record_without_the_labels_key_is_not_chose_no_label(tmp_path, capsys):
+    # the JSON lines counterpart of a CSV row missing its label field: pandas fills the
+    # absent key with NaN, which read as an empty cell, "chose no label" (b on item 1 was
+    # all 0); the line is named (the blank line 2 is skipped)
+    path = write(tmp_path / "votes.jsonl", '{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                 '\n{"item": 1, "annotator": "b"}\n'
+                 '{"item": 2, "annotator": "a", "labels": ["y"]}\n'
+                 '{"item": 2, "annotator": "b", "labels": []}\n')
+    refused(path, capsys, "row 2 (line 3)", "no 'labels' key")
+    long = write(tmp_path / "long.jsonl", '{"item": 1, "annotator": "a", "label": "x", '
+                 '"value": 1}\n{"item": 1, "annotator": "b", "label": "x"}\n')
+    refused(long, capsys, "line 2", "no 'value' key")
+    # an explicit empty list is read as before, and so is a key no record has
+    path.write_text('{"item": 1, "annotator": "a", "labels": ["x"], "note": "n"}\n'
+                    '{"item": 1, "annotator": "b", "labels": []}\n')
+    da = read_annotations(path)
+    assert da.sel(item=1).values.tolist() == [[1], [0]]
+
+
+def test_a_json_lines_table_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows editors save UTF-8 with a BOM; the tool readers dropped it, the table reader
+    # refused line 1 ("Unexpected UTF-8 BOM")
+    path = tmp_path / "votes.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                     b'{"item": 1, "annotator": "b", "labels": []}\n')
+    da = read_annotations(path)
+    assert da.sel(item=1).values.tolist() == [[1], [0]]
+
+
+def test_a_label_file_with_a_byte_order_mark_declares_its_first_label(tmp_path, capsys):
+    # the BOM was read as part of the first label: "\ufeffx" is not "x", and the file's
+    # "x" was refused as outside the universe; a file that is not UTF-8 was a message
+    # without the file's name
+    votes = write(tmp_path / "votes.csv", "item,annotator,labels\ns1,a,x\ns1,b,y\n")
+    labels = tmp_path / "labels.txt"
+    labels.write_bytes(b"\xef\xbb\xbfx\ny\n")
+    da = read_annotations(votes, labels=str(labels))
+    assert da["label"].values.tolist() == ["x", "y"]
+    labels.write_bytes(b"caf\xe9\n")
+    with pytest.raises(AnnotationFileError, match="not UTF-8") as caught:
+        read_annotations(votes, labels=str(labels))
+    assert str(labels) in str(caught.value)
+
+
+def test_a_table_zipped_on_macos_is_read(tmp_path):
+    # macOS's "Compress" adds __MACOSX/._votes.csv beside votes.csv: the zip was refused as
+    # holding two files
+    path = tmp_path / "votes.csv.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("votes.csv", "item,annotator,labels\ns1,a,x\ns1,b,y\n")
+        archive.writestr("__MACOSX/._votes.csv", b"\x00\x05\x16\x07 resource fork")
+    da = read_annotations(path)
+    assert da.sel(item="s1").values.tolist() == [[1, 0], [0, 1]]

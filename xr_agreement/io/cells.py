@@ -110,6 +110,22 @@ def parse_json(text: str):
                                    "other thousands of levels deep)", text, 0) from None
 
 
+def parse_list_text(text: str):
+    """A cell's list as JSON (``["a", "b"]``) or as a Python literal (``['a', 'b']``, what
+    ``str(list)`` writes); ValueError when it is neither (NaN, nesting too deep included).
+
+    >>> parse_list_text("['a', 'b']")
+    ['a', 'b']
+    """
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError:
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
+            raise ValueError(f"cannot parse {text[:60]!r}") from None
+
+
 def label_text(value, where, row=None, column=None) -> str:
     """One label as text; a value that is itself a list, an object or JSON text is refused
     (it would silently become one label named like a list)."""
@@ -149,13 +165,10 @@ def cell_labels(cell, sep: str, where, row=None, column=None) -> list[str]:
                     "reader of the tool that wrote it (--from)", row, column)
     if text.startswith("["):
         try:
-            parsed = parse_json(text)
-        except json.JSONDecodeError:
-            try:
-                parsed = ast.literal_eval(text)
-            except (ValueError, SyntaxError, RecursionError, MemoryError):
-                raise where(f"the cell {text[:60]!r} looks like a list but cannot be parsed",
-                            row, column) from None
+            parsed = parse_list_text(text)
+        except ValueError:
+            raise where(f"the cell {text[:60]!r} looks like a list but cannot be parsed",
+                        row, column) from None
         if not isinstance(parsed, (list, tuple)):
             raise where(f"the cell {text[:60]!r} is not a list of labels", row, column)
         return [label_text(v, where, row, column) for v in parsed if not blank(v)]

@@ -129,7 +129,10 @@ def _open_text(path):
         return lzma.open(path, "rt", encoding="utf-8-sig", newline="")
     if name.endswith(".zip"):
         archive = zipfile.ZipFile(path)
-        members = [n for n in archive.namelist() if not n.endswith("/")]
+        # folders, hidden files and macOS's __MACOSX/._x left out (tools.archive.member_name)
+        members = [n for n in archive.namelist() if not n.endswith("/") and not any(
+            p.startswith(".") and p != "." or p == "__MACOSX"
+            for p in n.replace("\\", "/").split("/"))]
         if len(members) != 1:
             raise AnnotationFileError(f"a compressed table must hold one file, this zip holds "
                                       f"{len(members)}", path=path)
@@ -196,26 +199,58 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
 
 
 def _csv_records(path, sep, text, nrows) -> tuple[list, list | None]:
-    """The records of a CSV and the line each starts on (None: record i is on line i + 1)."""
+    """The records of a CSV and the line each starts on (None: record i is on line i + 1).
+
+    A quoted cell still open at the end of the file (a download cut inside it) is refused
+    naming the line it opens on: the csv module would take the rest of the file as that
+    cell, swallowing the rows after it (pandas' parser refused it: "EOF inside string").
+    Its strict mode tells that case; a file it refuses for another reason (text after a
+    closing quote, ``"a" b``, which pandas reads) is read again leniently."""
     def handle():
         return io.StringIO(text, newline="") if text is not None else _open_text(path)
 
-    if nrows is None:  # the fast path: one record per line
+    def parse(strict: bool, track: bool):
+        records, starts, last = [], [], 0
         with handle() as stream:
-            reader = csv.reader(stream, delimiter=sep)
-            records = list(reader)
-        if reader.line_num == len(records):
-            return records, None
-    records, starts, last = [], [], 0
-    with handle() as stream:
-        reader = csv.reader(stream, delimiter=sep)
-        for fields in reader:
-            records.append(fields)
-            starts.append(last + 1)
-            last = reader.line_num
-            if nrows is not None and len(records) > 2 * nrows + 10:
-                break  # enough for nrows data rows but for many blank lines
-    return records, starts
+            reader = csv.reader(stream, delimiter=sep, strict=strict)
+            try:
+                for fields in reader:
+                    records.append(fields)
+                    if track:
+                        starts.append(last + 1)
+                        last = reader.line_num
+                        if nrows is not None and len(records) > 2 * nrows + 10:
+                            break  # enough for nrows data rows but for many blank lines
+            except csv.Error as error:
+                if strict and "unexpected end of data" in str(error):
+                    raise _Unclosed(last + 1 if track else None) from None
+                raise
+        return records, (starts if track else None), reader.line_num
+
+    try:
+        if nrows is None:  # the fast path: one record per line
+            records, _, line_num = parse(strict=True, track=False)
+            if line_num == len(records):
+                return records, None
+        return parse(strict=True, track=True)[:2]
+    except _Unclosed as unclosed:
+        line = unclosed.line
+        if line is None:  # the fast path does not track lines: read again to name it
+            try:
+                parse(strict=True, track=True)
+            except _Unclosed as located:
+                line = located.line
+        raise AnnotationFileError("the row starting on this line opens a quoted cell that "
+                                  "is never closed: the file ends inside it (a truncated "
+                                  "download?); export the file again", path=path,
+                                  line=line) from None
+    except csv.Error:
+        return parse(strict=False, track=True)[:2]
+
+
+class _Unclosed(Exception):
+    def __init__(self, line):
+        self.line = line
 
 
 def _field_count_error(path, line, count, header) -> AnnotationFileError:
@@ -253,8 +288,8 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
         table = read_delimited(path, "," if format == "csv" else "\t")
         return table, 2
     if format == "jsonl":
-        records = []
-        with open(path, encoding="utf-8") as handle:
+        records, numbers = [], []
+        with open(path, encoding="utf-8-sig") as handle:  # a BOM (Windows editors) dropped
             for number, text in enumerate(handle, start=1):
                 if not text.strip():
                     continue
@@ -268,9 +303,20 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
                         f"each line must be a JSON object, got {type(record).__name__}",
                         path=path, line=number)
                 records.append(record)
+                numbers.append(number)
         if not records:
             raise AnnotationFileError("the file is empty (no records)", path=path, line=1)
-        return pd.DataFrame.from_records(records), None
+        table = pd.DataFrame.from_records(records)
+        table.attrs["lines"] = np.asarray(numbers, dtype=np.int64)  # blank lines skipped
+        # a key some records lack: pandas fills NaN, which reads as an empty cell
+        keys = set().union(*records)
+        absent = {}
+        for position, record in enumerate(records):
+            if len(record) != len(keys):
+                for key in keys.difference(record):
+                    absent.setdefault(key, position)
+        table.attrs["absent"] = absent
+        return table, None
     try:
         return pd.read_parquet(path), None
     except Exception as error:  # noqa: BLE001 - pyarrow raises several unrelated types
@@ -355,19 +401,22 @@ def read_label_universe(path) -> tuple[list, list | None]:
     if not os.path.exists(path):
         raise AnnotationFileError("label universe file not found", path=path)
     labels, names, seen = [], [], {}
-    with open(path, encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            text = text.rstrip("\r\n")
-            if not text.strip() or text.lstrip().startswith("#"):
-                continue
-            value, _, name = text.partition("\t")
-            value = value.strip()
-            if value in seen:
-                raise AnnotationFileError(f"label {value!r} already declared on line "
-                                          f"{seen[value]}", path=path, line=number)
-            seen[value] = number
-            labels.append(value)
-            names.append(name.strip() or None)
+    try:  # a BOM (Windows editors) dropped, never part of the first label
+        with open(path, encoding="utf-8-sig") as handle:
+            lines = handle.read().split("\n")  # as the file's lines (\r\n, \r read as \n)
+    except UnicodeDecodeError as error:
+        raise AnnotationFileError(f"not UTF-8 text: {error.reason}", path=path) from None
+    for number, text in enumerate(lines, start=1):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        value, _, name = text.partition("\t")
+        value = value.strip()
+        if value in seen:
+            raise AnnotationFileError(f"label {value!r} already declared on line "
+                                      f"{seen[value]}", path=path, line=number)
+        seen[value] = number
+        labels.append(value)
+        names.append(name.strip() or None)
     if not labels:
         raise AnnotationFileError("the label universe file declares no labels", path=path)
     return labels, (names if any(n is not None for n in names) else None)
@@ -434,8 +483,9 @@ def read_table_annotations(
         Naming row and column: a missing column, an empty file, a blank item or annotator,
         a duplicate (item, annotator) row (or (item, annotator, label) in "long"), a label
         outside the declared universe, a value other than 0/1, a CSV/TSV row with more or
-        fewer fields than the header (naming its line), an id or label that is NaN, an
-        infinity, a boolean, a nested list or blank.
+        fewer fields than the header or a quoted cell never closed (naming its line), a
+        JSON-lines record without the labels key others have, an id or label that is NaN,
+        an infinity, a boolean, a nested list or blank.
 
     Examples
     --------
@@ -491,10 +541,13 @@ def read_table_annotations(
         column = _pick_column(table, labels_column, LABELS_COLUMNS, "labels", locate, False)
         if column is None:  # a "label" column holding one label (or a list) per annotation
             column = _pick_column(table, label_column, LABEL_COLUMNS, "labels", locate)
+        _refuse_absent(table, column, locate)
         da = _sets(table, ids, column, universe, sep, locate, item, annotator, label)
     else:
         label_col = _pick_column(table, label_column, LABEL_COLUMNS, "label", locate)
         value_col = _pick_column(table, value_column, VALUE_COLUMNS, "value", locate, False)
+        for column in (label_col, value_col):
+            _refuse_absent(table, column, locate)
         da = _long(table, ids, label_col, value_col, universe, locate, item, annotator, label)
     if names is not None:
         da = da.assign_coords(label_name=(label, [n or str(v) for n, v in
@@ -530,6 +583,15 @@ def _ids(table, columns, locate) -> dict[str, list]:
             values = [_number_text(v) for v in values]  # JSON 1 and "1": one id
         out[column] = ids_as_coordinate(values)
     return out
+
+
+def _refuse_absent(table, column, locate) -> None:
+    """JSON lines: a record without the labels (or 0/1 value) key that other records have is
+    damaged or foreign, not "chose no label" as an empty cell is; refused naming its line."""
+    position = table.attrs.get("absent", {}).get(column)
+    if position is not None:
+        raise locate(f"the record has no {column!r} key, which other records have: a damaged "
+                     "record? Write [] where no label was chosen", position, column)
 
 
 def _check_duplicates(keys: list[tuple], columns: list[str], locate, hint=""):

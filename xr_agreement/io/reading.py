@@ -111,8 +111,9 @@ def read_annotations(
         Naming row and column: a missing column, an empty file, a blank item or annotator,
         a duplicate (item, annotator) row (or (item, annotator, label) in "long"), a label
         outside the declared universe, a value other than 0/1, a CSV/TSV row with more or
-        fewer fields than the header (naming its line), an id or label that is NaN, an
-        infinity, a boolean, a nested list or blank.
+        fewer fields than the header or a quoted cell never closed (naming its line), a
+        JSON-lines record without the labels key others have, an id or label that is NaN,
+        an infinity, a boolean, a nested list or blank.
 
     Examples
     --------

@@ -20,7 +20,7 @@ import pandas as pd
 import xarray as xr
 
 from ..cells import (SEPARATORS, blank, cell_labels, joined_labels, label_text,  # noqa: F401 (for readers)
-                     non_finite, parse_json)
+                     non_finite, parse_json, parse_list_text)
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 from .archive import folder_texts, zip_texts
 
@@ -108,7 +108,7 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
         kind = "array"
     else:
         records, kind = [], "lines"
-        for number, line in enumerate(_lines(text), start=1):
+        for number, line in enumerate(json_lines(text), start=1):
             if not line.strip():
                 continue
             try:
@@ -130,7 +130,7 @@ def load_json_records(path, text: str | None = None) -> tuple[list, str]:
     return checked, kind
 
 
-def _lines(text: str):
+def json_lines(text: str):
     """The lines of JSON-lines text one at a time, split at "\\n" only: a list of every line
     (``splitlines``) of a 250 MiB member of blank lines took 3.4 GB, and splitlines also
     splits at U+2028 and other breaks that JSON allows inside a string."""
@@ -149,7 +149,8 @@ def _malformed(error: json.JSONDecodeError) -> str:
 
 
 def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
-    """A CSV as text cells (no NA guessing); header = line 1, data row r = line r + 1."""
+    """A CSV as text cells (no NA guessing); ``attrs["lines"]``: the line each data row
+    starts on (:func:`line_of`; a quoted cell may span lines)."""
     text = read_text(path) if text is None else text
     if not text.strip():
         raise AnnotationFileError("the file is empty (no header, no rows)", path=path, line=1)
@@ -160,13 +161,22 @@ def read_csv(path, text: str | None = None, sep: str = ",") -> pd.DataFrame:
     return table
 
 
-def member_files(path) -> list[tuple[str, str]]:
+def line_of(table, position):
+    """The line data row ``position`` (from 0) starts on in a text table (read by
+    :func:`read_delimited`, which knows where a quoted cell spans lines), else None."""
+    lines = table.attrs.get("lines")
+    return int(lines[position]) if lines is not None and position < len(lines) else None
+
+
+def member_files(path, suffixes: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
     """(name, text) of the files in an export folder or a .zip, sorted by name; hidden files
-    and folders (``__MACOSX``) left out; names with forward slashes. Each member is read under
-    the bounds and name rules of :mod:`.archive` (a zip bomb or a hostile name is one line)."""
+    and folders (``__MACOSX``) left out, and with ``suffixes`` the files not named so (never
+    opened: a picture beside the export is no reason to refuse it); names with forward
+    slashes. Each member is read under the bounds and name rules of :mod:`.archive` (a zip
+    bomb or a hostile name is one line)."""
     if os.path.isdir(path):
-        return folder_texts(path)
-    return zip_texts(path)
+        return folder_texts(path, suffixes)
+    return zip_texts(path, suffixes)
 
 
 def is_collection(path) -> bool:

@@ -81,9 +81,11 @@ exporter writes; not read: zip the export's files again, by their names
     return "/".join(parts)
 
 
-def archive_members(path) -> list[tuple[zipfile.ZipInfo, str]]:
-    """The (ZipInfo, name) of the files of the zip at ``path`` that are read, by name; the
-    declared sizes are checked against the limits here, before anything is expanded."""
+def archive_members(path, suffixes: tuple[str, ...] | None = None,
+                    ) -> list[tuple[zipfile.ZipInfo, str]]:
+    """The (ZipInfo, name) of the files of the zip at ``path`` that are read, by name
+    (``suffixes``: only the names ending so, case aside); their declared sizes are checked
+    against the limits here, before anything is expanded."""
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as error:
@@ -95,7 +97,7 @@ def archive_members(path) -> list[tuple[zipfile.ZipInfo, str]]:
         if info.is_dir():
             continue
         name = member_name(info.filename, path)
-        if name is None:
+        if name is None or (suffixes is not None and not name.lower().endswith(suffixes)):
             continue
         _check_declared(info, path)
         total += info.file_size
@@ -158,9 +160,10 @@ def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path,
     return "".join(pieces), read
 
 
-def zip_texts(path) -> list[tuple[str, str]]:
+def zip_texts(path, suffixes: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
     """(name, text) of every file of the zip at ``path`` that is read (see the module
-    docstring), sorted by name.
+    docstring; ``suffixes``: only the names ending so, others never opened), sorted by
+    name.
 
     Examples
     --------
@@ -172,7 +175,7 @@ def zip_texts(path) -> list[tuple[str, str]]:
     >>> zip_texts(path)
     [('export/bob.jsonl', '{}\\n')]
     """
-    members = archive_members(path)
+    members = archive_members(path, suffixes)
     out, left = [], MAX_ARCHIVE_BYTES
     with zipfile.ZipFile(path) as archive:
         for info, name in members:
@@ -182,13 +185,15 @@ def zip_texts(path) -> list[tuple[str, str]]:
     return out
 
 
-def folder_texts(path) -> list[tuple[str, str]]:
-    """(name, text) of the files directly in the folder ``path`` (hidden files left out),
-    sorted by name; a file larger than :data:`MAX_MEMBER_BYTES` is refused before it is read."""
+def folder_texts(path, suffixes: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+    """(name, text) of the files directly in the folder ``path`` (hidden files left out;
+    ``suffixes``: only the names ending so), sorted by name; a file larger than
+    :data:`MAX_MEMBER_BYTES` is refused before it is read."""
     out = []
     for name in sorted(os.listdir(path)):
         full = os.path.join(path, name)
-        if name.startswith(".") or not os.path.isfile(full):
+        if name.startswith(".") or not os.path.isfile(full) or (
+                suffixes is not None and not name.lower().endswith(suffixes)):
             continue
         if os.path.getsize(full) > MAX_MEMBER_BYTES:
             raise AnnotationFileError(

@@ -21,14 +21,14 @@ left unanswered; a response with no ``value`` field at all is refused (Argilla w
 ``"value": null``). The item is the record's ``id`` (v1: ``external_id``, else ``id``, else
 the row number); the annotator is the user id. An id is the id it is: a whole number
 written as a float (``1.0``) is that integer, any other number stays itself (``1.5`` and
-``1`` are two items), a non-finite number is refused. A file with several label questions
+``1`` are two items), a non-finite number is refused; a v1 record without ``external_id``
+(it is optional) named by its row number is refused when that number is another record's
+``external_id`` (the two would be one item). A file with several label questions
 needs ``control=``.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 
 import numpy as np
@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..files import AnnotationFileError
 from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
-                      parse_json, read_csv, read_text, scalar_id)
+                      parse_list_text, read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
 UNANSWERED = "submitted without a value"
@@ -52,7 +52,8 @@ def _records(path) -> tuple[list[tuple[int, dict]], Where]:
         return [(i + 1, r) for i, r in enumerate(table.to_dict("records"))], Where(path)
     if name.endswith((".csv", ".tsv")):
         table = read_csv(path, sep="\t" if name.endswith(".tsv") else ",")
-        return [(i + 1, r) for i, r in enumerate(table.to_dict("records"))], Where(path)
+        return ([(i + 1, r) for i, r in enumerate(table.to_dict("records"))],
+                Where(path, lines=table.attrs["lines"]))
     records, kind = load_json_records(path, read_text(path))
     return records, Where(path, kind="line" if kind == "lines" else "row")
 
@@ -63,12 +64,9 @@ def _listed(value, where, row, column):
         return value.tolist()
     if isinstance(value, str) and value.strip()[:1] in "[{":
         try:
-            return parse_json(value)  # NaN and nesting too deep: a JSONDecodeError
-        except json.JSONDecodeError:
-            try:
-                return ast.literal_eval(value)
-            except (ValueError, SyntaxError, RecursionError, MemoryError):
-                raise where(f"cannot parse the list {value[:60]!r}", row, column) from None
+            return parse_list_text(value)  # JSON, or the Python repr of a list
+        except ValueError:
+            raise where(f"cannot parse the list {value[:60]!r}", row, column) from None
     if blank(value):
         return []
     return value
@@ -131,9 +129,22 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
     else:
         questions = [k for k in keys if any(_is_v1(r.get(k)) for _, r in records)]
         question = _choose(questions, control, where)
+        given = {}  # an id the file gives -> its row: a row number must not be one of them
         for row, record in records:
             record_id = next((record[k] for k in ("external_id", "id")
-                              if not blank(record.get(k))), row)
+                              if not blank(record.get(k))), None)
+            if record_id is not None:
+                given.setdefault(str(scalar_id(record_id, where, row, "external_id")), row)
+        for row, record in records:
+            record_id = next((record[k] for k in ("external_id", "id")
+                              if not blank(record.get(k))), None)
+            if record_id is None:  # external_id is optional: the record is named by its row
+                record_id = row
+                if str(row) in given:
+                    raise where(f"a record without external_id (named by its row, {row}) "
+                                f"beside the record of external_id {row} (row "
+                                f"{given[str(row)]}): they would be one item; give every "
+                                "record an external_id, or none", row, "external_id")
             responses = _listed(record.get(question), where, row, question)
             if not isinstance(responses, list):
                 raise where("responses must be a list of {user_id, value, status}", row,

@@ -20,7 +20,7 @@ import zlib
 
 from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLUMNS,
                      VALUE_COLUMNS, AnnotationFileError)
-from ._common import is_collection, load_json_records, read_text
+from ._common import is_collection, json_lines, load_json_records, read_text
 from .archive import archive_members
 from .label_studio import CONLL_PEEK, CONLL_REFUSAL, is_conll
 from .tables import CROWD_ITEMS, CROWD_LABELS, CROWD_WORKERS, FLAG_COLUMNS, _binary, read_table
@@ -110,7 +110,7 @@ def _whole_lines(text: str) -> list[tuple[int, dict]]:
     """The JSON-lines records of ``text`` that parse, each as (line, record); the others
     passed over (to tell the tool of a file with a damaged line)."""
     records = []
-    for number, line in enumerate(text.splitlines()[:PEEK_ROWS], start=1):
+    for number, line in enumerate(itertools.islice(json_lines(text), PEEK_ROWS), start=1):
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):

@@ -27,7 +27,8 @@ a member who confirmed nothing) is left out and named in ``attrs["notes"]``. A f
 opened from one given no label: refused unless ``empty_list`` says which ("missing" or
 "no-label"); with it, a member whose every list is empty is not an annotator. A CSV cell with
 an empty part between separators (a label holding ``#``) is refused, or split by the declared
-labels the one way it can be. ``all.jsonl`` (collaborative mode) has no annotator and is
+labels the one way it can be; a JSONL ``label`` written as one string follows the CSV rule.
+``all.jsonl`` (collaborative mode) has no annotator and is
 refused. ``unknown.jsonl`` beside users' files, holding only examples with no label, is
 doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator, not read.
 Zip members are read under :mod:`.archive`'s bounds and name rules.
@@ -40,8 +41,8 @@ import os
 import numpy as np
 
 from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
-                      label_text, load_json_records, member_files, read_csv, read_text,
-                      scalar_id)
+                      label_text, line_of, load_json_records, member_files, read_csv,
+                      read_text, scalar_id)
 
 EXTENSIONS = (".jsonl", ".json", ".csv")
 
@@ -114,27 +115,27 @@ def _jsonl(name, text, who, path, sep, universe=None):
     for line, record in records:
         if record.get("id") in (None, ""):
             raise where("a record without id", line, "id")
-        scalar_id(record["id"], where, line, "id")
+        item_id = scalar_id(record["id"], where, line, "id")  # 1.0 is the example 1
         key = "label" if "label" in record else "labels" if "labels" in record else None
         if key is None:  # no decision recorded for this example: dropped "no label field"
-            out.append(Annotation(record["id"], who, None, line=line,
+            out.append(Annotation(item_id, who, None, line=line,
                                   row=line if kind == "array" else None))
             continue
         value = record[key]
-        if isinstance(value, str):
-            chosen = cell_labels(value, sep, where, line, key)
+        if isinstance(value, str):  # labels joined as in the CSV: never cut at a separator
+            chosen = _split_cell(value, sep, universe, where, line, key)
         elif isinstance(value, list):
             chosen = [_span_or_label(v, where, line, key) for v in value]
         else:
             raise where(f"label must be a list, got {value!r}", line, key)
-        out.append(Annotation(record["id"], who, list(dict.fromkeys(chosen)), line=line,
+        out.append(Annotation(item_id, who, list(dict.fromkeys(chosen)), line=line,
                               column=key, row=line if kind == "array" else None))
     return out
 
 
 def _csv(name, text, who, path, sep, universe=None):
-    where = Where(path, line_offset=1)
     table = read_csv(path, text)
+    where = Where(path, lines=table.attrs["lines"])  # a quoted text may span lines
     lower = {c.lower(): c for c in table.columns}
     for needed in ("id", "label"):
         if needed not in lower:
@@ -147,7 +148,7 @@ def _csv(name, text, who, path, sep, universe=None):
             raise where("empty id: every row needs an example id", row, lower["id"])
         chosen = _split_cell(cell, sep, universe, where, row, lower["label"])
         out.append(Annotation(item.strip(), who, list(dict.fromkeys(chosen)), row=row,
-                              column=lower["label"], line=row + 1))
+                              column=lower["label"], line=line_of(table, position)))
     return out
 
 
@@ -212,8 +213,7 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
                          f"{empty_list!r}")
     collection = is_collection(path) or os.fspath(path).lower().endswith(".zip")
     if collection:
-        members = [(n, t) for n, t in member_files(path)
-                   if os.path.splitext(n)[1].lower() in EXTENSIONS]
+        members = member_files(path, EXTENSIONS)
     else:
         members = [(os.path.basename(os.fspath(path)), read_text(path))]
     where = Where(path)
@@ -246,7 +246,9 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
             f"a full export: every member's file lists the same {full[0]} examples and "
             f"{full[1]} label lists are empty, which may be examples never opened as well as "
             "examples given no label; export again with \"export approved only\" ticked, or "
-            "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list)")
+            "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list; "
+            "an approved-only export where every member confirmed every example looks the "
+            "same, and its empty lists are 'no-label')")
     annotations, dropped, empty, notes = [], Dropped(), {}, []
     if empty_members:
         notes.append(f"doccano: {len(empty_members)} member file(s) empty, members who "

@@ -62,7 +62,7 @@ import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
 from ._common import (Annotation, Dropped, Where, blank, build, label_text,
-                      load_json_records, read_text, scalar_id)
+                      load_json_records, parse_json, read_text, scalar_id)
 from .tables import read_table
 
 LABEL_TAGS = ("choices", "taxonomy", "labels")
@@ -347,21 +347,17 @@ def _table_records(path, where) -> list[tuple[int, dict]]:
     writes the JSON-min records as rows: a JSON value (several choices, a taxonomy, spans,
     task data that is a list or an object) as JSON text, a single choice as its text, a
     null as an empty cell."""
-    table, first_line = read_table(path)
-    parquet = first_line == 0
+    table, _ = read_table(path)
     missing = [c for c in ("id", "annotator") if c not in table.columns]
     if missing:
         raise where(f"a Label Studio CSV / TSV export has the columns id and annotator; "
                     f"this file has no {missing[0]!r} column (columns: "
                     f"{list(table.columns)})", column=missing[0])
+    where.lines = table.attrs.get("lines")  # errors name the line a row starts on
     records = []
     for row, cells in enumerate(table.to_dict("records"), start=1):
         record = {}
         for column, cell in cells.items():
-            if not isinstance(cell, str) and not parquet:
-                # text cells only, so NaN is a field the row does not have
-                raise where("the row has fewer fields than the header (a truncated "
-                            "file?)", row, column)
             if not isinstance(cell, str):  # a parquet cell: a null is None or NaN
                 record[column] = None if blank(cell) else cell
             elif cell == "":
@@ -370,8 +366,8 @@ def _table_records(path, where) -> list[tuple[int, dict]]:
                 record[column] = cell.strip().lower() == "true"
             elif column not in MIN_META and cell.lstrip()[:1] in "[{":
                 try:
-                    value = json.loads(cell)
-                except ValueError:
+                    value = parse_json(cell)  # nested too deeply, NaN: a JSONDecodeError
+                except json.JSONDecodeError:
                     value = cell
                 record[column] = value if _min_shape(value) else cell
             else:
@@ -482,7 +478,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
     for row, task in records:
         if "id" not in task or task["id"] in (None, ""):
             raise where("a task without id", row, "id")
-        scalar_id(task["id"], where, row, "id")
+        task_id = scalar_id(task["id"], where, row, "id")  # 1.0 is the task 1
         for number, entry in enumerate(task["annotations"]):
             column = f"annotations[{number}]"
             if "completed_by" not in entry:
@@ -491,7 +487,7 @@ def _read_full(records, where, universe, config, control, item, annotator, label
             users.append((row, f"{column}.completed_by",
                           _user_of(entry["completed_by"], where, row,
                                    f"{column}.completed_by")))
-            places.append((row, task["id"], entry, column))
+            places.append((row, task_id, entry, column))
         if not task["annotations"]:  # an "all tasks" export lists the tasks nobody annotated
             dropped.add(UNANNOTATED, NOBODY)
     drafts = _drafts(records, where)
@@ -570,7 +566,9 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
             if key not in record or record[key] == "" or (key == "id" and record[key] is None):
                 raise where(f"a JSON-min record without {key!r} (is this a Label Studio "
                             "export?)", row, key)
-            if key == "id" or not isinstance(record[key], (dict, type(None))):
+            if key == "id":
+                record["id"] = scalar_id(record["id"], where, row, key)  # 1.0 is the task 1
+            elif not isinstance(record[key], (dict, type(None))):
                 scalar_id(record[key], where, row, key)
     found = {}
     for _, record in records:

@@ -24,15 +24,16 @@ both marked, ``Reject`` on an ``Approved`` assignment or ``Approve`` on a ``Reje
 (a reversal not yet uploaded) are errors naming the row; the labels come from
 ``Answer.taskAnswers`` (a JSON cell, parsed, never taken as one label) or from the
 ``Answer.<label>.on`` columns (whose labels are then the universe, a box nobody ticked
-included); several crowd elements in ``taskAnswers`` need ``control=``. The same worker twice on one HIT is an error
-(MTurk gives a worker one assignment per HIT).
+included); several crowd elements in ``taskAnswers`` need ``control=``. The same worker
+twice on one HIT is an error (MTurk gives a worker one assignment per HIT).
 """
 
 from __future__ import annotations
 
 import json
 
-from ._common import Annotation, Dropped, Where, blank, build, label_text, parse_json, read_csv
+from ._common import (Annotation, Dropped, Where, blank, build, label_text, line_of, parse_json,
+                      read_csv)
 
 STATUSES = ("Submitted", "Approved", "Rejected")
 TRUE, FALSE = {"true", "on", "1", "yes"}, {"false", "off", "0", "no", ""}
@@ -41,8 +42,8 @@ TRUE, FALSE = {"true", "on", "1", "yes"}, {"false", "off", "0", "no", ""}
 def read_mturk(path, *, universe=None, control=None, item="item", annotator="annotator",
                label="label", **_):
     """Decisions from an MTurk batch results CSV (see the module docstring)."""
-    where = Where(path, line_offset=1)
     table = read_csv(path)
+    where = Where(path, lines=table.attrs["lines"])  # an Input.<name> text may span lines
     for needed in ("HITId", "WorkerId"):
         if needed not in table.columns:
             raise where(f"no {needed!r} column: not an MTurk batch results file", column=needed)
@@ -56,8 +57,7 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
                     "holds the labels", column="Answer.taskAnswers")
     dropped, annotations, parsed = Dropped(), [], []
     for position, record in enumerate(table.to_dict("records")):
-        row = position + 1
-        line = row + 1
+        row, line = position + 1, line_of(table, position)
         for column in ("HITId", "WorkerId"):
             if blank(record[column]):
                 raise where(f"empty {column}", row, column, line)

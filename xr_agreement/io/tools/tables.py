@@ -31,7 +31,8 @@ import pandas as pd
 
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
 from ..._core.arrays import _plain
-from ._common import Annotation, Dropped, Where, blank, build, cell_labels, scalar_id
+from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, line_of,
+                      scalar_id)
 
 CROWD_ITEMS = ("task", "task_id", "assignment:task_id", "hitid", "_input_hash", "item",
                "item_id", "unit_id", "example_id", "id")
@@ -96,12 +97,6 @@ def find_column(table, given, candidates, role, where, required=True, prefix=Non
                         f"columns {list(table.columns)}", column=role)
         return None
     return found[0]
-
-
-def line_of(table, position):
-    """The line data row ``position`` (from 0) starts on in a text table, else None."""
-    lines = table.attrs.get("lines")
-    return int(lines[position]) if lines is not None and position < len(lines) else None
 
 
 def _ids(table, column, where):

@@ -172,7 +172,10 @@ def _user_of(value, where, row, column) -> tuple[str | None, str | None]:
             raise where(f"email must be text, got {email!r}", row, f"{column}.email")
         return user_id or None, email or None
     if value is None or value == "" or isinstance(value, (bool, list)):
-        raise where(f"missing annotator id ({column} is {value!r})", row, column)
+        raise where(f"missing annotator id ({column} is {value!r}): an annotation that names "
+                    "no user (imported without one, or of a deleted user) cannot be "
+                    "attributed; assign it to its annotator in Label Studio or remove it "
+                    "from the export", row, column)
     text = str(scalar_id(value, where, row, column))
     return (None, text) if isinstance(value, str) and "@" in text else (text, None)
 

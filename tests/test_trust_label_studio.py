@@ -341,3 +341,8 @@ def test_task_ids_1_0_and_1_are_one_task(tmp_path):
             {"id": 7.0, "annotator": 2, "annotation_id": 2, "topic": {"choices": ["sport"]}}]
     da = read_annotations(write(tmp_path, rows, "min.json"))
     assert da["item"].values.tolist() == [7]
+
+
+def test_an_annotation_without_a_user_is_refused_saying_what_to_do(tmp_path, capsys):
+    path = write(tmp_path, [task(1, annotation(1, "a"), annotation(None, "b"))])
+    refused(path, capsys, r"row 1.*completed_by is None.*assign it to its annotator")

@@ -56,8 +56,9 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
     tool : str
         One of ``READERS``: "label-studio", "prodigy", "doccano", "argilla", "mturk",
         "crowd", "wide".
-    labels, control, sep, item_column, annotator_column, labels_column, empty_list, item,
-    annotator, label
+    labels, control, sep, item_column, annotator_column, labels_column : optional
+        As in :func:`xr_agreement.read_annotations`.
+    empty_list, item, annotator, label : optional
         As in :func:`xr_agreement.read_annotations`.
 
     Returns

@@ -416,8 +416,13 @@ def _drafts(records, where) -> list[tuple]:
             raise where("drafts must be a list", row, "drafts")
         for number, draft in enumerate(drafts):
             column = f"drafts[{number}]"
+            if isinstance(draft, int) and not isinstance(draft, bool):
+                # the snapshot export's default (and the SDK's export_snapshot_create)
+                # writes each draft as its id: a draft whose author the file does not say
+                out.append((row, column, None))
+                continue
             if not isinstance(draft, dict):
-                raise where("a draft must be an object", row, column)
+                raise where("a draft must be an object or a draft id", row, column)
             text, user = draft.get("created_username"), draft.get("user")
             match = DRAFT_AUTHOR.search(text) if isinstance(text, str) else None
             if match:
@@ -494,7 +499,12 @@ def _read_full(records, where, universe, config, control, item, annotator, label
         if not task["annotations"]:  # an "all tasks" export lists the tasks nobody annotated
             dropped.add(UNANNOTATED, NOBODY)
     drafts = _drafts(records, where)
-    names = _annotator_names(users + [d for d in drafts if d[2] is not None], where)
+    # a draft author's email names nobody: names come from the annotations, so that who
+    # left a draft does not change how the others are named (the id, where no annotation
+    # gives an email)
+    authors = [(row, column, (user_id, None if user_id is not None else email))
+               for row, column, (user_id, email) in (d for d in drafts if d[2] is not None)]
+    names = _annotator_names(users + authors, where)
     groups = {}
     for (row, task_id, entry, column), who in zip(places, names):
         groups.setdefault((task_id, who), []).append((row, entry, column))

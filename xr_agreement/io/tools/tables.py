@@ -68,12 +68,20 @@ def read_table(path, nrows: int | None = None) -> tuple[pd.DataFrame, int]:
             raise AnnotationFileError(f"cannot read parquet: {error}", path=path) from None
         table.columns = [str(c) for c in table.columns]
         return table, 0
-    sep = "\t" if name.endswith((".tsv", ".tab")) else ","
+    sep = "\t" if name.endswith((".tsv", ".tab")) or _tab_separated(path) else ","
     table = read_delimited(path, sep, nrows=nrows)
     if table.empty:
         raise AnnotationFileError("the file has a header but no data rows", path=path, line=2)
     table.columns = [str(c).strip() for c in table.columns]
     return table, 2
+
+
+def _tab_separated(path) -> bool:
+    """Whether a ".csv" file is tab-separated: Label Studio 1.23 (its server and its SDK)
+    names the TSV export ".csv". A header with a tab and no comma is read as one column by
+    the CSV rules, which no export of ours or of a tool has."""
+    header = read_delimited(path, ",", nrows=0).columns
+    return len(header) == 1 and "\t" in header[0]
 
 
 def find_column(table, given, candidates, role, where, required=True, prefix=None):

@@ -76,6 +76,7 @@ def test_the_full_export_is_refused_unless_told_what_an_empty_list_means(name, c
     assert main(["report", str(HERE / name)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and name in err
+    assert "8 label lists are empty (6 of them in the files of admin" in err
     # told, the file is read as told: the admin is no annotator; bob's never-opened example
     # 4 and alice's confirmed empty example 3 cannot be told apart, both follow the keyword
     told_no_label = read_annotations(HERE / name, empty_list="no-label")

@@ -242,10 +242,17 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
                     "examples each member confirmed")
     full = _full_export(reads)
     if full is not None and empty_list is None:
+        # members whose every list is empty (the admin, in doccano's full export) are named
+        # apart: their lists would otherwise make the others' look many
+        idle = [who for who, read in reads.items()
+                if all(a.chosen == [] for a in read if a.chosen is not None)]
+        idle_lists = sum(1 for who in idle for a in reads[who] if a.chosen == [])
+        of_idle = (f" ({idle_lists} of them in the files of {', '.join(idle)}, whose every "
+                   "list is empty)" if idle else "")
         raise where(
             f"a full export: every member's file lists the same {full[0]} examples and "
-            f"{full[1]} label lists are empty, which may be examples never opened as well as "
-            "examples given no label; export again with \"export approved only\" ticked, or "
+            f"{full[1]} label lists are empty{of_idle}, which may be examples never opened "
+            "as well as examples given no label; export again with \"export approved only\" ticked, or "
             "say what an empty list means: empty_list='missing' or 'no-label' (--empty-list; "
             "an approved-only export where every member confirmed every example looks the "
             "same, and its empty lists are 'no-label')")

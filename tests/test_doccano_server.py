@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from readback import decisions
 from xr_agreement import read_annotations
 from xr_agreement.cli import main
 from xr_agreement.io.files import AnnotationFileError
@@ -45,18 +45,6 @@ UNCONFIRMED = {(5, "alice"): {"news"}, (6, "bob"): {"pos"}}
 HASH = {(7, "alice"): {"C", "C#"}, (8, "alice"): {"C#", "Java"}, (9, "alice"): {"C"},
         (7, "bob"): {"C#"}, (8, "bob"): {"C#", "Java"}, (9, "bob"): {"C", "Java"}}
 
-
-def decisions(da) -> dict:
-    out = {}
-    for item in da["item"].values.tolist():
-        for who in da["annotator"].values.tolist():
-            row = da.sel(item=item, annotator=who).values
-            if np.isnan(row).all():
-                continue
-            assert not np.isnan(row).any(), (item, who)
-            out[(item, who)] = {label for label, v in zip(da["label"].values.tolist(), row)
-                                if v == 1}
-    return out
 
 
 @pytest.mark.parametrize("name", ["jsonl_approved.zip", "csv_approved.zip",

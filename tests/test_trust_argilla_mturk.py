@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from readback import decisions
 from xr_agreement.cli import main
 from xr_agreement.io import AnnotationFileError, read_annotations
 
@@ -46,18 +47,6 @@ def _write_lines(path, rows, dumps=json.dumps):
     return path
 
 
-def _decisions(da) -> dict:
-    """{(item, annotator): chosen labels or None} read back cell by cell."""
-    out = {}
-    for item in da["item"].values.tolist():
-        for who in da["annotator"].values.tolist():
-            cell = da.sel(item=item, annotator=who).values
-            if np.isnan(cell).all():
-                continue
-            out[(item, who)] = {str(label) for label, v in zip(da["label"].values, cell)
-                                if v == 1}
-    return out
-
 
 # ------------------------------------------------------------------------------------------
 # Argilla ids
@@ -74,7 +63,7 @@ def test_argilla_float_ids_1_5_and_1_stay_two_items(tmp_path):
     da = read_annotations(path)
     assert da.sizes["item"] == 2
     assert sorted(map(str, da["item"].values)) == ["1", "1.5"]
-    got = _decisions(da)
+    got = decisions(da)
     items = {str(i): i for i in da["item"].values.tolist()}
     assert got[(items["1"], "ann")] == {"pos"} and got[(items["1.5"], "ann")] == {"neg"}
     assert got[(items["1.5"], "bob")] == {"pos"}
@@ -89,7 +78,7 @@ def test_argilla_whole_float_id_is_the_integer_id(tmp_path):
            "label.responses.status": ["submitted"]}])
     da = read_annotations(path)
     assert da["item"].values.tolist() == [2, 3]
-    assert _decisions(da)[(2, "bob")] == {"neg"}
+    assert decisions(da)[(2, "bob")] == {"neg"}
 
 
 def test_argilla_v1_float_external_ids_stay_distinct(tmp_path):
@@ -147,7 +136,7 @@ def test_argilla_v2_submitted_null_value_is_no_decision_not_an_empty_set(tmp_pat
     da = read_annotations(path)
     assert da.attrs["dropped"] == {"submitted without a value": {"cai": 1}}
     assert np.isnan(da.sel(item=2, annotator="cai").values).all()
-    assert _decisions(da) == {(1, "ann"): {"pos"}, (1, "bob"): {"pos"}, (1, "cai"): {"neg"},
+    assert decisions(da) == {(1, "ann"): {"pos"}, (1, "bob"): {"pos"}, (1, "cai"): {"neg"},
                               (2, "ann"): {"neg"}, (2, "bob"): {"neg"}}
 
 
@@ -326,7 +315,7 @@ def test_argilla_v1_record_without_external_id_never_takes_another_records_id(tm
     # ids that cannot collide: read, one item per record
     rows[0]["external_id"] = "r-1"
     da = read_annotations(_write_lines(tmp_path / "v1b.jsonl", rows), tool="argilla")
-    assert _decisions(da) == {("r-1", "u1"): {"pos"}, ("2", "u2"): {"neg"}}
+    assert decisions(da) == {("r-1", "u1"): {"pos"}, ("2", "u2"): {"neg"}}
 
 
 def test_mturk_error_names_the_line_its_row_starts_on(tmp_path, capsys):

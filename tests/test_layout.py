@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "xr_agreement"
-FAMILIES = {"mla", "alpha", "kappa", "judge", "compare"}
+FAMILIES = {"mla", "alpha", "kappa", "judge", "compare", "spans"}
 SHARED = {"_core", "resampling"}  # the layers below the families
 MAX_LINES = 800
 
@@ -146,3 +146,12 @@ def test_package_namespace_holds_the_public_names_only():
     # the modules the package uses for its lazy loading are not part of its namespace
     for module in ("importlib", "sys", "types"):
         assert not hasattr(xr_agreement, module), module
+
+
+def test_accessor_knows_the_span_table_variables():
+    """accessor.py checks a span table without importing the family: its list of the
+    table's variables is the family's own."""
+    from xr_agreement import accessor
+    from xr_agreement.spans import table
+
+    assert set(accessor._SPAN_TABLE_VARIABLES) == set(table.REQUIRED)

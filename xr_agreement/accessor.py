@@ -25,17 +25,18 @@ class _Family:
         return getattr(importlib.import_module(self._name, __package__), attribute)
 
 
-_alpha, _compare, _diagnostics, _judge, _kappa, _mla, _report = (
+_alpha, _compare, _diagnostics, _judge, _kappa, _mla, _report, _spans = (
     _Family(f".{name}")
-    for name in ("alpha", "compare", "diagnostics", "judge", "kappa", "mla", "report"))
+    for name in ("alpha", "compare", "diagnostics", "judge", "kappa", "mla", "report",
+                 "spans"))
 
 
 class _documented:
     """Give the accessor method the docstring of ``family.<name>`` (Examples left out: they
     run once, in the function's own doctest), read when the method is first looked up."""
 
-    def __init__(self, family: _Family):
-        self._family = family
+    def __init__(self, family: _Family, on: str = "DataArray", name: str | None = None):
+        self._family, self._on, self._name = family, on, name
 
     def __call__(self, method):
         self._method = method
@@ -44,10 +45,10 @@ class _documented:
     def __get__(self, instance, owner=None):
         method = self._method
         if method.__doc__ is None:
-            function = getattr(self._family, method.__name__)
+            function = getattr(self._family, self._name or method.__name__)
             head = (function.__doc__ or "").split("    Examples\n    --------")[0].rstrip()
             method.__doc__ = (f"Call :func:`xr_agreement.{function.__name__}` on this "
-                              f"DataArray.\n\n    {head}\n")
+                              f"{self._on}.\n\n    {head}\n")
         return method if instance is None else types.MethodType(method, instance)
 
 
@@ -245,3 +246,92 @@ class AgreementAccessor:
     @_documented(_diagnostics)
     def disagreements(self, *, item="item", annotator="annotator", label="label"):
         return _diagnostics.disagreements(self._obj, item=item, annotator=annotator, label=label)
+
+
+def _span_table(obj):
+    if not _spans_table_check(obj):
+        raise TypeError(
+            "the .agreement accessor of a Dataset works on span tables (made by "
+            "xr_agreement.from_spans or xr_agreement.read_spans); this Dataset lacks "
+            f"{sorted(set(_SPAN_TABLE_VARIABLES) - set(map(str, obj.variables)))}. For decisions "
+            "(item x annotator x label), use the DataArray: ds['decisions'].agreement")
+    return obj
+
+
+class SpanTableAccessor:
+    """Span agreement on a span table (``table.agreement.<method>``); see
+    :func:`xr_agreement.from_spans`."""
+
+    def __init__(self, obj: xr.Dataset):
+        self._obj = obj
+
+    @_documented(_spans, "span table", "span_positions")
+    def positions(self, unit=None) -> xr.DataArray:
+        return _spans.span_positions(_span_table(self._obj), unit)
+
+    @_documented(_spans, "span table", "span_mla")
+    def mla(
+        self, baseline="F", *, unit=None, ci=None, n_resamples=1000, ci_method="percentile",
+        seed=None, return_replicates=False, progress=None,
+    ) -> xr.Dataset:
+        return _spans.span_mla(
+            _span_table(self._obj), baseline, unit=unit, ci=ci, n_resamples=n_resamples,
+            ci_method=ci_method, seed=seed, return_replicates=return_replicates,
+            progress=progress,
+        )
+
+    @_documented(_spans, "span table", "span_alpha")
+    def alpha(
+        self, metric="hamming", *, unit=None, ci=None, n_resamples=1000,
+        ci_method="percentile", seed=None, progress=None,
+    ) -> xr.Dataset:
+        return _spans.span_alpha(
+            _span_table(self._obj), metric, unit=unit, ci=ci, n_resamples=n_resamples,
+            ci_method=ci_method, seed=seed, progress=progress,
+        )
+
+    @_documented(_spans, "span table")
+    def span_f1(self, match="exact") -> xr.Dataset:
+        return _spans.span_f1(_span_table(self._obj), match)
+
+    @_documented(_spans, "span table")
+    def unitizing_alpha(self, method="krippendorff2004") -> xr.Dataset:
+        return _spans.unitizing_alpha(_span_table(self._obj), method)
+
+    @_documented(_spans, "span table", "span_disagreements")
+    def disagreements(self, *, top=None):
+        return _spans.span_disagreements(_span_table(self._obj), top=top)
+
+    @_documented(_report, "span table", "span_report")
+    def report(self, baseline="F", *, unit=None, ci=None, seed=None):
+        return _report.span_report(_span_table(self._obj), baseline, unit=unit, ci=ci,
+                                   seed=seed)
+
+
+class _DatasetAgreement:
+    """``Dataset.agreement``: the span-table accessor on a span table, and on any other
+    Dataset what the name meant before (its variable, coordinate or attr ``agreement``).
+
+    Not ``xr.register_dataset_accessor``: every MLA result holds the variable ``agreement``
+    (``result.agreement``), which a registered accessor would hide; and xarray caches
+    accessors per object, which would keep a stale variable after ``ds["agreement"] = ...``.
+    This descriptor decides on every access and caches nothing."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return SpanTableAccessor
+        if _spans_table_check(obj):
+            return SpanTableAccessor(obj)
+        return xr.Dataset.__getattr__(obj, "agreement")
+
+
+def _spans_table_check(obj) -> bool:
+    # the span table's own variables (spans/table.py REQUIRED), checked without importing
+    # the spans family, so that result.agreement stays as cheap as a variable lookup
+    return all(name in obj.variables for name in _SPAN_TABLE_VARIABLES)
+
+
+_SPAN_TABLE_VARIABLES = ("start", "end", "length", "annotated", "document", "annotator",
+                         "label", "document_id", "annotator_id", "label_id")
+
+xr.Dataset.agreement = _DatasetAgreement()

@@ -15,11 +15,9 @@ from .table import REQUIRED, from_spans, is_span_table, span_arrays
 
 # public name -> module of this package
 _SOURCES = {
-    "span_positions": ".positions",
-    "span_mla": ".api", "span_alpha": ".api",
-    "span_f1": ".f1",
+    "span_positions": ".positions", "span_mla": ".positions", "span_alpha": ".positions",
+    "span_f1": ".units", "span_disagreements": ".disputes",
     "unitizing_alpha": ".unitizing",
-    "span_disagreements": ".disputes",
 }
 
 __all__ = ["from_spans", "is_span_table", "span_arrays", "REQUIRED", *_SOURCES]

@@ -51,6 +51,19 @@ class SpanCounts(NamedTuple):
         return int(self.lengths.sum())
 
 
+def _plain(value):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _span(arrays: SpanArrays, row: int) -> str:
+    """A span named for a message: its row, ids and offsets."""
+    return (f"span {row} (document {_plain(arrays.document_ids[arrays.document[row]])!r}, "
+            f"annotator {_plain(arrays.annotator_ids[arrays.annotator[row]])!r}, label "
+            f"{_plain(arrays.label_ids[arrays.label[row]])!r}, start "
+            f"{_plain(arrays.start[row])!r}, end {_plain(arrays.end[row])!r})")
+
+
 def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays, rows=None):
     """``values / unit`` as int64, refused (naming the first offending value and its span or
     document) where a value is not a whole number of units."""
@@ -66,13 +79,10 @@ def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays, rows=N
     if bad.size:
         first = int(bad[0])
         if rows is None:  # a document's length
-            place = f"the length {values[first]!r} of document {arrays.document_ids[first]!r}"
+            place = (f"the length {_plain(values[first])!r} of document "
+                     f"{_plain(arrays.document_ids[first])!r}")
         else:
-            place = (f"the {what} {values[first]!r} of span {first} (document "
-                     f"{arrays.document_ids[arrays.document[first]]!r}, annotator "
-                     f"{arrays.annotator_ids[arrays.annotator[first]]!r}, label "
-                     f"{arrays.label_ids[arrays.label[first]]!r}, start "
-                     f"{arrays.start[first]!r}, end {arrays.end[first]!r})")
+            place = f"the {what} {_plain(values[first])!r} of {_span(arrays, first)}"
         raise ValueError(f"{place} is not a whole number of units of {unit!r}: positions are "
                          f"units of offset; pass a unit that divides every offset")
     return whole.astype(np.int64)
@@ -107,17 +117,13 @@ def in_positions(table, unit=None):
     lengths = _whole_units(np.asarray(arrays.lengths), unit, "length", arrays)
     outside = np.flatnonzero(~arrays.annotated[arrays.document, arrays.annotator])
     if outside.size:
-        s = int(outside[0])
-        raise ValueError(f"span {s} (document {arrays.document_ids[arrays.document[s]]!r}, "
-                         f"annotator {arrays.annotator_ids[arrays.annotator[s]]!r}) belongs to "
-                         f"a (document, annotator) pair that the table marks as not annotated")
+        raise ValueError(f"{_span(arrays, int(outside[0]))} belongs to a (document, "
+                         f"annotator) pair that the table marks as not annotated")
     bad = np.flatnonzero((start < 0) | (start >= end) | (end > lengths[arrays.document]))
     if bad.size:
         s = int(bad[0])
-        raise ValueError(f"span {s} (document {arrays.document_ids[arrays.document[s]]!r}, "
-                         f"start {arrays.start[s]!r}, end {arrays.end[s]!r}) does not lie "
-                         f"within [0, length {arrays.lengths[arrays.document[s]]!r}) with "
-                         f"start < end")
+        raise ValueError(f"{_span(arrays, s)} does not lie within [0, length "
+                         f"{_plain(arrays.lengths[arrays.document[s]])!r}] with start < end")
     return arrays, unit, start, end, lengths
 
 

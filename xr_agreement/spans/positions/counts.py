@@ -67,6 +67,8 @@ def _span(arrays: SpanArrays, row: int) -> str:
 def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays, rows=None):
     """``values / unit`` as int64, refused (naming the first offending value and its span or
     document) where a value is not a whole number of units."""
+    if values.dtype.kind in "iu" and unit == 1:
+        return values.astype(np.int64, copy=False)
     if values.dtype.kind in "iu" and isinstance(unit, (int, np.integer)):
         quotient, remainder = np.divmod(values, unit)
         bad = np.flatnonzero(remainder != 0)
@@ -136,7 +138,14 @@ def span_counts(table, unit=None) -> SpanCounts:
     group = arrays.document * n_labels + arrays.label
     event_group = np.concatenate([group, group])
     event_position = np.concatenate([start, end])
-    order = np.lexsort((event_position, event_group))
+    # by group, then position: one stable sort of a combined key where it fits in int64
+    # (at 128,000 spans 6 ms against lexsort's 32: the spans come mostly in order, which
+    # the stable sort's merging of runs uses)
+    span = int(lengths.max(initial=0)) + 1
+    if len(arrays.document_ids) * max(n_labels, 1) * span < 2**62:
+        order = np.argsort(event_group * span + event_position, kind="stable")
+    else:
+        order = np.lexsort((event_position, event_group))
     event_annotator = np.concatenate([arrays.annotator, arrays.annotator])[order]
     event_step = np.concatenate([np.ones(len(start), np.int64),
                                  np.full(len(end), -1, np.int64)])[order]

@@ -189,7 +189,7 @@ def from_spans(records, lengths=None, annotated=None, *, labels=None,
     ...     [("d1", "ann", 0, 7, "LOC"), ("d1", "bob", 0, 7, "LOC"), ("d1", "bob", 12, 30, "ORG")],
     ...     lengths={"d1": 40, "d2": 25},
     ...     annotated=[("d1", "ann"), ("d1", "bob"), ("d2", "ann"), ("d2", "bob")])
-    >>> table.sizes["span"], list(table.label_id.values)
+    >>> table.sizes["span"], table.label_id.values.tolist()
     (3, ['LOC', 'ORG'])
     >>> int(table.length.sel(document_id="d2"))
     25
@@ -429,7 +429,8 @@ def span_arrays(table: xr.Dataset) -> SpanArrays:
         code = _codes(table[dim_id].values, values)
         if (code < 0).any():
             row = int(np.flatnonzero(code < 0)[0])
-            raise ValueError(f"span {row} has {column} {values[row]!r}, which is not among the "
+            value = values[row].item() if hasattr(values[row], "item") else values[row]
+            raise ValueError(f"span {row} has {column} {value!r}, which is not among the "
                              f"table's {dim_id} values")
         codes[column] = code.astype(np.int64)
     start, end = table["start"].values, table["end"].values

@@ -1,0 +1,121 @@
+"""The span table (xr_agreement.from_spans): what it keeps, what it refuses, and the
+``.agreement`` attribute of Datasets (span tables get the accessor, results keep their
+variable)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import xr_agreement
+from xr_agreement.spans import from_spans, span_arrays
+
+RECORDS = [
+    ("doc-1", "ann", 0, 7, "LOC"),
+    ("doc-1", "bob", 0, 7, "LOC"),
+    ("doc-1", "bob", 2, 5, "PER"),  # nested inside bob's LOC, another label
+    ("doc-2", "ann", 10, 18, "ORG"),
+]
+
+
+def test_the_table_keeps_every_span_in_order_with_its_ids():
+    table = from_spans(RECORDS, lengths={"doc-1": 20, "doc-2": 30, "doc-3": 5},
+                       annotated=[("doc-1", "ann"), ("doc-1", "bob"), ("doc-2", "ann"),
+                                  ("doc-3", "ann"), ("doc-3", "bob")])
+    assert table.sizes == {"span": 4, "document": 3, "annotator": 2, "label": 3}
+    back = list(zip(table.document.values, table.annotator.values, table.start.values,
+                    table.end.values, table.label.values))
+    assert back == RECORDS
+    assert list(table.document_id.values) == ["doc-1", "doc-2", "doc-3"]
+    assert table.length.sel(document_id="doc-3").item() == 5
+    # doc-2 was never seen by bob: not annotated; doc-3 read by both, nothing marked
+    assert not table.annotated.sel(document_id="doc-2", annotator_id="bob").item()
+    assert table.annotated.sel(document_id="doc-3").values.all()
+    arrays = span_arrays(table)
+    assert list(arrays.document_ids[arrays.document]) == [r[0] for r in RECORDS]
+    assert list(arrays.label_ids[arrays.label]) == [r[4] for r in RECORDS]
+
+
+def test_defaults_lengths_from_the_largest_end_and_annotated_from_the_spans():
+    table = from_spans(pd.DataFrame(RECORDS, columns=["document", "annotator", "start",
+                                                      "end", "label"]))
+    assert dict(zip(table.document_id.values, table.length.values)) == {"doc-1": 7,
+                                                                        "doc-2": 18}
+    assert table.annotated.values.tolist() == [[True, True], [True, False]]
+
+
+def test_records_are_not_modified_and_a_frame_keeps_its_index():
+    frame = pd.DataFrame(RECORDS, columns=["document", "annotator", "start", "end", "label"],
+                         index=[10, 11, 12, 13])
+    before = frame.copy()
+    from_spans(frame)
+    pd.testing.assert_frame_equal(frame, before)
+
+
+def test_real_offsets_and_labels_universe_and_texts():
+    table = from_spans([("talk", "a", 0.5, 2.25, "speech"), ("talk", "b", 0.0, 2.0, "speech")],
+                       labels=["speech", "music"])
+    assert table.start.dtype == np.float64 and table.attrs["offsets"] == "real"
+    assert list(table.label_id.values) == ["speech", "music"]
+    text = from_spans([("d", "a", 0, 7, "LOC")], texts={"d": "Nairobi is far"})
+    assert text.length.item() == 14 and text.text.item() == "Nairobi is far"
+
+
+def test_ids_follow_the_readers_rule():
+    # a whole float is its int; 1 and "1" are one id when text ids are present
+    table = from_spans([(1.0, "a", 0, 2, "x"), (1, "b", 0, 2, "x"), ("2", "a", 0, 1, "x"),
+                        (2, "b", 0, 1, "x")])
+    assert list(table.document_id.values) == ["1", "2"]
+
+
+@pytest.mark.parametrize("records, kwargs, message", [
+    ([("d", "a", 3, 3, "L")], {}, "start must be less than end"),
+    ([("d", "a", 5, 2, "L")], {}, "start must be less than end"),
+    ([("d", "a", -1, 2, "L")], {}, "negative"),
+    ([("d", "a", 0, 9, "L")], {"lengths": {"d": 8}}, "past the document's length"),
+    ([("d", "a", 0, 2, "L"), ("d", "a", 0, 2, "L")], {}, "same span as span 0"),
+    ([("d", None, 0, 2, "L")], {}, "annotator of span 0"),
+    ([("d", "a", 0, 2, True)], {}, "label of span 0"),
+    ([("d", "a", 0, 2, float("nan"))], {}, "label of span 0"),
+    ([("d", "a", 0, "x", "L")], {}, "end offsets must be numbers"),
+    ([("d", "a", 0, float("inf"), "L")], {}, "finite"),
+    ([("d", "a", 0, 2, "L")], {"labels": ["M"]}, "not one of the labels"),
+    ([("d", "a", 0, 2, "L")], {"annotated": [("d", "b")]}, "does not list the pair"),
+    ([("d", "a", 0, 2, "L")], {"annotated": [("d", "a"), ("e", "a")]}, "'e' holds no span"),
+    ([("d", "a", 0, 2, "L")], {"lengths": {"e": 3}}, "no length for the document 'd'"),
+    ([("d", "a", 0, 2)], {}, "must be (document, annotator, start, end, label)"),
+    ([("d", "a", 0, 4, "L")], {"texts": {"d": "abc"}}, "past the document's length 3"),
+    ([("d", "a", 0, 2, "L")], {"lengths": {"d": 4}, "texts": {"d": "abc"}}, "text has 3"),
+])
+def test_bad_records_are_refused_naming_the_span(records, kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        from_spans(records, **kwargs)
+
+
+def test_a_frame_without_the_columns_is_refused_naming_them():
+    with pytest.raises(ValueError, match=r"lack the columns \['label'\]"):
+        from_spans(pd.DataFrame({"document": ["d"], "annotator": ["a"], "start": [0],
+                                 "end": [1]}))
+
+
+def test_results_keep_their_agreement_variable_beside_the_span_accessor():
+    result = xr_agreement.datasets.bias_example().agreement.mla()
+    assert isinstance(result.agreement, xr.DataArray)
+    assert float(result.agreement) == pytest.approx(0.232, abs=5e-4)
+    result["agreement"] = result.agreement * 0 + 2  # no stale cached value
+    assert float(result.agreement) == 2
+    table = from_spans(RECORDS)
+    assert type(table.agreement).__name__ == "SpanTableAccessor"
+    with pytest.raises(AttributeError):
+        xr.Dataset({"other": 1}).agreement
+    assert xr.Dataset(attrs={"agreement": "x"}).agreement == "x"
+
+
+def test_span_arrays_refuses_a_dataset_that_is_not_a_span_table():
+    with pytest.raises(TypeError, match="expected a span table"):
+        span_arrays(xr.Dataset({"start": ("span", [0])}))
+    broken = from_spans(RECORDS).assign_coords(label=("span", ["LOC", "LOC", "XXX", "ORG"]))
+    with pytest.raises(ValueError, match="span 2 has label 'XXX'"):
+        span_arrays(broken)

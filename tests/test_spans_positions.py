@@ -308,6 +308,9 @@ def test_errors():
     table = xr_agreement.from_spans([("a", "x", 0, 2, "T")], lengths={"a": 4})
     with pytest.raises(ValueError, match="at least 2 annotators"):
         span_mla(table)
+    nothing = xr_agreement.from_spans([], lengths={"a": 3}, annotated=[("a", "x"), ("a", "y")])
+    with pytest.raises(ValueError, match="no label"):
+        span_mla(nothing)
     with pytest.raises(TypeError, match="span table"):
         span_mla(xr.Dataset())
     two = xr_agreement.from_spans([("a", "x", 0, 2, "T"), ("a", "y", 1, 2, "T")])
@@ -347,16 +350,7 @@ def test_document_bootstrap_against_a_direct_resampling():
     documents = list(table.document_id.values)  # the order the draws index
     draws = np.random.default_rng(5).integers(0, len(documents), (12, len(documents)))
     for r, row in enumerate(draws[:4]):
-        new_records, new_lengths, new_annotated = [], {}, []
-        for copy, index in enumerate(row):
-            doc = documents[index]
-            name = f"{doc}#{copy}"
-            new_lengths[name] = lengths[doc]
-            new_records += [(name, a, s, e, lab) for d, a, s, e, lab in records if d == doc]
-            new_annotated += [(name, a) for d, a in annotated if d == doc]
-        rebuilt = xr_agreement.from_spans(new_records, lengths=new_lengths,
-                                          annotated=new_annotated, labels=list(LABELS))
-        direct = span_mla(rebuilt)
+        direct = span_mla(_rebuilt(records, lengths, annotated, documents, row))
         assert float(result.agreement_replicates[r]) == pytest.approx(
             float(direct.agreement), abs=1e-12, nan_ok=True)
         np.testing.assert_allclose(result.label_agreement_replicates[r].values,
@@ -413,3 +407,40 @@ def test_document_bootstrap_covers_and_the_position_bootstrap_does_not():
     # position bootstrap's intervals are too narrow (this seed: 16 of 40)
     assert document_hits >= 31, (document_hits, position_hits)
     assert position_hits <= 24, (document_hits, position_hits)
+
+
+def _rebuilt(records, lengths, annotated, documents, indices):
+    """The span table of the documents ``documents[indices]``, each copy renamed apart."""
+    new_records, new_lengths, new_annotated = [], {}, []
+    for copy, index in enumerate(indices):
+        doc = documents[index]
+        name = f"{doc}#{copy}"
+        new_lengths[name] = lengths[doc]
+        new_records += [(name, a, s, e, lab) for d, a, s, e, lab in records if d == doc]
+        new_annotated += [(name, a) for d, a in annotated if d == doc]
+    return xr_agreement.from_spans(new_records, lengths=new_lengths, annotated=new_annotated,
+                                   labels=list(LABELS))
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_document_bootstrap_equals_scipy(method):
+    """scipy.stats.bootstrap over document indices, each replicate's table rebuilt from the
+    drawn documents and its agreement computed by mla on its positions: the same bounds
+    (scipy's own percentile and BCa, its own jackknife)."""
+    from scipy import stats
+
+    table, (records, lengths, annotated) = random_table(10, n_documents=7, max_length=25)
+    documents = list(table.document_id.values)
+
+    def statistic(indices):
+        rebuilt = _rebuilt(records, lengths, annotated, documents, np.asarray(indices, int))
+        return float(span_positions(rebuilt).agreement.mla(item="position").agreement)
+
+    peer = stats.bootstrap((np.arange(len(documents)),), statistic, n_resamples=40,
+                           method=method, confidence_level=0.9, vectorized=False,
+                           random_state=np.random.default_rng(3))
+    ours = span_mla(table, ci=0.9, n_resamples=40, ci_method=method,
+                    seed=np.random.default_rng(3))
+    assert float(ours.agreement_lower) == pytest.approx(peer.confidence_interval.low, abs=1e-9)
+    assert float(ours.agreement_upper) == pytest.approx(peer.confidence_interval.high,
+                                                        abs=1e-9)

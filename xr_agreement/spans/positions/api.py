@@ -147,6 +147,20 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
     return positions
 
 
+def _check_sizes(counts) -> tuple[int, int]:
+    """(labels, annotators) of the table, refused below 1 label or 2 annotators (as
+    :func:`xr_agreement.mla` refuses such decisions)."""
+    n_labels = counts.document_label.shape[1]
+    n_annotators = counts.arrays.annotated.shape[1]
+    if n_annotators < 2:
+        raise ValueError(f"span agreement needs at least 2 annotators; the table has "
+                         f"{n_annotators} ({[str(a) for a in counts.arrays.annotator_ids]})")
+    if n_labels < 1:
+        raise ValueError("the span table has no label (no span and no labels=): pass "
+                         "labels= to from_spans, the label universe the annotators chose from")
+    return n_labels, n_annotators
+
+
 def _attrs(counts, what: str) -> dict:
     n_documents = len(counts.lengths)
     annotated = counts.arrays.annotated
@@ -270,11 +284,7 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
         ci, n_resamples, _, ci_method = check_options(ci, n_resamples, "item", ci_method,
                                                       seed, progress)
     counts = span_counts(table, unit)
-    n_labels = counts.document_label.shape[1]
-    n_annotators = counts.arrays.annotated.shape[1]
-    if n_annotators < 2:
-        raise ValueError(f"span agreement needs at least 2 annotators; the table has "
-                         f"{n_annotators} ({list(counts.arrays.annotator_ids)})")
+    n_labels, n_annotators = _check_sizes(counts)
     rows, m_values = document_table(counts)
     label_counts = label_counts_from_sums(rows.sum(axis=0)[None], m_values, n_labels,
                                           n_annotators)[0]
@@ -394,11 +404,7 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
         ci, n_resamples, _, ci_method = check_options(ci, n_resamples, "item", ci_method,
                                                       seed, progress)
     counts = span_counts(table, unit)
-    n_labels = counts.document_label.shape[1]
-    n_annotators = counts.arrays.annotated.shape[1]
-    if n_annotators < 2:
-        raise ValueError(f"span agreement needs at least 2 annotators; the table has "
-                         f"{n_annotators} ({list(counts.arrays.annotator_ids)})")
+    n_labels, n_annotators = _check_sizes(counts)
     rows, m_values = document_table(counts)
     label_counts = label_counts_from_sums(rows.sum(axis=0)[None], m_values, n_labels,
                                           n_annotators)[0]

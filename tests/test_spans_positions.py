@@ -119,7 +119,8 @@ def oracle_mla(decisions, labels, baseline):
         total_expected += n_j * expected
     out["observed"] = total_agreeing / total_values
     out["expected"] = total_expected / total_values
-    out["agreement"] = (out["observed"] - out["expected"]) / (1 - out["expected"])
+    out["agreement"] = ((out["observed"] - out["expected"]) / (1 - out["expected"])
+                        if out["expected"] != 1 else np.nan)
     return out
 
 
@@ -444,3 +445,44 @@ def test_document_bootstrap_equals_scipy(method):
     assert float(ours.agreement_lower) == pytest.approx(peer.confidence_interval.low, abs=1e-9)
     assert float(ours.agreement_upper) == pytest.approx(peer.confidence_interval.high,
                                                         abs=1e-9)
+
+
+# --------------------------------------------------------------------------- property
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_span = st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 11),
+                  st.integers(1, 6), st.integers(0, 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(spans=st.lists(_span, max_size=25), skipped=st.sets(st.tuples(st.integers(0, 1),
+                                                                     st.integers(0, 2))))
+def test_span_mla_equals_the_oracle_on_any_small_table(spans, skipped):
+    """Any spans (overlapping, nested, touching, repeated starts) over 3 documents of 12
+    positions, any (document, annotator) pairs of the first two documents left unannotated
+    (the third keeps every annotator in the table): span_mla's agreement, observed and
+    label values equal the oracle's (F baseline)."""
+    lengths = {f"d{d}": 12 for d in range(3)}
+    annotated = {(f"d{d}", f"a{a}") for d in range(3) for a in range(3)} - {
+        (f"d{d}", f"a{a}") for d, a in skipped}
+    records = list(dict.fromkeys(
+        (f"d{d}", f"a{a}", s, min(12, s + w), ("X", "Y")[j]) for d, a, s, w, j in spans
+        if (f"d{d}", f"a{a}") in annotated))
+    table = xr_agreement.from_spans(records, lengths=lengths, annotated=sorted(annotated),
+                                    labels=["X", "Y"])
+    decisions = oracle_decisions(records, lengths, annotated, ["a0", "a1", "a2"], ["X", "Y"])
+    result = span_mla(table)
+    if not any(len(cell) >= 2 for cell in decisions.values()):  # no pair anywhere
+        assert np.isnan(float(result.agreement)) and result.undefined_reason.item() != ""
+        return
+    expected = oracle_mla(decisions, ["X", "Y"], "F")
+    assert float(result.agreement) == pytest.approx(expected["agreement"], abs=1e-12,
+                                                    nan_ok=True)
+    assert float(result.observed) == pytest.approx(expected["observed"], abs=1e-12)
+    for label in ("X", "Y"):
+        assert float(result.label_observed.sel(label=label)) == pytest.approx(
+            expected["label_observed"][label], abs=1e-12)
+        assert float(result.label_agreement.sel(label=label)) == pytest.approx(
+            expected["label_agreement"][label], abs=1e-12, nan_ok=True)

@@ -184,9 +184,9 @@ def _document_coords(counts, *dims):
     return dimension_coordinates({dim: ids[dim] for dim in dims})
 
 
-def _finish_mla(counts, label_counts, agreeing, pairs, names, single, extra, coords):
+def _finish_mla(counts, label_counts, agreeing, pairs, names, single, coords):
     """The MLA Dataset (document level in place of the item level) from label counts
-    (*extra, k, n + 1, 3) and per-document comparisons (*extra, D)."""
+    (k, n + 1, 3) and per-document comparisons (D,)."""
     n_annotators = counts.arrays.annotated.shape[1]
     n_labels = label_counts.shape[-3]
     values = finish_counts(label_counts, agreeing, pairs, names)
@@ -196,8 +196,8 @@ def _finish_mla(counts, label_counts, agreeing, pairs, names, single, extra, coo
                                             n_labels * positions_missing)
     pairable = int(counts.lengths[counts.deciders >= 2].sum()) if n_labels else 0
     values["n_pairable_items"] = np.full(values["n_pairable_items"].shape, pairable)
-    result = assemble(values, names, single, extra=extra, item="document", label="label",
-                      coords=coords, n_annotators=n_annotators, reasons=not extra)
+    result = assemble(values, names, single, extra=[], item="document", label="label",
+                      coords=coords, n_annotators=n_annotators, reasons=True)
     result = result.rename_vars(RENAMED)
     for name, (long_name, symbol, description) in VARIABLES.items():
         kept = {k: v for k, v in result[name].attrs.items() if k == "baseline"}
@@ -289,7 +289,7 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
     label_counts = label_counts_from_sums(rows.sum(axis=0)[None], m_values, n_labels,
                                           n_annotators)[0]
     agreeing, pairs = document_pairs(counts)
-    result = _finish_mla(counts, label_counts, agreeing, pairs, names, single, [],
+    result = _finish_mla(counts, label_counts, agreeing, pairs, names, single,
                          _document_coords(counts, "document", "label"))
     result.attrs.update(_attrs(counts, "Multi-Label Agreement"))
     if ci is None:

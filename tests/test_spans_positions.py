@@ -279,6 +279,16 @@ def test_float_offsets_with_a_unit():
         span_mla(timed, unit=0.02)
 
 
+def test_both_event_sorts_give_the_same_counts(monkeypatch):
+    """Events sort by one combined key, or (where it could overflow int64) by lexsort."""
+    from xr_agreement.spans.positions import counts
+
+    table, _ = random_table(11, n_documents=8, max_length=60)
+    combined = counts.span_counts(table)
+    monkeypatch.setattr(counts, "COMBINED_KEY_LIMIT", 0)
+    assert np.array_equal(counts.span_counts(table).document_label, combined.document_label)
+
+
 def test_integer_unit():
     records = [("a", "x", 0, 4, "T"), ("a", "y", 2, 6, "T")]
     table = xr_agreement.from_spans(records, lengths={"a": 8})

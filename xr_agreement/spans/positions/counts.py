@@ -27,6 +27,9 @@ from . import kernels as _kernels
 # relative tolerance of an offset being a whole number of units (float offsets)
 UNIT_TOLERANCE = 1e-9
 
+# events are sorted by one combined int64 key (group, position) below this many keys
+COMBINED_KEY_LIMIT = 2**62
+
 
 class SpanCounts(NamedTuple):
     """What every position-level measure of a span table is computed from.
@@ -142,7 +145,7 @@ def span_counts(table, unit=None) -> SpanCounts:
     # (at 128,000 spans 6 ms against lexsort's 32: the spans come mostly in order, which
     # the stable sort's merging of runs uses)
     span = int(lengths.max(initial=0)) + 1
-    if len(arrays.document_ids) * max(n_labels, 1) * span < 2**62:
+    if len(arrays.document_ids) * max(n_labels, 1) * span < COMBINED_KEY_LIMIT:
         order = np.argsort(event_group * span + event_position, kind="stable")
     else:
         order = np.lexsort((event_position, event_group))

@@ -277,6 +277,10 @@ def test_float_offsets_with_a_unit():
         span_mla(timed)
     with pytest.raises(ValueError, match="not a whole number of units of 0.02"):
         span_mla(timed, unit=0.02)
+    short = xr_agreement.from_spans([("a", "x", 0.0, 0.5, "T"), ("a", "y", 0.25, 0.5, "T")],
+                                    lengths={"a": 0.8})
+    with pytest.raises(ValueError, match="the length 0.8 of document 'a' is not a whole"):
+        span_positions(short, unit=0.25)
 
 
 def test_both_event_sorts_give_the_same_counts(monkeypatch):

@@ -67,9 +67,9 @@ def _span(arrays: SpanArrays, row: int) -> str:
             f"{_plain(arrays.start[row])!r}, end {_plain(arrays.end[row])!r})")
 
 
-def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays, rows=None):
-    """``values / unit`` as int64, refused (naming the first offending value and its span or
-    document) where a value is not a whole number of units."""
+def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays):
+    """``values / unit`` as int64, refused (naming the first offending value and its span, or
+    its document for ``what="length"``) where a value is not a whole number of units."""
     if values.dtype.kind in "iu" and unit == 1:
         return values.astype(np.int64, copy=False)
     if values.dtype.kind in "iu" and isinstance(unit, (int, np.integer)):
@@ -83,7 +83,7 @@ def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays, rows=N
                                                                              np.abs(ratio)))
     if bad.size:
         first = int(bad[0])
-        if rows is None:  # a document's length
+        if what == "length":  # one per document
             place = (f"the length {_plain(values[first])!r} of document "
                      f"{_plain(arrays.document_ids[first])!r}")
         else:
@@ -116,9 +116,8 @@ def in_positions(table, unit=None):
     """(arrays, unit, start, end, lengths): the span table's offsets in positions (int64)."""
     arrays = span_arrays(table)
     unit = check_unit(arrays, unit)
-    rows = np.arange(len(arrays.start))
-    start = _whole_units(arrays.start, unit, "start", arrays, rows)
-    end = _whole_units(arrays.end, unit, "end", arrays, rows)
+    start = _whole_units(arrays.start, unit, "start", arrays)
+    end = _whole_units(arrays.end, unit, "end", arrays)
     lengths = _whole_units(np.asarray(arrays.lengths), unit, "length", arrays)
     outside = np.flatnonzero(~arrays.annotated[arrays.document, arrays.annotator])
     if outside.size:

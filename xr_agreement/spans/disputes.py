@@ -84,7 +84,8 @@ def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataF
         positions and the labels: for real offsets weighted by length), then one column per
         annotator, named by its id, in annotator order: what the annotator marked over the
         region, its spans that overlap it as ``"LABEL [start,end)"`` joined by ``"; "``
-        (in order of start, end, label; a span may reach past the region), ``""`` for
+        (in order of start, end and the table's label order; a span may reach past the
+        region), ``""`` for
         nothing, NaN for an annotator who did not annotate the document. Sorted by
         ``disagreement`` descending, then document order and start; index ``0 .. n - 1``.
         Text and ids are given as they are in the table (not escaped).
@@ -115,7 +116,10 @@ def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataF
     arrays = span_arrays(table)
     n_documents, n_annotators = arrays.annotated.shape
     n_labels = len(arrays.label_ids)
-    annotator_ids = list(arrays.annotator_ids)
+    # plain Python ids (not numpy scalars) in the frame and in messages
+    annotator_ids = arrays.annotator_ids.tolist()
+    document_ids = arrays.document_ids.tolist()
+    label_ids = arrays.label_ids.tolist()
     clash = [a for a in annotator_ids if isinstance(a, str) and a in FIXED_COLUMNS]
     if clash:
         raise ValueError(f"annotator {clash[0]!r} has the name of a fixed column of the "
@@ -138,11 +142,11 @@ def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataF
         regions = _document_regions(starts, ends, arrays.annotator[spans],
                                     arrays.label[spans], readers, n_annotators, n_labels)
         for start, end, score, disputed_label in regions:
-            row = {"document": arrays.document_ids[d], "start": start, "end": end,
+            row = {"document": document_ids[d], "start": start, "end": end,
                    "text": texts[d][int(start):int(end)] if texts is not None and integer
                    else "",
                    "n_annotators": len(readers),
-                   "labels": tuple(arrays.label_ids[j] for j in np.flatnonzero(disputed_label)),
+                   "labels": tuple(label_ids[j] for j in np.flatnonzero(disputed_label)),
                    "disagreement": score, "_document": d}
             inside = spans[(starts < end) & (ends > start)]
             for a in range(n_annotators):
@@ -150,7 +154,7 @@ def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataF
                     row[a] = np.nan
                     continue
                 mine = inside[arrays.annotator[inside] == a]  # already in start, end order
-                row[a] = "; ".join(f"{arrays.label_ids[arrays.label[s]]} "
+                row[a] = "; ".join(f"{label_ids[arrays.label[s]]} "
                                    f"[{_offset(arrays.start[s])},{_offset(arrays.end[s])})"
                                    for s in mine)
             rows.append(row)

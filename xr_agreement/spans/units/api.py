@@ -154,7 +154,8 @@ def span_f1(table: xr.Dataset, match: str = "exact") -> xr.Dataset:
         ``n_spans``; ``document_f1``, ``document_n_matched``, ``document_n_spans`` (micro
         over pairs and labels in each document); an ``<level>_undefined_reason`` beside
         each F1 (empty where defined). Pair matrices are symmetric with NaN (F1) or 0
-        (counts) on the diagonal. Corpus and label sums take each unordered pair once.
+        (matched and spans) on the diagonal (``pair_n_documents`` holds there the
+        documents the annotator annotated). Corpus and label sums take each unordered pair once.
         Attrs: ``match``, ``matching`` (the rule), ``reference``, ``missing_data``,
         ``n_documents``, ``n_annotators``, ``n_labels``.
 

@@ -80,6 +80,9 @@ def oracle(corpus, match):
     for d in docs:
         out["document_f1"][d] = f1([k for k in once if k[3] == d])
     out["f1"] = f1(once)
+    defined = [out["pair_f1"][pair] for pair in unordered
+               if not math.isnan(out["pair_f1"][pair])]
+    out["mean_pair_f1"] = sum(defined) / len(defined) if defined else math.nan
     defined = [v for v in out["label_f1"].values() if not math.isnan(v)]
     out["macro_f1"] = sum(defined) / len(defined) if defined else math.nan
     out["n_matched"] = sum(matched[k] for k in once)
@@ -154,7 +157,7 @@ def check(result, want, corpus, where):
         close(result.document_f1.sel(document=d), want["document_f1"][d], f"{where} {d}")
         assert (result.document_undefined_reason.sel(document=d).item() == "") == \
             (not math.isnan(want["document_f1"][d]))
-    for name in ("f1", "macro_f1", "n_matched", "n_spans"):
+    for name in ("f1", "macro_f1", "mean_pair_f1", "n_matched", "n_spans"):
         close(result[name], want[name], f"{where} {name}")
     assert (result.undefined_reason.item() == "") == (not math.isnan(want["f1"]))
 

@@ -150,7 +150,8 @@ def span_f1(table: xr.Dataset, match: str = "exact") -> xr.Dataset:
         (label x pair); ``pair_f1`` (micro over labels), ``pair_macro_f1``,
         ``pair_n_matched``, ``pair_n_spans``, ``pair_n_documents``; ``label_f1``,
         ``label_n_matched``, ``label_n_spans`` (micro over pairs); ``f1`` (micro over pairs
-        and labels), ``macro_f1`` (mean of the defined ``label_f1``), ``n_matched``,
+        and labels), ``macro_f1`` (mean of the defined ``label_f1``), ``mean_pair_f1``
+        (mean of the defined ``pair_f1``, each unordered pair once), ``n_matched``,
         ``n_spans``; ``document_f1``, ``document_n_matched``, ``document_n_spans`` (micro
         over pairs and labels in each document); an ``<level>_undefined_reason`` beside
         each F1 (empty where defined). Pair matrices are symmetric with NaN (F1) or 0
@@ -232,6 +233,7 @@ def span_f1(table: xr.Dataset, match: str = "exact") -> xr.Dataset:
     n_matched, n_spans = label_n_matched.sum(), label_n_spans.sum()
     f1 = _ratio(n_matched, n_spans)
     macro_f1 = _nan_mean(label_f1, axis=0)
+    mean_pair_f1 = _nan_mean(pair_f1[upper], axis=0)
     document_f1 = _ratio(document_n_matched, document_n_spans)
 
     # why each NaN
@@ -266,6 +268,7 @@ def span_f1(table: xr.Dataset, match: str = "exact") -> xr.Dataset:
         "label_undefined_reason": ("label", label_reason),
         "f1": ((), f1),
         "macro_f1": ((), macro_f1),
+        "mean_pair_f1": ((), mean_pair_f1),
         "n_matched": ((), np.int64(n_matched)),
         "n_spans": ((), np.int64(n_spans)),
         "undefined_reason": ((), np.array(reason)),

@@ -72,11 +72,16 @@ VARIABLES = {
     "macro_f1": (
         "span F1 (macro over labels)", "",
         "mean of label_f1 over the labels where it is defined"),
+    "mean_pair_f1": (
+        "span F1, mean over annotator pairs", "",
+        "mean of pair_f1 over the unordered annotator pairs where it is defined: the average "
+        "pairwise F-measure of Hripcsak & Rothschild (2005) for more than two annotators "
+        "(each pair weighs the same, where f1 weighs pairs by their spans)"),
     "n_matched": ("matched span pairs", "", "label_n_matched summed over labels"),
     "n_spans": ("spans, over pairs", "", "label_n_spans summed over labels"),
     "undefined_reason": (
         "why the F1 is undefined", "",
-        "why `f1` and `macro_f1` are NaN; empty where they are defined"),
+        "why `f1`, `macro_f1` and `mean_pair_f1` are NaN; empty where they are defined"),
     "document_f1": (
         "span F1 per document (micro over pairs and labels)", "F_d",
         "2 document_n_matched / document_n_spans: the document's counts summed over the "

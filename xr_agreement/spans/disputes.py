@@ -20,17 +20,11 @@ FIXED_COLUMNS = ("document", "start", "end", "text", "n_annotators", "labels",
                  "disagreement")
 
 
-def _offset(value) -> str:
-    return str(value.item() if hasattr(value, "item") else value)
-
-
-def _document_regions(starts, ends, annotators, labels, readers, n_annotators,
-                      n_labels):
-    """Disputed regions of one document: (start, end, disagreement, disputed labels) per
-    region, from the spans' codes. ``readers`` are the annotators who annotated it."""
+def _document_regions(starts, ends, annotators, labels, readers, n_annotators, n_labels):
+    """Disputed regions of one document, from its spans' codes: arrays of the regions'
+    starts, ends, disagreement and disputed labels (region x label). ``readers`` are the
+    annotators who annotated it."""
     cut = np.unique(np.concatenate([starts, ends]))
-    if len(cut) < 2:
-        return []
     coverage = np.zeros((len(cut), n_annotators, n_labels), np.int64)
     np.add.at(coverage, (np.searchsorted(cut, starts), annotators, labels), 1)
     np.add.at(coverage, (np.searchsorted(cut, ends), annotators, labels), -1)
@@ -39,23 +33,61 @@ def _document_regions(starts, ends, annotators, labels, readers, n_annotators,
     x = covered.sum(axis=1)  # segment x label: readers covering
     disputed_label = (x > 0) & (x < m)
     disputed = disputed_label.any(axis=1)
-    length = np.diff(cut)
     # annotator pairs that differ, summed over labels, times the segment's length
-    pair_positions = (x * (m - x)).sum(axis=1) * length
-    regions = []
-    k = 0
-    n = len(disputed)
-    while k < n:
-        if not disputed[k]:
-            k += 1
-            continue
-        first = k
-        while k + 1 < n and disputed[k + 1]:  # segments are contiguous: cut[k+1] ends one
-            k += 1
-        regions.append((cut[first], cut[k + 1], pair_positions[first:k + 1].sum(),
-                        disputed_label[first:k + 1].any(axis=0)))
-        k += 1
-    return regions
+    pair_positions = (x * (m - x)).sum(axis=1) * np.diff(cut)
+    # runs of disputed segments (consecutive segments touch: a run is one region)
+    edge = np.flatnonzero(np.diff(np.r_[False, disputed, False].astype(np.int8)))
+    first, stop = edge[0::2], edge[1::2]
+    if len(first) == 0:
+        return None
+    # sums from each run's first segment up to the next run's: the segments in between are
+    # agreed, so they add 0 and no label
+    score = np.add.reduceat(pair_positions, first)
+    labels_of = np.logical_or.reduceat(disputed_label, first, axis=0)
+    return cut[first], cut[stop], score, labels_of
+
+
+def _tuples(rows, ids) -> np.ndarray:
+    """A 1-D object array of the tuple of ids each boolean row selects (set element by
+    element: numpy would make tuples of one length a 2-D array)."""
+    out = np.empty(len(rows), dtype=object)
+    for i, row in enumerate(rows):
+        out[i] = tuple(ids[j] for j in np.flatnonzero(row))
+    return out
+
+
+def _marks(arrays, spans, region_document, region_start, region_end, label_ids):
+    """(region, annotator) -> the annotator's spans overlapping the region, formatted and
+    joined, for the spans ``spans`` (indices, sorted by document, start, end, label) and
+    the regions (sorted by document and start, disjoint within a document)."""
+    document = arrays.document[spans]
+    start, end = arrays.start[spans], arrays.end[spans]
+    # per span, the regions of its document it overlaps: [lo, hi) of the region list
+    lo = np.empty(len(spans), np.int64)
+    hi = np.empty(len(spans), np.int64)
+    doc_cut = np.searchsorted(region_document, np.arange(len(arrays.document_ids) + 1))
+    span_cut = np.searchsorted(document, np.arange(len(arrays.document_ids) + 1))
+    for d in np.unique(document):
+        r0, r1 = doc_cut[d], doc_cut[d + 1]
+        s0, s1 = span_cut[d], span_cut[d + 1]
+        lo[s0:s1] = r0 + np.searchsorted(region_end[r0:r1], start[s0:s1], side="right")
+        hi[s0:s1] = r0 + np.searchsorted(region_start[r0:r1], end[s0:s1], side="left")
+    count = np.maximum(hi - lo, 0)
+    which = np.repeat(np.arange(len(spans)), count)
+    region = np.repeat(lo, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count)
+                                                                         - count, count))
+    label = arrays.label[spans]
+    text = np.array([f"{label_ids[j]} [{s},{e})" for j, s, e in
+                     zip(label[which].tolist(), start[which].tolist(), end[which].tolist())],
+                    dtype=object)
+    annotator = arrays.annotator[spans][which]
+    # group by (region, annotator), keeping the spans' order within a group
+    order = np.lexsort((which, annotator, region))
+    region, annotator, text = region[order], annotator[order], text[order]
+    key = region * len(arrays.annotator_ids) + annotator
+    groups = np.r_[0, np.flatnonzero(np.diff(key)) + 1] if len(key) else np.zeros(0, int)
+    joined = ["; ".join(part) for part in np.split(text, groups[1:])] if len(key) else []
+    return region[groups], annotator[groups], joined
 
 
 def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataFrame:
@@ -130,44 +162,52 @@ def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataF
     order = np.lexsort((arrays.label, arrays.end, arrays.start, arrays.document))
     document = arrays.document[order]
     split = np.searchsorted(document, np.arange(n_documents + 1))
-    rows = []
-    for d in range(n_documents):
-        readers = np.flatnonzero(arrays.annotated[d])
-        if len(readers) < 2:
-            continue
+    n_readers = arrays.annotated.sum(axis=1)
+    found = []  # (document, starts, ends, scores, labels) per document with regions
+    for d in np.flatnonzero((n_readers >= 2) & (split[1:] > split[:-1])):
         spans = order[split[d]:split[d + 1]]
-        if len(spans) == 0:
-            continue
-        starts, ends = arrays.start[spans], arrays.end[spans]
-        regions = _document_regions(starts, ends, arrays.annotator[spans],
-                                    arrays.label[spans], readers, n_annotators, n_labels)
-        for start, end, score, disputed_label in regions:
-            row = {"document": document_ids[d], "start": start, "end": end,
-                   "text": texts[d][int(start):int(end)] if texts is not None and integer
-                   else "",
-                   "n_annotators": len(readers),
-                   "labels": tuple(label_ids[j] for j in np.flatnonzero(disputed_label)),
-                   "disagreement": score, "_document": d}
-            inside = spans[(starts < end) & (ends > start)]
-            for a in range(n_annotators):
-                if not arrays.annotated[d, a]:
-                    row[a] = np.nan
-                    continue
-                mine = inside[arrays.annotator[inside] == a]  # already in start, end order
-                row[a] = "; ".join(f"{label_ids[arrays.label[s]]} "
-                                   f"[{_offset(arrays.start[s])},{_offset(arrays.end[s])})"
-                                   for s in mine)
-            rows.append(row)
+        regions = _document_regions(arrays.start[spans], arrays.end[spans],
+                                    arrays.annotator[spans], arrays.label[spans],
+                                    np.flatnonzero(arrays.annotated[d]), n_annotators,
+                                    n_labels)
+        if regions is not None:
+            found.append((np.full(len(regions[0]), d), *regions))
+    if found:
+        region_document, region_start, region_end, score, disputed = (
+            np.concatenate(parts) for parts in zip(*found))
+    else:
+        region_document = np.zeros(0, np.int64)
+        region_start = region_end = np.zeros(0, arrays.start.dtype)
+        score = np.zeros(0, arrays.start.dtype)
+        disputed = np.zeros((0, n_labels), bool)
 
-    columns = [*FIXED_COLUMNS, "_document", *range(n_annotators)]
-    frame = pd.DataFrame(rows, columns=columns)
-    if len(frame) == 0:  # keep the columns' kinds on an empty list
-        frame = frame.astype({"start": arrays.start.dtype, "end": arrays.end.dtype,
-                              "n_annotators": np.int64,
-                              "disagreement": arrays.start.dtype})
-    frame = frame.sort_values(["disagreement", "_document", "start"],
-                              ascending=[False, True, True], kind="stable")
-    frame = frame.drop(columns="_document").reset_index(drop=True)
+    # what each annotator marked: "" for a reader who marked nothing there, NaN for others
+    cells = np.full((len(region_document), n_annotators), np.nan, dtype=object)
+    readers = arrays.annotated[region_document]
+    cells[readers] = ""
+    region, annotator, joined = _marks(arrays, order, region_document, region_start,
+                                       region_end, label_ids)
+    cells[region, annotator] = joined
+
+    if texts is not None and integer:
+        text = [texts[d][s:e] for d, s, e in zip(region_document.tolist(),
+                                                 region_start.tolist(), region_end.tolist())]
+    else:
+        text = [""] * len(region_document)
+    columns = {
+        "document": np.array([document_ids[d] for d in region_document.tolist()], object),
+        "start": region_start,
+        "end": region_end,
+        "text": np.array(text, dtype=object),
+        "n_annotators": n_readers[region_document].astype(np.int64),
+        "labels": _tuples(disputed, label_ids),
+        "disagreement": score,
+    }
+    # most disputed first; ties in document order, then by start
+    rank = np.lexsort((region_start, region_document, -score))
+    frame = pd.DataFrame({name: values[rank] for name, values in columns.items()})
+    for a in range(n_annotators):
+        frame[len(FIXED_COLUMNS) + a] = cells[rank, a]
     # annotator columns named by their ids only now: an id never takes a fixed column's place
     frame.columns = [*FIXED_COLUMNS, *annotator_ids]
     if top is not None:

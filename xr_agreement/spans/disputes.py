@@ -48,12 +48,13 @@ def _document_regions(starts, ends, annotators, labels, readers, n_annotators, n
 
 
 def _tuples(rows, ids) -> np.ndarray:
-    """A 1-D object array of the tuple of ids each boolean row selects (set element by
-    element: numpy would make tuples of one length a 2-D array)."""
-    out = np.empty(len(rows), dtype=object)
-    for i, row in enumerate(rows):
-        out[i] = tuple(ids[j] for j in np.flatnonzero(row))
-    return out
+    """A 1-D object array of the tuple of ids each boolean row selects. Rows repeat (few
+    label sets, many regions): each distinct row is made once."""
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    made = np.empty(len(distinct), dtype=object)
+    for i, row in enumerate(distinct):  # element by element: a 2-D array otherwise
+        made[i] = tuple(ids[j] for j in np.flatnonzero(row))
+    return made[inverse.reshape(-1)]
 
 
 def _marks(arrays, spans, region_document, region_start, region_end, label_ids):
@@ -77,16 +78,16 @@ def _marks(arrays, spans, region_document, region_start, region_end, label_ids):
     region = np.repeat(lo, count) + (np.arange(count.sum()) - np.repeat(np.cumsum(count)
                                                                          - count, count))
     label = arrays.label[spans]
-    text = np.array([f"{label_ids[j]} [{s},{e})" for j, s, e in
-                     zip(label[which].tolist(), start[which].tolist(), end[which].tolist())],
-                    dtype=object)
     annotator = arrays.annotator[spans][which]
     # group by (region, annotator), keeping the spans' order within a group
     order = np.lexsort((which, annotator, region))
-    region, annotator, text = region[order], annotator[order], text[order]
+    region, annotator, which = region[order], annotator[order], which[order]
+    text = [f"{label_ids[j]} [{s},{e})" for j, s, e in
+            zip(label[which].tolist(), start[which].tolist(), end[which].tolist())]
     key = region * len(arrays.annotator_ids) + annotator
-    groups = np.r_[0, np.flatnonzero(np.diff(key)) + 1] if len(key) else np.zeros(0, int)
-    joined = ["; ".join(part) for part in np.split(text, groups[1:])] if len(key) else []
+    groups = np.flatnonzero(np.diff(key, prepend=-1)) if len(key) else np.zeros(0, np.int64)
+    stops = np.r_[groups[1:], len(key)].tolist()
+    joined = ["; ".join(text[a:b]) for a, b in zip(groups.tolist(), stops)]
     return region[groups], annotator[groups], joined
 
 

@@ -202,3 +202,18 @@ def test_refusals():
         with pytest.raises(ValueError, match="top"):
             span_disagreements(fine, top=top)
     assert len(span_disagreements(fine, top=0)) == 0
+
+
+def test_number_ids_name_the_annotator_columns():
+    # annotators 1, 2, 3 (numbers, as some exports give them): columns 1, 2, 3 after the
+    # fixed ones; 3 never read document 7
+    spans = [(7, 1, 0, 4, 10), (7, 2, 0, 3, 10), (8, 3, 5, 6, 11)]
+    table = xr_agreement.from_spans(spans, {7: 9, 8: 9},
+                                    [(7, 1), (7, 2), (8, 1), (8, 3)])
+    got = span_disagreements(table)
+    assert list(got.columns) == FIXED + [1, 2, 3]
+    assert list(zip(got.document, got.start, got.end)) == [(7, 3, 4), (8, 5, 6)]
+    # over [3, 4) annotator 2 marked nothing (its [0, 3) ends where the region begins)
+    assert got.loc[0, 1] == "10 [0,4)" and got.loc[0, 2] == ""
+    assert math.isnan(got.loc[0, 3]) and got.loc[1, 1] == "" and math.isnan(got.loc[1, 2])
+    assert got.labels.tolist() == [(10,), (11,)]

@@ -272,3 +272,16 @@ def test_refuses_an_unknown_match():
         span_f1(table, "partial")
     with pytest.raises(TypeError, match="span table"):
         span_f1(table.drop_vars("annotated"))
+
+
+def test_coordinates_are_the_tables_ids():
+    spans = [(7, 1, 0, 4, 10), (7, 2, 0, 4, 10), (8, 1, 5, 6, 11), (8, 2, 5, 7, 11)]
+    table = xr_agreement.from_spans(spans, {7: 9, 8: 9})
+    result = span_f1(table, "exact")
+    assert result.annotator_1.values.tolist() == [1, 2]
+    assert result.annotator_2.values.tolist() == [1, 2]
+    assert result.label.values.tolist() == [10, 11]
+    assert result.document.values.tolist() == [7, 8]
+    assert result.document_f1.values.tolist() == [1.0, 0.0]
+    assert float(result.macro_f1) == 0.5 and float(result.f1) == 0.5
+    assert result.attrs["n_documents"] == 2 and result.attrs["n_labels"] == 2

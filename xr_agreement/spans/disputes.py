@@ -20,16 +20,20 @@ FIXED_COLUMNS = ("document", "start", "end", "text", "n_annotators", "labels",
                  "disagreement")
 
 
-def _document_regions(starts, ends, annotators, labels, readers, n_annotators, n_labels):
+def _document_regions(starts, ends, annotators, labels, readers, n_labels):
     """Disputed regions of one document, from its spans' codes: arrays of the regions'
     starts, ends, disagreement and disputed labels (region x label). ``readers`` are the
-    annotators who annotated it."""
+    annotators who annotated it (a bool mask over all annotators)."""
     cut = np.unique(np.concatenate([starts, ends]))
-    coverage = np.zeros((len(cut), n_annotators, n_labels), np.int64)
-    np.add.at(coverage, (np.searchsorted(cut, starts), annotators, labels), 1)
-    np.add.at(coverage, (np.searchsorted(cut, ends), annotators, labels), -1)
-    covered = np.cumsum(coverage, axis=0)[:-1, readers, :] > 0  # segment x reader x label
-    m = len(readers)
+    # coverage only over this document's readers and the labels it uses: segments x
+    # readers x labels stays in proportion to the document, not to the corpus's universe
+    reader = np.cumsum(readers) - 1
+    present, label = np.unique(labels, return_inverse=True)
+    coverage = np.zeros((len(cut), int(readers.sum()), len(present)), np.int64)
+    np.add.at(coverage, (np.searchsorted(cut, starts), reader[annotators], label), 1)
+    np.add.at(coverage, (np.searchsorted(cut, ends), reader[annotators], label), -1)
+    covered = np.cumsum(coverage, axis=0)[:-1] > 0  # segment x reader x label
+    m = covered.shape[1]
     x = covered.sum(axis=1)  # segment x label: readers covering
     disputed_label = (x > 0) & (x < m)
     disputed = disputed_label.any(axis=1)
@@ -43,7 +47,8 @@ def _document_regions(starts, ends, annotators, labels, readers, n_annotators, n
     # sums from each run's first segment up to the next run's: the segments in between are
     # agreed, so they add 0 and no label
     score = np.add.reduceat(pair_positions, first)
-    labels_of = np.logical_or.reduceat(disputed_label, first, axis=0)
+    labels_of = np.zeros((len(first), n_labels), bool)
+    labels_of[:, present] = np.logical_or.reduceat(disputed_label, first, axis=0)
     return cut[first], cut[stop], score, labels_of
 
 
@@ -169,8 +174,7 @@ def span_disagreements(table: xr.Dataset, *, top: int | None = None) -> pd.DataF
         spans = order[split[d]:split[d + 1]]
         regions = _document_regions(arrays.start[spans], arrays.end[spans],
                                     arrays.annotator[spans], arrays.label[spans],
-                                    np.flatnonzero(arrays.annotated[d]), n_annotators,
-                                    n_labels)
+                                    arrays.annotated[d], n_labels)
         if regions is not None:
             found.append((np.full(len(regions[0]), d), *regions))
     if found:

@@ -307,7 +307,7 @@ def _alpha_2004(arrays, continuum: Continuum) -> xr.Dataset:
     group = _groups(key, n_labels * n_annotators)
     label_group = group[::n_annotators] if n_annotators else np.zeros(n_labels + 1, np.int64)
     label_n_units = np.diff(label_group)
-    length, m = float(continuum.length), n_annotators
+    length, m = np.float64(continuum.length), np.float64(n_annotators)
 
     observed_sum = kernels.observed_2004(group, start, end, n_annotators, n_labels)
     gaps, gap_group = kernels.gaps_2004(group, start, end, n_annotators, n_labels,

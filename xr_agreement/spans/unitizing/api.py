@@ -126,7 +126,8 @@ COUNTS = {
                              "documents that some annotator did not annotate"),
     "n_units": ("units", "", "units of all labels and annotators in the continuum"),
     "continuum_length": ("length of the continuum", "L",
-                         "sum of the lengths of the documents in the continuum"),
+                         "sum of the lengths of the documents in the continuum, in the "
+                         "offsets' unit (characters, tokens, seconds)"),
 }
 
 
@@ -435,7 +436,8 @@ def _result(values, names, arrays, continuum, method, categories=None) -> xr.Dat
         "n_documents": ((), np.int64(continuum.n_documents)),
         "n_documents_left_out": ((), np.int64(continuum.n_documents_left_out)),
         "n_units": ((), np.int64(continuum.label.size)),
-        "continuum_length": ((), np.asarray(continuum.length, dtype=arrays.start.dtype)),
+        # a float: a length in the offsets' unit (positions, or seconds), not a count
+        "continuum_length": ((), np.float64(continuum.length)),
     }
     described = {**names, **COUNTS}
     variables = {}

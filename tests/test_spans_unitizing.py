@@ -6,6 +6,7 @@ in a gap counted one by one), and against the krippendorff-unitized-alpha packag
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -488,3 +489,20 @@ def test_attrs_and_accessor():
         assert var.attrs["long_name"] and var.attrs["description"], name
     assert result.label_alpha.attrs["symbol"] == "alpha_U,c"
     assert list(result.label.values) == LABELS + ["DATE"]
+    table16, _, _ = corpus(4, overlapping=False)
+    coincidences = table16.agreement.unitizing_alpha("krippendorff2016")
+    assert list(coincidences.category.values) == LABELS + ["DATE", "(gap)"]
+    # docs/vocabulary.md: levels are prefixes, counts are n_<things>, reasons are text
+    for ds in (result, coincidences):
+        for name, var in ds.data_vars.items():
+            assert var.attrs["long_name"] and var.attrs["description"], name
+            if "label" in var.dims:
+                assert name.startswith("label_"), name
+            elif "category" in var.dims:
+                assert name in ("coincidence", "expected_coincidence"), name
+            else:
+                assert not name.startswith("label_"), name
+            if var.dtype.kind in "iu":
+                assert re.sub("^label_", "", name).startswith("n_"), name
+            if name.endswith("undefined_reason"):
+                assert var.dtype.kind == "O", name

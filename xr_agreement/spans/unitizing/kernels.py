@@ -84,7 +84,12 @@ def _pair_distance(start, end, first1, stop1, first2, stop2):
     return total
 
 
-@njit(cache=True)
+def _gaps_work(group, start, end, n_annotators, n_labels, document_start, document_end):
+    # every document is visited once per label and annotator
+    return start.size + n_labels * n_annotators * document_start.size
+
+
+@njit(cache=True, work=_gaps_work)
 def gaps_2004(group, start, end, n_annotators, n_labels, document_start, document_end):
     """The gaps of every (label, annotator) segmentation: the stretches of each document that
     no unit of that label by that annotator covers. A gap ends at a document's boundary.

@@ -320,22 +320,26 @@ def _alpha_2004(arrays, continuum: Continuum) -> xr.Dataset:
         observed = 2.0 * observed_sum / (m * (m - 1.0) * length * length)
         expected = numerator * (2.0 / length) / (m * length * (m * length - 1.0) - squared)
     reason, label_reason = _reasons_2004(m, continuum, label_n_units)
-    usable = label_reason == ""
-    observed = np.where(label_n_units > 0, observed, 0.0) if reason == "" else \
-        np.full(n_labels, np.nan)
-    expected = np.where(label_n_units > 0, expected, 0.0) if reason == "" else \
-        np.full(n_labels, np.nan)
-    label_reason[usable & ~(expected > 0)] = (
-        "expected disagreement is 0: no unit of this label fits anywhere else")
-    usable = label_reason == ""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        label_alpha = np.where(usable, 1.0 - observed / expected, np.nan)
-    used = label_n_units > 0
-    observed_mean = observed[used].mean() if used.any() and reason == "" else np.nan
-    expected_mean = expected[used].mean() if used.any() and reason == "" else np.nan
-    if reason == "" and not expected_mean > 0:
-        reason = "expected disagreement is 0: no unit fits anywhere else in the continuum"
-    alpha = 1.0 - observed_mean / expected_mean if reason == "" else np.nan
+    if reason:
+        observed = expected = label_alpha = np.full(n_labels, np.nan)
+        observed_mean = expected_mean = alpha = np.nan
+    else:
+        used = label_n_units > 0
+        # a label nobody used has nothing to disagree on: 0 and 0, no weight in alpha
+        observed = np.where(used, observed, 0.0)
+        expected = np.where(used, expected, 0.0)
+        label_reason[used & ~(expected > 0)] = (
+            "expected disagreement is 0: no unit of this label fits anywhere else")
+        defined = label_reason == ""
+        label_alpha = np.full(n_labels, np.nan)
+        label_alpha[defined] = 1.0 - observed[defined] / expected[defined]
+        # DKPro's corpus value: the labels' mean disagreements (over the labels used)
+        observed_mean, expected_mean = observed[used].mean(), expected[used].mean()
+        if expected_mean > 0:
+            alpha = 1.0 - observed_mean / expected_mean
+        else:
+            alpha = np.nan
+            reason = "expected disagreement is 0: no unit fits anywhere else in the continuum"
 
     values = {
         "alpha": ((), np.float64(alpha)),

@@ -268,16 +268,18 @@ def random_spans(rng, documents, annotators, labels, overlapping=True, step=1):
     return records
 
 
-def corpus(seed, overlapping=True, step=1, n_documents=4):
+def corpus(seed, overlapping=True, step=1, n_documents=4, annotators=ANNOTATORS):
     rng = np.random.default_rng(seed)
     documents = [(f"doc-{d}", int(rng.integers(12, 40))) for d in range(n_documents)]
     documents.append(("empty-doc", 9))  # annotated by all, nobody marked anything
-    records = random_spans(rng, documents, ANNOTATORS, LABELS, overlapping, step)
-    # a document "cy" did not annotate: its records of ann and bob exist, it is left out
+    records = random_spans(rng, documents, annotators, LABELS, overlapping, step)
+    # a document the last annotator did not annotate: the others' records exist, it is
+    # left out
     skipped = ("skipped-doc", 20)
-    skipped_records = random_spans(rng, [skipped], ["ann", "bob"], LABELS, overlapping, step)
-    annotated = [(doc, a) for doc, _ in documents for a in ANNOTATORS]
-    annotated += [(skipped[0], "ann"), (skipped[0], "bob")]
+    skipped_records = random_spans(rng, [skipped], annotators[:-1], LABELS, overlapping,
+                                   step)
+    annotated = [(doc, a) for doc, _ in documents for a in annotators]
+    annotated += [(skipped[0], a) for a in annotators[:-1]]
     lengths = {doc: n * step for doc, n in documents + [skipped]}
     table = xr_agreement.from_spans(records + skipped_records, lengths=lengths,
                                     annotated=annotated, labels=LABELS + ["DATE"])
@@ -372,6 +374,25 @@ def test_2016_against_the_package():
                 peer.expected_coincidence_matrix_[np.ix_(index, index)], rtol=1e-10)
 
 
+@pytest.mark.parametrize("annotators", [["ann", "bob"], ["ann", "bob", "cy", "dee"]])
+def test_other_numbers_of_annotators_against_oracles(annotators):
+    table, records, documents = corpus(400 + len(annotators), annotators=annotators)
+    result = unitizing_alpha(table)
+    per_label, alpha = oracle_2004(records, documents, annotators, LABELS + ["DATE"])
+    for label in LABELS:
+        D_o, D_e = per_label[label]
+        assert float(result.label_observed_disagreement.sel(label=label)) == \
+            pytest.approx(D_o, rel=1e-12)
+        assert float(result.label_expected_disagreement.sel(label=label)) == \
+            pytest.approx(D_e, rel=1e-12)
+    assert float(result.alpha) == pytest.approx(alpha, rel=1e-10, abs=1e-12)
+    table, records, documents = corpus(500 + len(annotators), overlapping=False,
+                                       annotators=annotators)
+    alpha, _ = oracle_2016(records, documents, annotators)
+    assert float(unitizing_alpha(table, "krippendorff2016").alpha) == pytest.approx(
+        alpha, rel=1e-10, abs=1e-12)
+
+
 def test_compiled_and_interpreted_agree():
     table, _, _ = corpus(7)
     table16, _, _ = corpus(8, overlapping=False)
@@ -418,6 +439,20 @@ def test_documents_left_out_and_order():
     counted = unitizing_alpha(nothing)
     assert int(counted.n_documents) == len(documents) + 1
     assert float(counted.alpha) != pytest.approx(float(result.alpha), rel=1e-6)
+
+
+def test_2016_documents_order_and_left_out():
+    table, records, documents = corpus(12, overlapping=False)
+    result = unitizing_alpha(table, "krippendorff2016")
+    assert int(result.n_documents_left_out) == 1
+    reordered = xr_agreement.from_spans(records[::-1], lengths=dict(documents[::-1]),
+                                        labels=LABELS + ["DATE"],
+                                        annotated=[(d, a) for d, _ in documents[::-1]
+                                                   for a in ANNOTATORS])
+    again = unitizing_alpha(reordered, "krippendorff2016")
+    assert float(again.alpha) == pytest.approx(float(result.alpha), rel=1e-12)
+    np.testing.assert_allclose(again.coincidence.values, result.coincidence.values,
+                               rtol=1e-12)
 
 
 def _records(table):

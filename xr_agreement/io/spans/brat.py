@@ -1,0 +1,226 @@
+"""brat standoff files (``.ann`` beside ``.txt``), one folder per annotator -> span table.
+
+Format, from brat's documentation "brat standoff format"
+(https://brat.nlplab.org/standoff.html) and the format specification of its wiki
+(https://github.com/nlplab/brat/wiki/Annotation-Data-Format):
+
+- ``DOC.ann`` holds the annotations of the text ``DOC.txt`` (the same base name), one per
+  line, the id first and a tab after it. Offsets count characters (Unicode code points) of
+  the ``.txt`` from 0, half-open: "Japan" at the start of a text is ``0 5``.
+- text-bound annotations: ``T1<TAB>Organization 0 4<TAB>Sony``; a discontinuous one gives
+  its fragments separated by ``;`` and their texts joined by a space:
+  ``T2<TAB>Location 0 5;16 23<TAB>North America``.
+- the other lines do not mark text: relations ``R``, events ``E``, attributes and
+  modifications ``A`` / ``M``, normalisations ``N``, notes ``#``, equivalences ``*``.
+
+Layout accepted: a folder (or a .zip) holding one sub-folder per annotator, named by the
+annotator, each with its ``DOC.ann`` files and their ``DOC.txt``; a ``DOC.txt`` may instead
+sit once at the top, shared by every annotator (two texts of one document that differ are
+refused). Deeper folders are allowed: the folder just above a ``.ann`` names its annotator.
+
+Meaning read here:
+
+- the document is the base name of the file; the annotator is its folder;
+- an annotator whose folder holds ``DOC.ann`` annotated DOC; an empty ``.ann`` (brat
+  writes one when a document is opened) is annotated, nothing marked; a document without
+  ``.ann`` in an annotator's folder was not annotated by them (no decision);
+- the label is the annotation's type; a discontinuous annotation becomes one span of that
+  label per fragment (each fragment's characters are marked with the type; the gap is not),
+  counted in the attr ``discontinuous``;
+- the lines that mark no text (R, E, A, M, N, #, \\*) are left out, counted in ``notes``;
+- the document's length is its ``.txt``'s, whose text is kept (``texts``); the text an
+  annotation quotes must be the ``.txt``'s slice at its offsets (whitespace aside: brat
+  writes a line break inside a span as a space), else the offsets do not belong to that
+  text, and the file is refused.
+
+Refused, naming the file, the line and the annotation: a truncated line, an id brat never
+writes, a T id twice in one file, offsets that are not numbers, start >= end, past the text,
+fragments out of order, the same span of one type twice in one annotator's file, a
+``.ann`` without any ``.txt``, a label outside ``labels``. brat reads a ``.txt`` as UTF-8
+and counts a byte-order mark as a character; here it is dropped, as in every reader, so
+offsets written against it would be one off, and the text check refuses them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ..files import AnnotationFileError
+from ._shared import check_label, collection_texts, declared_labels, lines_of, span_table
+
+# brat's ids: a type letter (or #), a number, a free tail (wiki, "Identifiers")
+_ID = re.compile(r"^([A-Za-z]|#)(\d+)(\S*)$")
+_OFFSETS = re.compile(r"^\d+ \d+(;\d+ \d+)*$")
+NOT_TEXT = {"R": "relation", "E": "event", "A": "attribute", "M": "attribute",
+            "N": "normalization", "#": "note", "*": "equivalence"}
+
+
+def _split(name: str) -> tuple[str, str, str]:
+    """(annotator, document, suffix) of a member name ``.../annotator/DOC.ann``."""
+    parts = name.split("/")
+    stem, _, suffix = parts[-1].rpartition(".")
+    return (parts[-2] if len(parts) > 1 else ""), stem, suffix.lower()
+
+
+def _parse_ann(text: str, where_file: str):
+    """The text-bound annotations of one .ann: [(line, id, label, fragments, quoted)], and
+    the count of the other lines per kind."""
+    out, skipped, seen = [], Counter(), {}
+    for number, line in lines_of(text):
+        if not line.strip():
+            continue
+        where = f"{where_file}: line {number}"
+        ident, tab, rest = line.partition("\t")
+        if ident == "*":
+            skipped["equivalence"] += 1
+            continue
+        match = _ID.match(ident)
+        if not match or not tab:
+            raise AnnotationFileError(f"{where}: {line[:60]!r} is not a brat annotation line "
+                                      "(an id such as T1, a tab, then the annotation)")
+        kind = match.group(1)
+        if kind != "T":
+            if kind not in NOT_TEXT:
+                raise AnnotationFileError(f"{where}: the id {ident!r} is none of brat's "
+                                          "(T, R, E, A, M, N, #, *)")
+            skipped[NOT_TEXT[kind]] += 1
+            continue
+        if ident in seen:
+            raise AnnotationFileError(f"{where}: the id {ident} is already on line "
+                                      f"{seen[ident]}")
+        seen[ident] = number
+        fields = rest.split("\t")
+        if len(fields) < 2:
+            raise AnnotationFileError(f"{where}: {ident} has no text after its offsets (a "
+                                      "truncated line?)")
+        label, _, offsets = fields[0].partition(" ")
+        if not label.strip() or not _OFFSETS.match(offsets):
+            raise AnnotationFileError(f"{where}: {ident}: expected 'TYPE START END' (or "
+                                      f"'TYPE S1 E1;S2 E2' for fragments), got {fields[0]!r}")
+        fragments = [tuple(int(v) for v in part.split(" ")) for part in offsets.split(";")]
+        for start, end in fragments:
+            if start >= end:
+                raise AnnotationFileError(f"{where}: {ident} ({label} {start} {end}): start "
+                                          "must be less than end")
+        for (_, end), (start, _) in zip(fragments, fragments[1:]):
+            if start < end:
+                raise AnnotationFileError(f"{where}: {ident}: fragments {offsets!r} overlap "
+                                          "or are out of order")
+        out.append((number, ident, label, fragments, fields[1]))
+    return out, skipped
+
+
+def read(path, *, labels=None):
+    """The span table of a brat export: a folder or .zip of per-annotator folders (see the
+    module docstring).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The folder or .zip.
+    labels : sequence or path, optional
+        The declared label universe (the annotation types); a type outside it is an error.
+
+    Returns
+    -------
+    xarray.Dataset
+        The span table (character offsets); attrs ``tool`` ("brat"), ``offsets_unit``
+        ("character"), ``discontinuous`` (the number of discontinuous annotations, each read
+        as one span per fragment) and ``notes``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> for who, ann in [("ann", "T1\\tLOC 0 5\\tJapan\\n"), ("bob", "")]:
+    ...     os.mkdir(os.path.join(root, who))
+    ...     with open(os.path.join(root, who, "d1.ann"), "w") as f:
+    ...         _ = f.write(ann)
+    >>> with open(os.path.join(root, "d1.txt"), "w") as f:
+    ...     _ = f.write("Japan was today struck")
+    >>> table = read(root)
+    >>> table.sizes["span"], table.annotated.values.tolist()
+    (1, [[True, True]])
+    """
+    universe = declared_labels(labels)
+    files = collection_texts(path, (".ann", ".txt"))
+    anns, texts = {}, {}
+    for name, text in files:
+        annotator, document, suffix = _split(name)
+        if suffix == "ann":
+            if not annotator:
+                raise AnnotationFileError(
+                    f"{path}: {name} is not in an annotator's folder; the layout read is one "
+                    "folder per annotator holding its DOC.ann files")
+            if (document, annotator) in anns:
+                raise AnnotationFileError(f"{path}: two files {document}.ann in folders "
+                                          f"named {annotator!r}")
+            anns[(document, annotator)] = (name, text)
+        else:
+            texts.setdefault(document, []).append((annotator, name, text))
+    if not anns:
+        raise AnnotationFileError(f"{path}: no .ann file (brat standoff) found")
+    records, annotated, lengths, text_of = [], [], {}, {}
+    skipped, discontinuous, no_ann = Counter(), 0, 0
+    annotators = sorted({a for _, a in anns})
+    for (document, annotator), (name, text) in sorted(anns.items()):
+        candidates = [t for t in texts.get(document, []) if t[0] in ("", annotator)]
+        if not candidates:
+            raise AnnotationFileError(f"{path}: {name} has no {document}.txt beside it or at "
+                                      "the top (the text its offsets count)")
+        own = [t for t in candidates if t[0] == annotator] or candidates
+        document_text = own[0][2]
+        known = text_of.setdefault(document, (own[0][1], document_text))
+        if known[1] != document_text:
+            raise AnnotationFileError(f"{path}: {known[0]} and {own[0][1]} are two different "
+                                      f"texts of the document {document!r}")
+        lengths[document] = len(document_text)
+        annotated.append((document, annotator))
+        spans, other = _parse_ann(text, f"{path}: {name}")
+        skipped.update(other)
+        seen = {}
+        for line, ident, label, fragments, quoted in spans:
+            where = f"{path}: {name}: line {line}: {ident}"
+            check_label(label, universe, where)
+            if len(fragments) > 1:
+                discontinuous += 1
+            end = fragments[-1][1]
+            if end > len(document_text):
+                raise AnnotationFileError(f"{where} ({label} {fragments}): end {end} is past "
+                                          f"the text of {document}.txt ({len(document_text)} "
+                                          "characters)")
+            sliced = " ".join(document_text[s:e] for s, e in fragments)
+            if sliced != quoted and sliced.split() != quoted.split():
+                raise AnnotationFileError(f"{where}: quotes {quoted[:60]!r} but "
+                                          f"{document}.txt holds {sliced[:60]!r} at "
+                                          f"{fragments}: the offsets do not belong to this "
+                                          "text")
+            for start, stop in fragments:
+                key = (label, start, stop)
+                if key in seen:
+                    raise AnnotationFileError(f"{where}: {label} {start} {stop} is already "
+                                              f"marked by {seen[key]} (the same span twice)")
+                seen[key] = ident
+                records.append((document, annotator, start, stop, label))
+    for document, entries in texts.items():  # a text nobody annotated is still a document
+        if document not in lengths:
+            lengths[document] = len(entries[0][2])
+            text_of[document] = (entries[0][1], entries[0][2])
+        for annotator, _, _ in entries:
+            if annotator and (document, annotator) not in anns and annotator in annotators:
+                no_ann += 1
+    notes = []
+    if skipped:
+        notes.append("Lines that mark no text left out: " + ", ".join(
+            f"{n} {kind}" for kind, n in sorted(skipped.items())) + ".")
+    if discontinuous:
+        notes.append(f"{discontinuous} discontinuous annotations: each fragment read as a "
+                     "span of the annotation's type.")
+    if no_ann:
+        notes.append(f"{no_ann} documents have a .txt but no .ann in an annotator's folder: "
+                     "not annotated by that annotator.")
+    return span_table(records, lengths, annotated, path=path, tool="brat", unit="character",
+                      labels=universe, texts={d: t for d, (_, t) in text_of.items()},
+                      notes=notes, discontinuous=discontinuous,
+                      annotators=sorted({_split(n)[0] for n, _ in files} - {""}))

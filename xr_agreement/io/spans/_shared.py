@@ -149,6 +149,11 @@ def span_table(records, lengths, annotated, *, path, tool: str, unit: str, label
     except ValueError as error:  # the readers check first; this names the file too
         raise AnnotationFileError(str(error), path=path) from None
     table = _with_annotators(table, [str(a) for a in annotators])
+    # documents in the export's order (from_spans orders them by their first span)
+    position = {d: i for i, d in enumerate(lengths)}
+    order = sorted(range(table.sizes["document"]),
+                   key=lambda i: position.get(table.document_id.values[i].item(), i))
+    table = table.isel(document=order)
     table.attrs.update(tool=tool, offsets_unit=unit, notes=" ".join(notes), **attrs)
     return table
 

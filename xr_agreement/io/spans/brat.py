@@ -145,36 +145,39 @@ def read(path, *, labels=None):
     """
     universe = declared_labels(labels)
     files = collection_texts(path, (".ann", ".txt"))
-    anns, texts = {}, {}
+    anns, texts = {}, {}  # ann: (document, annotator) -> (name, text); txt: name -> text
     for name, text in files:
         annotator, document, suffix = _split(name)
-        if suffix == "ann":
-            if not annotator:
-                raise AnnotationFileError(
-                    f"{path}: {name} is not in an annotator's folder; the layout read is one "
-                    "folder per annotator holding its DOC.ann files")
-            if (document, annotator) in anns:
-                raise AnnotationFileError(f"{path}: two files {document}.ann in folders "
-                                          f"named {annotator!r}")
-            anns[(document, annotator)] = (name, text)
-        else:
-            texts.setdefault(document, []).append((annotator, name, text))
+        if suffix == "txt":
+            texts[name] = text
+            continue
+        if not annotator:
+            raise AnnotationFileError(
+                f"{path}: {name} is not in an annotator's folder; the layout read is one "
+                "folder per annotator holding its DOC.ann files")
+        if (document, annotator) in anns:
+            raise AnnotationFileError(f"{path}: {anns[document, annotator][0]} and {name}: "
+                                      f"two {document}.ann in folders named {annotator!r}")
+        anns[(document, annotator)] = (name, text)
     if not anns:
         raise AnnotationFileError(f"{path}: no .ann file (brat standoff) found")
+    # the folder above the annotators' folders may hold the texts, shared
+    tops = {n.rsplit("/", 2)[0] if n.count("/") >= 2 else "" for n, _ in anns.values()}
     records, annotated, lengths, text_of = [], [], {}, {}
     skipped, discontinuous, no_ann = Counter(), 0, 0
-    annotators = sorted({a for _, a in anns})
     for (document, annotator), (name, text) in sorted(anns.items()):
-        candidates = [t for t in texts.get(document, []) if t[0] in ("", annotator)]
+        folder = name.rsplit("/", 1)[0]
+        top = folder.rsplit("/", 1)[0] + "/" if "/" in folder else ""
+        candidates = [n for n in (f"{folder}/{document}.txt", f"{top}{document}.txt")
+                      if n in texts]
         if not candidates:
-            raise AnnotationFileError(f"{path}: {name} has no {document}.txt beside it or at "
-                                      "the top (the text its offsets count)")
-        own = [t for t in candidates if t[0] == annotator] or candidates
-        document_text = own[0][2]
-        known = text_of.setdefault(document, (own[0][1], document_text))
+            raise AnnotationFileError(f"{path}: {name} has no {document}.txt beside it or "
+                                      "above its folder (the text its offsets count)")
+        document_text = texts[candidates[0]]
+        known = text_of.setdefault(document, (candidates[0], document_text))
         if known[1] != document_text:
-            raise AnnotationFileError(f"{path}: {known[0]} and {own[0][1]} are two different "
-                                      f"texts of the document {document!r}")
+            raise AnnotationFileError(f"{path}: {known[0]} and {candidates[0]} are two "
+                                      f"different texts of the document {document!r}")
         lengths[document] = len(document_text)
         annotated.append((document, annotator))
         spans, other = _parse_ann(text, f"{path}: {name}")
@@ -203,13 +206,16 @@ def read(path, *, labels=None):
                                               f"marked by {seen[key]} (the same span twice)")
                 seen[key] = ident
                 records.append((document, annotator, start, stop, label))
-    for document, entries in texts.items():  # a text nobody annotated is still a document
+    annotators = {a for _, a in anns}
+    for name, text in texts.items():  # a text nobody annotated is still a document
+        annotator, document, _ = _split(name)
         if document not in lengths:
-            lengths[document] = len(entries[0][2])
-            text_of[document] = (entries[0][1], entries[0][2])
-        for annotator, _, _ in entries:
-            if annotator and (document, annotator) not in anns and annotator in annotators:
-                no_ann += 1
+            lengths[document] = len(text)
+            text_of[document] = (name, text)
+        folder = name.rsplit("/", 1)[0] if "/" in name else ""
+        if folder not in tops:  # an annotator's folder (with or without .ann files)
+            annotators.add(annotator)
+            no_ann += (document, annotator) not in anns
     notes = []
     if skipped:
         notes.append("Lines that mark no text left out: " + ", ".join(
@@ -223,4 +229,4 @@ def read(path, *, labels=None):
     return span_table(records, lengths, annotated, path=path, tool="brat", unit="character",
                       labels=universe, texts={d: t for d, (_, t) in text_of.items()},
                       notes=notes, discontinuous=discontinuous,
-                      annotators=sorted({_split(n)[0] for n, _ in files} - {""}))
+                      annotators=sorted(annotators - {""}))

@@ -237,7 +237,7 @@ def read(path, *, labels=None, scheme="iob2"):
             names[annotator] = name
             documents, blocks = documents_of(text)
             _columns(documents, f"{path}: {name}", -1, None)
-            columns.append((annotator, f"{path}: {name}", documents, -1, blocks))
+            columns.append((annotator, name, documents, -1, blocks))
     else:
         text = read_file_text(path)
         found = _header(text)
@@ -259,13 +259,14 @@ def read(path, *, labels=None, scheme="iob2"):
         documents, blocks = documents_of(text, after=header_line)
         _columns(documents, str(path), 1, len(header))
         for number, annotator in enumerate(annotators, start=1):
-            columns.append((annotator, str(path), documents, number, blocks))
+            columns.append((annotator, "", documents, number, blocks))
     first_name, first_documents = columns[0][1], columns[0][2]
     for annotator, name, documents, _, blocks in columns[1:]:
         if len(documents) != len(first_documents) or blocks != columns[0][4]:
             raise AnnotationFileError(
                 f"{name} holds {len(documents)} documents, {first_name} "
-                f"{len(first_documents)}: the annotators' files must hold the same tokens")
+                f"{len(first_documents)}: the annotators' files must hold the same tokens",
+                path=path)
         for number, (ours, theirs) in enumerate(zip(documents, first_documents), start=1):
             for index in range(max(len(ours), len(theirs))):
                 a = ours[index] if index < len(ours) else None
@@ -276,9 +277,10 @@ def read(path, *, labels=None, scheme="iob2"):
                     raise AnnotationFileError(
                         f"document {number}, token {index}: {name} has {shown[0]}, "
                         f"{first_name} has {shown[1]}: the annotators' files must hold the "
-                        "same tokens")
+                        "same tokens", path=path)
     records, annotated, lengths, not_annotated = [], [], {}, 0
-    for annotator, name, documents, column, _ in columns:
+    for annotator, short, documents, column, _ in columns:
+        name = f"{path}: {short}" if short else str(path)
         tags_in_column = {fields[column][0] for d in documents for _, fields in d}
         own = "bioes" if tags_in_column & {"E", "S", "L", "U"} else scheme
         for number, document in enumerate(documents, start=1):

@@ -7,6 +7,7 @@ to that tool's reader in this package: ``label_studio``, ``prodigy``, ``doccano`
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import os
@@ -87,6 +88,20 @@ def _json_tool(path, records: list[dict]) -> str:
     return found[0]
 
 
+def _label_studio_columns(head: str) -> bool:
+    """Whether the header line of a CSV / TSV is Label Studio's (JSON-min's keys as columns:
+    ``annotator``, ``id`` and ``annotation_id`` or ``lead_time``)."""
+    first = head.split("\n", 1)[0].rstrip("\r")
+    for sep in (",", "\t"):
+        try:
+            columns = {c.strip().lower() for c in next(csv.reader([first], delimiter=sep))}
+        except (csv.Error, StopIteration):
+            continue
+        if {"annotator", "id"} <= columns and columns & {"annotation_id", "lead_time"}:
+            return True
+    return False
+
+
 def _member_head(path, name: str) -> str:
     if os.path.isdir(path):
         full = os.path.join(path, *name.split("/"))
@@ -101,7 +116,8 @@ def detect_span_tool(path) -> str:
     """The tool whose span export ``path`` is, told from the content: brat (``.ann`` files
     in a folder or .zip), doccano (a folder or .zip of per-user JSON files, or JSON records
     its reader recognises), CoNLL (token / tag columns), Prodigy (JSON lines with ``spans``
-    and ``answer`` / ``_input_hash``), Label Studio (JSON its reader recognises).
+    and ``answer`` / ``_input_hash``), Label Studio (JSON its reader recognises, or a CSV /
+    TSV with its columns ``annotator``, ``id``, ``annotation_id`` / ``lead_time``).
 
     Raises
     ------
@@ -141,6 +157,8 @@ def detect_span_tool(path) -> str:
         return _json_tool(path, _json_records(path))
     with open(path, "rb") as handle:
         head = handle.read(PEEK_BYTES).decode("utf-8-sig", errors="replace")
+    if _label_studio_columns(head):
+        return "label_studio"
     from .conll import looks_like
 
     if looks_like(head.rsplit("\n", 1)[0] if len(head) == PEEK_BYTES else head):
@@ -148,7 +166,8 @@ def detect_span_tool(path) -> str:
     raise _undetected(path, "neither JSON nor token / tag columns")
 
 
-def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=None):
+def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=None,
+               empty_list=None):
     """Read a span export (named entities, segments, highlights) into a span table.
 
     Parameters
@@ -170,6 +189,9 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
     scheme : {"iob2", "iob1"}, optional
         CoNLL: how ``I-X`` after ``O`` or another type is read (IOB2: refused, the
         default; IOB1: a chunk's start). Columns with ``E-``/``S-`` tags are BIOES.
+    empty_list : {"missing", "no-label"}, optional
+        doccano: what an empty span list means in a full export (every member's file lists
+        every example): an example never opened, or one read and given no span.
 
     Returns
     -------
@@ -215,6 +237,8 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
                          f"{'tokens' if tool == 'conll' else 'characters'}")
     if scheme is not None and tool != "conll":
         raise ValueError(f"scheme= is for CoNLL files; this is a {tool} export")
+    if empty_list is not None and tool != "doccano":
+        raise ValueError(f"empty_list= is for doccano exports; this is a {tool} export")
     if tool == "label_studio":
         from .label_studio import read
 
@@ -222,7 +246,7 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
     if tool == "doccano":
         from .doccano import read
 
-        return read(path, labels=labels)
+        return read(path, labels=labels, empty_list=empty_list)
     if tool == "prodigy":
         from .prodigy import read
 

@@ -608,3 +608,15 @@ def test_brat_folders_too_large_together_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(_shared, "MAX_ARCHIVE_BYTES", 150)
     with pytest.raises(AnnotationFileError, match="together"):
         brat.read(root)
+
+
+def test_brat_sub_folders_below_the_annotators_name_documents(tmp_path):
+    root = make_brat(tmp_path / "p", {
+        "b1/d.txt": "Japan", "b2/d.txt": "Kenya!",
+        "alice/b1/d.ann": "T1\tLOC 0 5\tJapan\n", "alice/b2/d.ann": "",
+        "bob/b1/d.ann": "T1\tORG 0 5\tJapan\n"})
+    table = brat.read(root)
+    assert records(table) == {("b1/d", "alice", 0, 5, "LOC"), ("b1/d", "bob", 0, 5, "ORG")}
+    assert annotated(table) == {("b1/d", "alice"): True, ("b1/d", "bob"): True,
+                                ("b2/d", "alice"): True, ("b2/d", "bob"): False}
+    assert table.length.sel(document_id="b2/d").item() == len("Kenya!")

@@ -16,7 +16,9 @@ Format, from brat's documentation "brat standoff format"
 Layout accepted: a folder (or a .zip) holding one sub-folder per annotator, named by the
 annotator, each with its ``DOC.ann`` files and their ``DOC.txt``; a ``DOC.txt`` may instead
 sit once at the top, shared by every annotator (two texts of one document that differ are
-refused). Deeper folders are allowed: the folder just above a ``.ann`` names its annotator.
+refused). A folder wrapping the whole export (``export/alice/DOC.ann``) is skipped. Below an
+annotator's folder, sub-folders are part of the document's name (``alice/batch1/DOC.ann``
+is the document ``batch1/DOC``, its shared text ``batch1/DOC.txt`` at the top).
 
 Meaning read here:
 
@@ -56,11 +58,13 @@ NOT_TEXT = {"R": "relation", "E": "event", "A": "attribute", "M": "attribute",
             "N": "normalization", "#": "note", "*": "equivalence"}
 
 
-def _split(name: str) -> tuple[str, str, str]:
-    """(annotator, document, suffix) of a member name ``.../annotator/DOC.ann``."""
-    parts = name.split("/")
-    stem, _, suffix = parts[-1].rpartition(".")
-    return (parts[-2] if len(parts) > 1 else ""), stem, suffix.lower()
+def _unwrap(names: list[str]) -> list[str]:
+    """The names without the folders that wrap the whole export (``export/alice/d.ann`` ->
+    ``alice/d.ann``), as long as every .ann stays inside an annotator's folder."""
+    while names and len({n.split("/", 1)[0] for n in names}) == 1 and all(
+            n.count("/") >= 2 for n in names if n.lower().endswith(".ann")):
+        names = [n.split("/", 1)[1] for n in names]
+    return names
 
 
 def _parse_ann(text: str, where_file: str):
@@ -145,38 +149,33 @@ def read(path, *, labels=None):
     """
     universe = declared_labels(labels)
     files = collection_texts(path, (".ann", ".txt"))
-    anns, texts = {}, {}  # ann: (document, annotator) -> (name, text); txt: name -> text
-    for name, text in files:
-        annotator, document, suffix = _split(name)
-        if suffix == "txt":
-            texts[name] = text
+    inner = dict(zip(_unwrap([n for n, _ in files]), files))
+    anns, texts = {}, {}  # ann: (document, annotator) -> (name, text); txt: inner name -> (name, text)
+    for relative, (name, text) in inner.items():
+        stem, suffix = relative[:-4], relative[-4:].lower()
+        if suffix == ".txt":
+            texts[stem] = (name, text)
             continue
-        if not annotator:
+        if "/" not in stem:
             raise AnnotationFileError(
                 f"{path}: {name} is not in an annotator's folder; the layout read is one "
                 "folder per annotator holding its DOC.ann files")
-        if (document, annotator) in anns:
-            raise AnnotationFileError(f"{path}: {anns[document, annotator][0]} and {name}: "
-                                      f"two {document}.ann in folders named {annotator!r}")
+        annotator, document = stem.split("/", 1)
         anns[(document, annotator)] = (name, text)
     if not anns:
         raise AnnotationFileError(f"{path}: no .ann file (brat standoff) found")
-    # the folder above the annotators' folders may hold the texts, shared
-    tops = {n.rsplit("/", 2)[0] if n.count("/") >= 2 else "" for n, _ in anns.values()}
     records, annotated, lengths, text_of = [], [], {}, {}
     skipped, discontinuous, no_ann = Counter(), 0, 0
     for (document, annotator), (name, text) in sorted(anns.items()):
-        folder = name.rsplit("/", 1)[0]
-        top = folder.rsplit("/", 1)[0] + "/" if "/" in folder else ""
-        candidates = [n for n in (f"{folder}/{document}.txt", f"{top}{document}.txt")
-                      if n in texts]
+        candidates = [texts[k] for k in (f"{annotator}/{document}", document) if k in texts]
         if not candidates:
-            raise AnnotationFileError(f"{path}: {name} has no {document}.txt beside it or "
-                                      "above its folder (the text its offsets count)")
-        document_text = texts[candidates[0]]
-        known = text_of.setdefault(document, (candidates[0], document_text))
+            raise AnnotationFileError(f"{path}: {name} has no {document}.txt beside it or in "
+                                      "the folder above the annotators' (the text its "
+                                      "offsets count)")
+        text_name, document_text = candidates[0]
+        known = text_of.setdefault(document, (text_name, document_text))
         if known[1] != document_text:
-            raise AnnotationFileError(f"{path}: {known[0]} and {candidates[0]} are two "
+            raise AnnotationFileError(f"{path}: {known[0]} and {text_name} are two "
                                       f"different texts of the document {document!r}")
         lengths[document] = len(document_text)
         annotated.append((document, annotator))
@@ -207,13 +206,12 @@ def read(path, *, labels=None):
                 seen[key] = ident
                 records.append((document, annotator, start, stop, label))
     annotators = {a for _, a in anns}
-    for name, text in texts.items():  # a text nobody annotated is still a document
-        annotator, document, _ = _split(name)
+    for stem, (name, text) in texts.items():  # a text nobody annotated is still a document
+        annotator, document = stem.split("/", 1) if "/" in stem else ("", stem)
         if document not in lengths:
             lengths[document] = len(text)
             text_of[document] = (name, text)
-        folder = name.rsplit("/", 1)[0] if "/" in name else ""
-        if folder not in tops:  # an annotator's folder (with or without .ann files)
+        if annotator:  # an annotator's folder, with or without .ann files
             annotators.add(annotator)
             no_ann += (document, annotator) not in anns
     notes = []

@@ -51,6 +51,13 @@ ANSWERS = ("accept", "reject", "ignore")
 UNITS = ("character", "token")
 
 
+def refuse_at(path):
+    """A ``where`` for :func:`~xr_agreement.io.tools._common.scalar_id` (row = line)."""
+    def where(message, line=None, column=None):
+        return AnnotationFileError(message, path=path, line=line, column=column)
+    return where
+
+
 def _int(value, where, field):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             isinstance(value, float) and not value.is_integer()):
@@ -116,11 +123,12 @@ def read(path, *, labels=None, unit="character"):
                                   "line), not one JSON array", path=path)
     records, annotated, lengths, texts = [], [], {}, {}
     answered, text_line, dropped = {}, {}, Counter()
+    at_line = refuse_at(path)
     for line, task in records_in:
         where = f"{path}: line {line}"
 
-        def refuse(message, field=None):
-            return AnnotationFileError(message, path=path, line=line, column=field)
+        def refuse(message, field=None, line=line):
+            return at_line(message, line, field)
 
         if task.get("_view_id") == "ner":
             raise refuse("a binary ner task (ner.teach: accept or reject one suggested span) "
@@ -128,11 +136,11 @@ def read(path, *, labels=None, unit="character"):
                          "manual tasks (ner.manual, spans.manual)", "_view_id")
         if blank(task.get("_input_hash")):
             raise refuse("a task without _input_hash", "_input_hash")
-        document = scalar_id(task["_input_hash"], refuse_at(path), line, "_input_hash")
+        document = scalar_id(task["_input_hash"], at_line, line, "_input_hash")
         who_field = "_annotator_id" if not blank(task.get("_annotator_id")) else "_session_id"
         if blank(task.get(who_field)):
             raise refuse("a task without _annotator_id or _session_id", "_annotator_id")
-        who = str(scalar_id(task[who_field], refuse_at(path), line, who_field))
+        who = str(scalar_id(task[who_field], at_line, line, who_field))
         answer = task.get("answer")
         if answer not in ANSWERS:
             raise refuse(f"answer must be one of {list(ANSWERS)}, got {answer!r}", "answer")
@@ -207,10 +215,3 @@ def read(path, *, labels=None, unit="character"):
                       labels=universe, texts=texts if unit == "character" else None,
                       notes=notes, annotators=[who for _, who in answered], n_ignored=dropped["ignored"],
                       n_rejected=dropped["rejected"])
-
-
-def refuse_at(path):
-    """A ``where`` for :func:`~xr_agreement.io.tools._common.scalar_id` (row = line)."""
-    def where(message, line=None, column=None):
-        return AnnotationFileError(message, path=path, line=line, column=column)
-    return where

@@ -205,14 +205,16 @@ def read(path, *, labels=None):
                                               f"marked by {seen[key]} (the same span twice)")
                 seen[key] = ident
                 records.append((document, annotator, start, stop, label))
+    # a folder holding .ann files is an annotator's; other texts are shared ones
     annotators = {a for _, a in anns}
     for stem, (name, text) in texts.items():  # a text nobody annotated is still a document
         annotator, document = stem.split("/", 1) if "/" in stem else ("", stem)
+        if annotator not in annotators:
+            annotator, document = "", stem
         if document not in lengths:
             lengths[document] = len(text)
             text_of[document] = (name, text)
-        if annotator:  # an annotator's folder, with or without .ann files
-            annotators.add(annotator)
+        if annotator:
             no_ann += (document, annotator) not in anns
     notes = []
     if skipped:
@@ -227,4 +229,4 @@ def read(path, *, labels=None):
     return span_table(records, lengths, annotated, path=path, tool="brat", unit="character",
                       labels=universe, texts={d: t for d, (_, t) in text_of.items()},
                       notes=notes, discontinuous=discontinuous,
-                      annotators=sorted(annotators - {""}))
+                      annotators=sorted(annotators))

@@ -620,3 +620,14 @@ def test_brat_sub_folders_below_the_annotators_name_documents(tmp_path):
     assert annotated(table) == {("b1/d", "alice"): True, ("b1/d", "bob"): True,
                                 ("b2/d", "alice"): True, ("b2/d", "bob"): False}
     assert table.length.sel(document_id="b2/d").item() == len("Kenya!")
+
+
+def test_conll_two_files_naming_one_annotator_and_a_folder_given_as_prodigy(tmp_path):
+    archive = tmp_path / "tags.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("r1/ann.conll", "Ada B-PER\n")
+        z.writestr("r2/ann.conll", "Ada B-PER\n")
+    with pytest.raises(AnnotationFileError, match="name one annotator 'ann'"):
+        conll.read(archive)
+    with pytest.raises(AnnotationFileError, match="a folder, where this reader reads one file"):
+        xr_agreement.read_spans(DATA / "conll" / "iob2", tool="prodigy")

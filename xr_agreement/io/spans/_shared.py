@@ -25,6 +25,8 @@ def _mib(n: int) -> str:
 def read_file_text(path) -> str:
     """The text of one file, refused before it is read when larger than one member of an
     export may be (:data:`~xr_agreement.io.tools.archive.MAX_MEMBER_BYTES`)."""
+    if os.path.isdir(path):
+        raise AnnotationFileError("a folder, where this reader reads one file", path=path)
     if not os.path.isfile(path):
         raise AnnotationFileError("file not found", path=path)
     size = os.path.getsize(path)
@@ -150,9 +152,9 @@ def span_table(records, lengths, annotated, *, path, tool: str, unit: str, label
         raise AnnotationFileError(str(error), path=path) from None
     table = _with_annotators(table, [str(a) for a in annotators])
     # documents in the export's order (from_spans orders them by their first span)
-    position = {d: i for i, d in enumerate(lengths)}
+    position = {str(d): i for i, d in enumerate(lengths)}
     order = sorted(range(table.sizes["document"]),
-                   key=lambda i: position.get(table.document_id.values[i].item(), i))
+                   key=lambda i: position.get(str(table.document_id.values[i]), i))
     table = table.isel(document=order)
     table.attrs.update(tool=tool, offsets_unit=unit, notes=" ".join(notes), **attrs)
     return table

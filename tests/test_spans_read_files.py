@@ -296,7 +296,7 @@ def test_brat_crlf_offsets_count_the_carriage_return(tmp_path):
     ({"d.txt": "Japan", "a/d.ann": "T1\tLOC 0\tJapan\n"}, "expected 'TYPE START END'"),
     ({"d.txt": "Japan", "a/d.ann": "T1\tLOC 0 5\tJapan\nT2\tLOC 0 5\tJapan\n"},
      "already marked by T1"),
-    ({"d.txt": "Japan is", "a/d.ann": "T1\tLOC 6 8;0 5\tis Japan\n"}, "out of order"),
+    ({"d.txt": "Japan is", "a/d.ann": "T1\tLOC 0 5;3 8\tJapan an is\n"}, "overlap"),
     ({"a/d.ann": "T1\tLOC 0 5\tJapan\n"}, "has no d.txt"),
     ({"d.txt": "Japan", "d.ann": "T1\tLOC 0 5\tJapan\n"}, "not in an annotator's folder"),
     ({"d.txt": "Japan", "a/d.txt": "China", "a/d.ann": "", "b/d.ann": ""},
@@ -631,3 +631,18 @@ def test_conll_two_files_naming_one_annotator_and_a_folder_given_as_prodigy(tmp_
         conll.read(archive)
     with pytest.raises(AnnotationFileError, match="a folder, where this reader reads one file"):
         xr_agreement.read_spans(DATA / "conll" / "iob2", tool="prodigy")
+
+
+def test_brat_tail_comment_unordered_fragments_and_tabs(tmp_path):
+    text = "Japan\tis\nhere"
+    root = make_brat(tmp_path / "p", {
+        "d.txt": text,
+        "a/d.ann": "T1\tLOC 0 5\tJapan checked by bob\n"      # a comment after the text
+                   "T2\tLOC 9 13;6 8\there is\n"             # fragments in any order
+                   "T3\tPHRASE 0 8\tJapan\tis\n"             # a tab inside the text
+                   "T4\tPHRASE 6 13\tis here\n",              # a line break quoted as a space
+        "b/d.ann": ""})
+    assert text[9:13] == "here" and text[6:8] == "is"
+    assert records(brat.read(root)) == {("d", "a", 0, 5, "LOC"), ("d", "a", 9, 13, "LOC"),
+                                        ("d", "a", 6, 8, "LOC"), ("d", "a", 0, 8, "PHRASE"),
+                                        ("d", "a", 6, 13, "PHRASE")}

@@ -33,11 +33,12 @@ Meaning read here:
 - the document's length is its ``.txt``'s, whose text is kept (``texts``); the text an
   annotation quotes must be the ``.txt``'s slice at its offsets (whitespace aside: brat
   writes a line break inside a span as a space), else the offsets do not belong to that
-  text, and the file is refused.
+  text, and the file is refused (brat's server, ``annotation.py``, checks the same: the text
+  starts the line's tail, a comment may follow after a space).
 
 Refused, naming the file, the line and the annotation: a truncated line, an id brat never
 writes, a T id twice in one file, offsets that are not numbers, start >= end, past the text,
-fragments out of order, the same span of one type twice in one annotator's file, a
+overlapping fragments (brat's server refuses them too; their order is free), the same span of one type twice in one annotator's file, a
 ``.ann`` without any ``.txt``, a label outside ``labels``. brat reads a ``.txt`` as UTF-8
 and counts a byte-order mark as a character; here it is dropped, as in every reader, so
 offsets written against it would be one off, and the text check refuses them.
@@ -94,24 +95,25 @@ def _parse_ann(text: str, where_file: str):
             raise AnnotationFileError(f"{where}: the id {ident} is already on line "
                                       f"{seen[ident]}")
         seen[ident] = number
-        fields = rest.split("\t")
-        if len(fields) < 2:
+        head, tab, quoted = rest.partition("\t")  # the text may hold tabs: all of it
+        if not tab:
             raise AnnotationFileError(f"{where}: {ident} has no text after its offsets (a "
-                                      "truncated line?)")
-        label, _, offsets = fields[0].partition(" ")
-        if not label.strip() or not _OFFSETS.match(offsets):
+                                      "truncated line? brat writes the text)")
+        label, _, offsets = head.partition(" ")
+        if not label.strip() or not _OFFSETS.match(offsets.rstrip()):
             raise AnnotationFileError(f"{where}: {ident}: expected 'TYPE START END' (or "
-                                      f"'TYPE S1 E1;S2 E2' for fragments), got {fields[0]!r}")
-        fragments = [tuple(int(v) for v in part.split(" ")) for part in offsets.split(";")]
+                                      f"'TYPE S1 E1;S2 E2' for fragments), got {head!r}")
+        fragments = [tuple(int(v) for v in part.split(" "))
+                     for part in offsets.rstrip().split(";")]
         for start, end in fragments:
             if start >= end:
                 raise AnnotationFileError(f"{where}: {ident} ({label} {start} {end}): start "
-                                          "must be less than end")
-        for (_, end), (start, _) in zip(fragments, fragments[1:]):
+                                          "must be less than end (an empty span marks nothing)")
+        ordered = sorted(fragments)  # brat keeps fragments in any order, never overlapping
+        for (_, end), (start, _) in zip(ordered, ordered[1:]):
             if start < end:
-                raise AnnotationFileError(f"{where}: {ident}: fragments {offsets!r} overlap "
-                                          "or are out of order")
-        out.append((number, ident, label, fragments, fields[1]))
+                raise AnnotationFileError(f"{where}: {ident}: fragments {offsets!r} overlap")
+        out.append((number, ident, label, fragments, quoted))
     return out, skipped
 
 
@@ -187,13 +189,18 @@ def read(path, *, labels=None):
             check_label(label, universe, where)
             if len(fragments) > 1:
                 discontinuous += 1
-            end = fragments[-1][1]
+            end = max(e for _, e in fragments)
             if end > len(document_text):
                 raise AnnotationFileError(f"{where} ({label} {fragments}): end {end} is past "
                                           f"the text of {document}.txt ({len(document_text)} "
                                           "characters)")
+            # brat's own check: the text starts the tail, then a space or nothing (a
+            # comment may follow); a span across a line break cannot be quoted on one line,
+            # so whitespace runs compared as one space too
             sliced = " ".join(document_text[s:e] for s, e in fragments)
-            if sliced != quoted and sliced.split() != quoted.split():
+            rest = quoted[len(sliced):]
+            if not (quoted.startswith(sliced) and (not rest or rest[0].isspace())) and \
+                    sliced.split() != quoted.split():
                 raise AnnotationFileError(f"{where}: quotes {quoted[:60]!r} but "
                                           f"{document}.txt holds {sliced[:60]!r} at "
                                           f"{fragments}: the offsets do not belong to this "

@@ -247,7 +247,13 @@ def test_brat_fixture_folder():
         {d: TEXTS[d] for d in ("news1", "news2")}
     assert table.attrs["tool"] == "brat" and table.attrs["discontinuous"] == 1
     assert "1 attribute, 1 normalization, 1 note, 1 relation" in table.attrs["notes"]
+    assert table.attrs["n_empty_ann"] == 1 and "1 .ann files mark no text" in \
+        table.attrs["notes"]
     assert netcdf_safe(table.attrs)
+    # an empty .ann may be a document never opened (brat needs one to open it): asked for
+    missing = xr_agreement.read_spans(DATA / "brat" / "project", empty_list="missing")
+    assert records(missing) == BRAT_EXPECTED
+    assert annotated(missing) == {**BRAT_ANNOTATED, ("news1", "carol"): False}
 
 
 def test_brat_zip_with_a_wrapping_folder_and_shared_texts(tmp_path):
@@ -575,8 +581,8 @@ def test_label_studio_table_export_told_by_its_columns(tmp_path):
     path.write_text('annotation_id,annotator,id,label,lead_time,text\n'
                     '5,1,7,"[{""start"": 0, ""end"": 3, ""labels"": [""PER""]}]",2.0,Ada\n')
     assert detect_span_tool(path) == "label_studio"
-    with pytest.raises(ValueError, match="empty_list= is for doccano"):
-        xr_agreement.read_spans(DATA / "brat" / "project", empty_list="missing")
+    with pytest.raises(ValueError, match="empty_list= is for doccano and brat"):
+        xr_agreement.read_spans(DATA / "conll" / "iob2", empty_list="missing")
 
 
 def test_conll_zip_of_annotator_files_and_sentences(tmp_path):

@@ -23,9 +23,13 @@ is the document ``batch1/DOC``, its shared text ``batch1/DOC.txt`` at the top).
 Meaning read here:
 
 - the document is the base name of the file; the annotator is its folder;
-- an annotator whose folder holds ``DOC.ann`` annotated DOC; an empty ``.ann`` (brat
-  writes one when a document is opened) is annotated, nothing marked; a document without
-  ``.ann`` in an annotator's folder was not annotated by them (no decision);
+- an annotator whose folder holds ``DOC.ann`` annotated DOC; a document without ``.ann`` in
+  an annotator's folder was not annotated by them (no decision);
+- an empty ``.ann`` (no line that marks text) is read as annotated, nothing marked. brat's
+  server cannot open a document without its ``.ann`` (``server/src/annotation.py`` raises
+  ``AnnotationFileNotFoundError``), so projects create an empty ``.ann`` beside every text
+  before annotation starts: an empty file may also be a document never opened. The notes
+  count the empty files; ``empty_list="missing"`` reads them as not annotated instead;
 - the label is the annotation's type; a discontinuous annotation becomes one span of that
   label per fragment (each fragment's characters are marked with the type; the gap is not),
   counted in the attr ``discontinuous``;
@@ -117,7 +121,10 @@ def _parse_ann(text: str, where_file: str):
     return out, skipped
 
 
-def read(path, *, labels=None):
+EMPTY_LIST = ("no-label", "missing")
+
+
+def read(path, *, labels=None, empty_list=None):
     """The span table of a brat export: a folder or .zip of per-annotator folders (see the
     module docstring).
 
@@ -127,13 +134,17 @@ def read(path, *, labels=None):
         The folder or .zip.
     labels : sequence or path, optional
         The declared label universe (the annotation types); a type outside it is an error.
+    empty_list : {"no-label", "missing"}, optional
+        What an ``.ann`` without text-bound annotations means: read, nothing marked
+        ("no-label", the default) or never opened ("missing": not annotated).
 
     Returns
     -------
     xarray.Dataset
         The span table (character offsets); attrs ``tool`` ("brat"), ``offsets_unit``
         ("character"), ``discontinuous`` (the number of discontinuous annotations, each read
-        as one span per fragment) and ``notes``.
+        as one span per fragment), ``n_empty_ann`` (the ``.ann`` files that mark no text)
+        and ``notes``.
 
     Examples
     --------
@@ -149,6 +160,8 @@ def read(path, *, labels=None):
     >>> table.sizes["span"], table.annotated.values.tolist()
     (1, [[True, True]])
     """
+    if empty_list not in (None, *EMPTY_LIST):
+        raise ValueError(f"empty_list must be one of {list(EMPTY_LIST)}, got {empty_list!r}")
     universe = declared_labels(labels)
     files = collection_texts(path, (".ann", ".txt"))
     inner = dict(zip(_unwrap([n for n, _ in files]), files))
@@ -167,7 +180,7 @@ def read(path, *, labels=None):
     if not anns:
         raise AnnotationFileError(f"{path}: no .ann file (brat standoff) found")
     records, annotated, lengths, text_of = [], [], {}, {}
-    skipped, discontinuous, no_ann = Counter(), 0, 0
+    skipped, discontinuous, no_ann, n_empty = Counter(), 0, 0, 0
     for (document, annotator), (name, text) in sorted(anns.items()):
         candidates = [texts[k] for k in (f"{annotator}/{document}", document) if k in texts]
         if not candidates:
@@ -180,9 +193,13 @@ def read(path, *, labels=None):
             raise AnnotationFileError(f"{path}: {known[0]} and {text_name} are two "
                                       f"different texts of the document {document!r}")
         lengths[document] = len(document_text)
-        annotated.append((document, annotator))
         spans, other = _parse_ann(text, f"{path}: {name}")
         skipped.update(other)
+        if not spans:
+            n_empty += 1
+            if empty_list == "missing":
+                continue
+        annotated.append((document, annotator))
         seen = {}
         for line, ident, label, fragments, quoted in spans:
             where = f"{path}: {name}: line {line}: {ident}"
@@ -230,10 +247,15 @@ def read(path, *, labels=None):
     if discontinuous:
         notes.append(f"{discontinuous} discontinuous annotations: each fragment read as a "
                      "span of the annotation's type.")
+    if n_empty:
+        notes.append(f"{n_empty} .ann files mark no text: read as " + (
+            "not annotated (empty_list='missing')." if empty_list == "missing" else
+            "annotated, nothing marked (brat projects create an empty .ann for every text, "
+            "so some may be documents never opened: empty_list='missing' reads them so)."))
     if no_ann:
         notes.append(f"{no_ann} documents have a .txt but no .ann in an annotator's folder: "
                      "not annotated by that annotator.")
     return span_table(records, lengths, annotated, path=path, tool="brat", unit="character",
                       labels=universe, texts={d: t for d, (_, t) in text_of.items()},
-                      notes=notes, discontinuous=discontinuous,
+                      notes=notes, discontinuous=discontinuous, n_empty_ann=n_empty,
                       annotators=sorted(annotators))

@@ -190,8 +190,9 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
         CoNLL: how ``I-X`` after ``O`` or another type is read (IOB2: refused, the
         default; IOB1: a chunk's start). Columns with ``E-``/``S-`` tags are BIOES.
     empty_list : {"missing", "no-label"}, optional
-        doccano: what an empty span list means in a full export (every member's file lists
-        every example): an example never opened, or one read and given no span.
+        What an empty span list means: never opened (not annotated) or read and given no
+        span. doccano: required for a full export (every member's file lists every
+        example); brat: an ``.ann`` that marks no text (default "no-label").
 
     Returns
     -------
@@ -237,8 +238,9 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
                          f"{'tokens' if tool == 'conll' else 'characters'}")
     if scheme is not None and tool != "conll":
         raise ValueError(f"scheme= is for CoNLL files; this is a {tool} export")
-    if empty_list is not None and tool != "doccano":
-        raise ValueError(f"empty_list= is for doccano exports; this is a {tool} export")
+    if empty_list is not None and tool not in ("doccano", "brat"):
+        raise ValueError(f"empty_list= is for doccano and brat exports; this is a {tool} "
+                         "export")
     if tool == "label_studio":
         from .label_studio import read
 
@@ -254,7 +256,7 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
     if tool == "brat":
         from .brat import read
 
-        return read(path, labels=labels)
+        return read(path, labels=labels, empty_list=empty_list)
     from .conll import read
 
     return read(path, labels=labels, scheme=scheme or "iob2")

@@ -565,6 +565,8 @@ def test_huge_files_are_refused_before_reading(tmp_path, monkeypatch):
     big.write_text("token\ta\tb\n" + "x\tO\tO\n" * 50)
     with pytest.raises(AnnotationFileError, match="more than the 0 MiB"):
         conll.read(big)
+    with pytest.raises(AnnotationFileError, match="more than the 0 MiB"):
+        xr_agreement.read_spans(big)  # detection reads nothing of it either
 
 
 def test_inputs_not_modified(tmp_path):
@@ -652,3 +654,14 @@ def test_brat_tail_comment_unordered_fragments_and_tabs(tmp_path):
     assert records(brat.read(root)) == {("d", "a", 0, 5, "LOC"), ("d", "a", 9, 13, "LOC"),
                                         ("d", "a", 6, 8, "LOC"), ("d", "a", 0, 8, "PHRASE"),
                                         ("d", "a", 6, 13, "PHRASE")}
+
+
+def test_a_label_studio_config_is_not_a_label_list(tmp_path):
+    config = tmp_path / "config.xml"
+    config.write_text('<View><Labels name="label"><Label value="PER"/></Labels></View>')
+    with pytest.raises(AnnotationFileError, match="labeling config"):
+        xr_agreement.read_spans(DATA / "conll" / "iob2", labels=config)
+    universe = tmp_path / "labels.txt"
+    universe.write_text("ORG\nMISC\nPER\nLOC\n")
+    table = xr_agreement.read_spans(DATA / "conll" / "iob2", labels=universe)
+    assert list(table.label_id.values) == ["ORG", "MISC", "PER", "LOC"]

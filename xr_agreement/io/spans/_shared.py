@@ -14,6 +14,7 @@ import numpy as np
 
 from ..files import AnnotationFileError, read_label_universe
 from ..tools.archive import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, member_name, zip_texts
+from ..tools import is_config
 from ..tools._common import is_collection
 from ...spans.table import from_spans
 
@@ -22,9 +23,9 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:,.0f} MiB"
 
 
-def read_file_text(path) -> str:
-    """The text of one file, refused before it is read when larger than one member of an
-    export may be (:data:`~xr_agreement.io.tools.archive.MAX_MEMBER_BYTES`)."""
+def check_file(path) -> None:
+    """Refuse a folder, a missing file, or a file larger than one member of an export may be
+    (:data:`~xr_agreement.io.tools.archive.MAX_MEMBER_BYTES`), before anything is read."""
     if os.path.isdir(path):
         raise AnnotationFileError("a folder, where this reader reads one file", path=path)
     if not os.path.isfile(path):
@@ -34,6 +35,11 @@ def read_file_text(path) -> str:
         raise AnnotationFileError(f"the file holds {_mib(size)}, more than the "
                                   f"{_mib(MAX_MEMBER_BYTES)} one export file may hold; not "
                                   "read", path=path)
+
+
+def read_file_text(path) -> str:
+    """The text of one file (:func:`check_file` first)."""
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             return handle.read()
@@ -108,6 +114,10 @@ def declared_labels(labels) -> list | None:
     label per line (:func:`~xr_agreement.io.files.read_label_universe`)."""
     if labels is None:
         return None
+    if is_config(labels):  # its XML lines would otherwise be read as labels
+        raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
+                                  "project's labels; give this export's labels as a list or "
+                                  "a file with one label per line", path=labels)
     if isinstance(labels, (str, os.PathLike)):
         return [str(v) for v in read_label_universe(labels)[0]]
     out = [str(v) for v in labels]
@@ -160,5 +170,5 @@ def span_table(records, lengths, annotated, *, path, tool: str, unit: str, label
     return table
 
 
-__all__ = ["collection_names", "collection_texts", "declared_labels", "is_collection",
+__all__ = ["check_file", "collection_names", "collection_texts", "declared_labels", "is_collection",
            "lines_of", "read_file_text", "span_table", "check_label"]

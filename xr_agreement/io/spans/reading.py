@@ -15,7 +15,7 @@ import zipfile
 
 from ..files import AnnotationFileError
 from ..tools.archive import archive_members, read_member
-from ._shared import collection_names, is_collection, read_file_text
+from ._shared import check_file, collection_names, is_collection, read_file_text
 
 TOOLS = ("label_studio", "prodigy", "doccano", "brat", "conll")
 # how many JSON lines are read to tell the tool (the reader reads the file once, whole)
@@ -148,6 +148,7 @@ def detect_span_tool(path) -> str:
         if tagged and looks_like(_member_head(path, tagged[0])):
             return "conll"
         raise _undetected(path, "a folder or archive without .ann, JSON or CoNLL files")
+    check_file(path)  # a file too large is refused before detection reads it
     if os.fspath(path).lower().endswith(".ann"):
         raise AnnotationFileError("one brat .ann file holds one annotator's annotations; "
                                   "read the folder (or .zip) that holds one folder per "

@@ -318,7 +318,7 @@ def read(path, *, labels=None, scheme="iob2"):
 def looks_like(head: str) -> bool:
     """Whether the first lines of a text look like token / tag columns: most lines of two
     fields or more end with a tag, at least one of them not ``O``."""
-    rows = [fields_of(line) for _, line in lines_of(head)][:200]
+    rows = [fields_of(line) for _, line in lines_of(head)]
     rows = [f for f in rows if f and f[0] != "-DOCSTART-" and not _is_comment("\t".join(f))]
     header = _header(head)
     if header is not None:

@@ -6,12 +6,6 @@ module per tool format: ``label_studio.py``, ``doccano.py``, ``prodigy.py``, ``b
 do.
 """
 
-
-def read_spans(path, tool=None, control=None, labels=None):
-    """Read a span export; see :func:`xr_agreement.io.spans.reading.read_spans`."""
-    from .reading import read_spans as _read_spans
-
-    return _read_spans(path, tool=tool, control=control, labels=labels)
-
+from .reading import read_spans
 
 __all__ = ["read_spans"]

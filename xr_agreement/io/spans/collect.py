@@ -18,7 +18,7 @@ import numpy as np
 
 from ...spans.table import from_spans
 from ..files import AnnotationFileError, read_label_universe
-from ..tools._common import Dropped, label_text
+from ..tools._common import Dropped, blank, label_text
 
 
 def declared_labels(labels) -> list[str] | None:
@@ -101,6 +101,8 @@ class SpanCollector:
         if start >= end:
             raise where(f"{say}: start must be less than end (offsets are half-open, "
                         "[start, end))", row, column)
+        if isinstance(label, str) and blank(label):  # label_text calls "" JSON-like
+            raise where(f"{say}: an empty label ({label!r})", row, column)
         label = label_text(label, where, row, column)
         text = self.texts.get(document)
         if text is not None:
@@ -139,7 +141,11 @@ class SpanCollector:
             raise self.where("nobody marked a span and no label universe is declared; pass "
                              "labels=... (the labeling config, or a file of one label per "
                              "line)")
-        missing = [d for d in self.documents if d not in self.texts and d not in self.lengths]
+        # a document nobody annotated and whose text is unknown has no length: left out
+        # (what left it out is in ``dropped``)
+        decided = {d for (d, _), done in self.pairs.items() if done}
+        missing = [d for d in self.documents if d in decided and d not in self.texts
+                   and d not in self.lengths]
         lengths = None
         if self.texts or self.lengths:
             if missing:

@@ -75,13 +75,13 @@ def _member(text, who, member, records_out) -> list[Annotation]:
         if len(keys) > 1:
             raise where(f"a record with both {keys[0]!r} and {keys[1]!r}: which holds the "
                         "spans cannot be told", line, keys[1])
+        relations = record.get("relations")
+        records_out[(who, line)] = (record.get("text"), where,
+                                    len(relations) if isinstance(relations, list) else 0)
         if not keys:  # no decision recorded for this example: dropped "no label field"
             out.append(Annotation(item, who, None, line=line, row=row))
             continue
         spans = _spans_of(record[keys[0]], keys[0], where, line)
-        relations = record.get("relations")
-        records_out[(who, line)] = (record.get("text"), where,
-                                    len(relations) if isinstance(relations, list) else 0)
         out.append(Annotation(item, who, spans, line=line, row=row, column=keys[0]))
     return out
 
@@ -130,26 +130,34 @@ def read(path, *, labels=None, empty_list=None):
     (['alice', 'bob', 'bob'], [0, 0, 8])
     """
     universe = declared_labels(labels)
-    found = {}
+    found, members = {}, {}
 
     def reader(name, text, who, member):
         if name.lower().endswith(".csv"):
             raise AnnotationFileError("doccano writes sequence labelling as JSONL; a CSV "
                                       "export is a text classification one: read it with "
                                       "xr_agreement.read_annotations", path=member)
+        members[who] = member
         return _member(text, who, member, found)
 
     annotations, dropped, empty, notes = read_members(path, reader, empty_list)
     spans = SpanCollector(Where(path), "doccano")
     spans.dropped, spans.notes = dropped, notes
-    relations = 0
+    relations, seen = 0, {}
     for annotation in annotations:
         item, who = annotation.item, annotation.annotator
-        if annotation.chosen is None:
-            spans.not_annotated(item, who)
-            continue
+        first = seen.setdefault((str(item), who), annotation.line)
+        if first != annotation.line:  # as the classification reader: never merged
+            raise AnnotationFileError(
+                f"duplicate annotation: example {item!r} by {who!r} already at line {first}",
+                path=members[who], line=annotation.line)
         text, where, n_relations = found[(who, annotation.line)]
         spans.where = where  # errors name the member file and its line
+        if annotation.chosen is None:
+            if isinstance(text, str):
+                spans.document(item, text, annotation.line, "text")
+            spans.not_annotated(item, who)
+            continue
         if not isinstance(text, str):
             raise where(f"example {item!r} has no text (the text its spans are offsets "
                         "into)", annotation.line, "text")

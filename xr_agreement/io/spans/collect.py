@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from ...spans.table import from_spans
-from ..files import AnnotationFileError, read_label_universe
+from ..files import AnnotationFileError, ids_as_coordinate, read_label_universe
 from ..tools._common import Dropped, blank, label_text
 
 
@@ -58,13 +58,14 @@ class SpanCollector:
         """Meet a document (and its text, when known). One document with two texts (a task
         exported twice, edited in between) is refused: its offsets would point into
         either."""
-        self.documents.setdefault(document, None)
+        key = _key(document)
+        self.documents.setdefault(key, None)
         if text is None:
             return
         if not isinstance(text, str):
             raise self.where(f"the text of document {document!r} must be text, got "
                              f"{type(text).__name__}", row, column)
-        known = self.texts.setdefault(document, text)
+        known = self.texts.setdefault(key, text)
         if known != text:
             raise self.where(f"document {document!r} appears twice with different texts: "
                              "which one its offsets point into cannot be told", row, column)
@@ -72,17 +73,17 @@ class SpanCollector:
     def annotated(self, document, annotator) -> None:
         """The annotator annotated the document (marked spans there, or none)."""
         self.document(document)
-        self.pairs[(document, annotator)] = True
+        self.pairs[(_key(document), annotator)] = True
 
     def not_annotated(self, document, annotator) -> None:
         """The annotator appears on the document but made no decision there (missing). The
         document stays in the table (its length known from its text); an annotator with no
         decision anywhere has no column (what was dropped says who)."""
         self.document(document)
-        self.pairs.setdefault((document, annotator), False)
+        self.pairs.setdefault((_key(document), annotator), False)
 
     def text_of(self, document):
-        return self.texts.get(document)
+        return self.texts.get(_key(document))
 
     def span(self, document, annotator, start, end, label, row=None, column=None,
              quoted=None) -> None:
@@ -104,7 +105,7 @@ class SpanCollector:
         if isinstance(label, str) and blank(label):  # label_text calls "" JSON-like
             raise where(f"{say}: an empty label ({label!r})", row, column)
         label = label_text(label, where, row, column)
-        text = self.texts.get(document)
+        text = self.texts.get(_key(document))
         if text is not None:
             if end > len(text):
                 raise where(f"{say}, label {label!r}: end is past the document's text "
@@ -115,7 +116,7 @@ class SpanCollector:
                             f"{_short(text[start:end])!r}: the offsets count something other "
                             "than the characters of this text (bytes, UTF-16 units, tokens), "
                             "or the text changed after annotation", row, column)
-        key = (document, annotator, int(start), int(end), label)
+        key = (_key(document), annotator, int(start), int(end), label)
         if key in self.spans:
             self.dropped.add("duplicate span", annotator)
             return
@@ -152,16 +153,27 @@ class SpanCollector:
                 raise self.where(f"the length of document {missing[0]!r} is unknown (the "
                                  "export holds no text for it)")
             lengths = {**{d: len(t) for d, t in self.texts.items()}, **self.lengths}
+        # one id per document however the file spelled it (1, "1", " 1"): integer text as
+        # int where that merges no two ids, as the classification readers' items
+        ids = dict(zip(self.documents, ids_as_coordinate(list(self.documents))))
         try:
-            table = from_spans(list(self.spans), lengths=lengths,
-                               annotated=[pair for pair, done in self.pairs.items() if done],
-                               labels=labels, texts=self.texts or None)
+            table = from_spans(
+                [(ids[d], *rest) for d, *rest in self.spans],
+                lengths=None if lengths is None else {ids[d]: n for d, n in lengths.items()},
+                annotated=[(ids[d], a) for (d, a), done in self.pairs.items() if done],
+                labels=labels, texts={ids[d]: t for d, t in self.texts.items()} or None)
         except ValueError as error:  # checked above; anything left is still this file's
             raise AnnotationFileError(str(error), path=self.where.path) from None
         table.attrs.update(reader=self.reader, dropped=self.dropped.as_dict())
         if self.notes:
             table.attrs["notes"] = list(self.notes)
         return table
+
+
+def _key(document) -> str:
+    """The document as the collector keys it: its id as text, so that 1 and "1" (a JSON
+    id and a CSV cell) are one document."""
+    return str(document)
 
 
 def _short(text: str, size: int = 40) -> str:

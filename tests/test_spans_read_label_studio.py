@@ -295,6 +295,33 @@ def test_duplicate_regions_and_formulas(tmp_path):
     assert table.attrs["dropped"]["duplicate span"] == {"2": 1}
 
 
+def test_offsets_in_utf16_units_are_converted_when_the_region_text_confirms(tmp_path):
+    # JavaScript counts an emoji as two UTF-16 units (Label Studio #1347): the same regions
+    # after an emoji come shifted by 3 units = 2 characters (emoji + blank)
+    tasks = real_tasks()
+    task = next(t for t in tasks if t["id"] == 5)
+    task["data"]["text"] = "\U0001F642 " + task["data"]["text"]
+    for annotation in task["annotations"]:
+        for result in annotation["result"]:
+            result["value"]["start"] += 3
+            result["value"]["end"] += 3
+    table = label_studio.read(write(tmp_path, tasks))
+    shifted = {(d, w, s + 2, e + 2, l) if d == 5 else (d, w, s, e, l)
+               for d, w, s, e, l in EXPECTED}
+    assert spans_of(table) == shifted
+    assert table.attrs["notes"] == [
+        "5 span(s) had offsets in UTF-16 units (what JavaScript counts; an emoji is two) "
+        "and were converted to characters, each checked against the text the export gives "
+        "for the span."]
+    # shifted by one unit more: neither count gives the region's text
+    for annotation in task["annotations"]:
+        for result in annotation["result"]:
+            result["value"]["start"] += 1
+            result["value"]["end"] += 1
+    with pytest.raises(AnnotationFileError, match=r"offsets count something other"):
+        label_studio.read(write(tmp_path, tasks))
+
+
 def test_inputs_not_modified(tmp_path):
     path = write(tmp_path, real_tasks())
     before = path.read_bytes()

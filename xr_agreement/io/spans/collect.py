@@ -53,6 +53,7 @@ class SpanCollector:
         self.spans: dict = {}  # (document, annotator, start, end, label) -> (row, column)
         self.dropped = Dropped()
         self.notes: list[str] = []
+        self.utf16 = 0  # spans whose offsets counted UTF-16 units, converted
 
     def document(self, document, text=None, row=None, column=None) -> None:
         """Meet a document (and its text, when known). One document with two texts (a task
@@ -111,6 +112,14 @@ class SpanCollector:
                 raise where(f"{say}, label {label!r}: end is past the document's text "
                             f"({len(text)} characters)", row, column)
             if quoted is not None and quoted != text[start:end]:
+                # JavaScript counts UTF-16 units: an emoji before a span shifts it by one
+                # (Label Studio #1347); taken only when the region's own text confirms it
+                converted = from_utf16(text, start, end)
+                if converted is not None and text[converted[0]:converted[1]] == quoted:
+                    self.utf16 += 1
+                    start, end = converted
+                    quoted = None
+            if quoted is not None and quoted != text[start:end]:
                 raise where(f"{say}, label {label!r}: the export says the span is "
                             f"{_short(quoted)!r} but the text there is "
                             f"{_short(text[start:end])!r}: the offsets count something other "
@@ -164,10 +173,37 @@ class SpanCollector:
                 labels=labels, texts={ids[d]: t for d, t in self.texts.items()} or None)
         except ValueError as error:  # checked above; anything left is still this file's
             raise AnnotationFileError(str(error), path=self.where.path) from None
+        if self.utf16:
+            self.notes.append(f"{self.utf16} span(s) had offsets in UTF-16 units (what "
+                              "JavaScript counts; an emoji is two) and were converted to "
+                              "characters, each checked against the text the export gives "
+                              "for the span.")
         table.attrs.update(reader=self.reader, dropped=self.dropped.as_dict())
         if self.notes:
             table.attrs["notes"] = list(self.notes)
         return table
+
+
+def from_utf16(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Character offsets of the UTF-16 unit offsets ``[start, end)`` of ``text``, or None
+    when the text has no character beyond U+FFFF (the two counts agree), an offset falls
+    inside a surrogate pair, or past the text.
+
+    Examples
+    --------
+    >>> text = "\U0001F600 Ada"
+    >>> from_utf16(text, 3, 6), text[2:5]
+    ((2, 5), 'Ada')
+    >>> from_utf16("plain", 0, 2) is None
+    True
+    """
+    if text.isascii() or all(ord(ch) <= 0xFFFF for ch in text):
+        return None
+    units = np.cumsum([0] + [2 if ord(ch) > 0xFFFF else 1 for ch in text])
+    found = np.searchsorted(units, [start, end])
+    if found[1] >= len(units) or units[found[0]] != start or units[found[1]] != end:
+        return None
+    return int(found[0]), int(found[1])
 
 
 def _key(document) -> str:

@@ -271,6 +271,33 @@ def test_other_hostile_exports(tmp_path):
         label_studio.read(lines)
 
 
+def test_the_labeling_config_must_be_this_projects(tmp_path):
+    other = tmp_path / "other.xml"
+    other.write_text('<View><Labels name="ner" toName="body"><Label value="PER"/></Labels>'
+                     '<Text name="body" value="$body"/></View>')
+    with pytest.raises(AnnotationFileError, match=r"control 'label' is not a control of the "
+                       r"labeling config \['ner'\]"):
+        label_studio.read(HERE / "json_all_tasks.json", labels=other)
+    # nobody marked a span: the config names the control and the universe
+    tasks = real_tasks()
+    for task in tasks:
+        for annotation in task["annotations"]:
+            annotation["result"] = []
+    table = label_studio.read(write(tmp_path, tasks), labels=CONFIG)
+    assert table.sizes["span"] == 0
+    assert table.label_id.values.tolist() == ["PER", "ORG", "LOC", "MISC"]
+    assert annotated_of(table) == SUBMITTED
+    with pytest.raises(AnnotationFileError, match=r"no annotation holds a labels region"):
+        label_studio.read(write(tmp_path, tasks))
+
+
+def test_a_text_given_as_a_link_is_refused(tmp_path):
+    tasks = real_tasks()
+    tasks[0]["data"]["text"] = "https://example.org/doc1.txt"
+    with pytest.raises(AnnotationFileError, match=r"the text of task 1 is a link"):
+        label_studio.read(write(tmp_path, tasks))
+
+
 def test_same_user_twice_on_a_task_the_latest_is_the_decision(tmp_path):
     # as the classification reader: several annotations by one user on one task, the
     # latest (updated_at) is the decision and the others are counted "superseded"

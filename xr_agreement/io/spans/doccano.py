@@ -129,6 +129,12 @@ def read(path, *, labels=None, empty_list=None):
     >>> table.annotator.values.tolist(), table.start.values.tolist()
     (['alice', 'bob', 'bob'], [0, 0, 8])
     """
+    from ..tools import is_config
+
+    if is_config(labels):
+        raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
+                                  "project's labels; give doccano's labels as a list or a "
+                                  "file of one label per line", path=labels)
     universe = declared_labels(labels)
     found, members = {}, {}
 

@@ -163,6 +163,21 @@ def _text_field(to_name, config, fields: set, where) -> str:
                 "pass the labeling config (labels=config.xml, --labels config.xml)")
 
 
+def _not_a_url(task_id, text: str, where, row, column) -> None:
+    """Refuse a task whose text is a link (``<Text valueType="url">``): its spans are
+    offsets into the text the link points to, which the export does not hold."""
+    head = text.strip()
+    if head.startswith(("http://", "https://", "s3://", "gs://", "/data/")) and \
+            not any(ch.isspace() for ch in head):
+        raise where(f"the text of task {task_id!r} is a link ({_short(head)!r}): its spans "
+                    "are offsets into the text it points to, which the export does not hold "
+                    "(not supported); import the texts themselves", row, column)
+
+
+def _short(text: str, size: int = 60) -> str:
+    return text if len(text) <= size else text[:size] + "..."
+
+
 def _regions(value, where, row, column) -> list:
     """The labels of one region ``value`` (a ``labels`` result's value, or a JSON-min
     entry), after the checks that do not need the text."""
@@ -240,6 +255,7 @@ def _read_full(records, where, universe, config, control):
         if not isinstance(data, dict) or not isinstance(data.get(field), str):
             raise where(f"task {task_id!r} has no text in data.{field} (the text its spans "
                         "are offsets into)", row, f"data.{field}")
+        _not_a_url(task_id, data[field], where, row, f"data.{field}")
         spans.document(task_id, data[field], row, f"data.{field}")
     drafts = _drafts(records, where)
     # as the classification reader: a draft's author names nobody, the annotations do
@@ -344,6 +360,7 @@ def _read_min(records, where, universe, config, control):
         if not isinstance(record.get(field), str):
             raise where(f"task {task_id!r} has no text in {field!r} (the text its spans are "
                         "offsets into)", row, field)
+        _not_a_url(task_id, record[field], where, row, field)
         spans.document(task_id, record[field], row, field)
         if record.get("was_cancelled") is True:  # JSON-min omits them; a hand-made file may not
             spans.dropped.add("cancelled", who)

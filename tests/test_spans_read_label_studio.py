@@ -35,7 +35,8 @@ SUBMITTED = {(1, "2"), (1, "3"), (1, "4"), (2, "2"), (2, "3"), (3, "3"), (3, "4"
              (4, "2"), (4, "3"), (5, "2"), (5, "3"), (5, "4")}
 EXPECTED = {(task, USER[email], start, end, label)
             for task, email, start, end, label in POSTED["spans"]}
-EXPORTS = ["json_all_tasks.json", "json_min_all_tasks.json", "csv_all_tasks.csv"]
+EXPORTS = ["json_all_tasks.json", "json_min_all_tasks.json", "csv_all_tasks.csv",
+           "snapshot_details.json", "snapshot_details_min.json"]
 
 
 def spans_of(table) -> set:
@@ -78,6 +79,11 @@ def test_what_was_left_out_is_counted():
                                       "unannotated task": {"nobody": 1}}
     assert label_studio.read(HERE / "json_min_all_tasks.json").attrs["dropped"] == {
         "unannotated task": {"nobody": 1}}
+    # the snapshot with user details names the annotators by email
+    table = label_studio.read(HERE / "snapshot_details.json")
+    assert sorted(table.annotator_id.values.tolist()) == [
+        "alice@example.com", "bob@example.com", "carol@example.com"]
+    assert table.attrs["dropped"]["cancelled"] == {"alice@example.com": 1}
 
 
 def test_the_conll_export_is_refused():

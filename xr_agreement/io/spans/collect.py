@@ -54,6 +54,7 @@ class SpanCollector:
         self.dropped = Dropped()
         self.notes: list[str] = []
         self.utf16 = 0  # spans whose offsets counted UTF-16 units, converted
+        self.labels: dict = {}  # label as written -> label as checked
 
     def document(self, document, text=None, row=None, column=None) -> None:
         """Meet a document (and its text, when known). One document with two texts (a task
@@ -93,23 +94,31 @@ class SpanCollector:
         count something else). The same span twice by one annotator is one span, counted in
         ``dropped`` as "duplicate span"."""
         where = self.where
-        say = f"span [{start!r}, {end!r}) of document {document!r} by {annotator!r}"
+
+        def say():  # only built for an error: a file holds many spans
+            return f"span [{start!r}, {end!r}) of document {document!r} by {annotator!r}"
+
         for name, value in (("start", start), ("end", end)):
             if not is_offset(value):
-                raise where(f"{say}: {name} must be a whole-number character offset, got "
+                raise where(f"{say()}: {name} must be a whole-number character offset, got "
                             f"{type(value).__name__} {value!r}", row, column)
         if start < 0:
-            raise where(f"{say}: start is negative", row, column)
+            raise where(f"{say()}: start is negative", row, column)
         if start >= end:
-            raise where(f"{say}: start must be less than end (offsets are half-open, "
+            raise where(f"{say()}: start must be less than end (offsets are half-open, "
                         "[start, end))", row, column)
-        if isinstance(label, str) and blank(label):  # label_text calls "" JSON-like
-            raise where(f"{say}: an empty label ({label!r})", row, column)
-        label = label_text(label, where, row, column)
+        checked = self.labels.get(label) if isinstance(label, str) else None
+        if checked is None:
+            if isinstance(label, str) and blank(label):  # label_text calls "" JSON-like
+                raise where(f"{say()}: an empty label ({label!r})", row, column)
+            checked = label_text(label, where, row, column)
+            if isinstance(label, str):  # a file repeats a few labels: each checked once
+                self.labels[label] = checked
+        label = checked
         text = self.texts.get(_key(document))
         if text is not None:
             if end > len(text):
-                raise where(f"{say}, label {label!r}: end is past the document's text "
+                raise where(f"{say()}, label {label!r}: end is past the document's text "
                             f"({len(text)} characters)", row, column)
             if quoted is not None and quoted != text[start:end]:
                 # JavaScript counts UTF-16 units: an emoji before a span shifts it by one
@@ -120,7 +129,7 @@ class SpanCollector:
                     start, end = converted
                     quoted = None
             if quoted is not None and quoted != text[start:end]:
-                raise where(f"{say}, label {label!r}: the export says the span is "
+                raise where(f"{say()}, label {label!r}: the export says the span is "
                             f"{_short(quoted)!r} but the text there is "
                             f"{_short(text[start:end])!r}: the offsets count something other "
                             "than the characters of this text (bytes, UTF-16 units, tokens), "

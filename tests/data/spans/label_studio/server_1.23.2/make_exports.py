@@ -1,6 +1,7 @@
 """Annotate an NER project on a Label Studio 1.23.2 server through its REST API, as three
 users, and save the server's own exports (JSON, JSON-min, CSV, CONLL2003)."""
 import json, sys, urllib.request
+# the throwaway local server, started with LABEL_STUDIO_USER_TOKEN set to this value
 BASE = "http://127.0.0.1:8093"; TOKEN = "0123456789abcdef0123456789abcdef01234567"
 OUT = sys.argv[1]
 
@@ -94,5 +95,6 @@ for kind, name in (("JSON", "json_all_tasks.json"), ("JSON_MIN", "json_min_all_t
     data = call("GET", f"/api/projects/{pid}/export?exportType={kind}&download_all_tasks=true", raw=True)
     open(f"{OUT}/{name}", "wb").write(data)
 open(f"{OUT}/config.xml", "w").write(CONFIG + "\n")
-json.dump({"tasks": tasks, "users": users, "spans": truth}, open("/tmp/ls_ner_truth.json", "w"), indent=1)
+json.dump({"tasks": tasks, "users": users, "spans": truth}, open(f"{OUT}/annotated.json", "w"),
+          indent=1)
 print(pid, tasks, users, len(truth))

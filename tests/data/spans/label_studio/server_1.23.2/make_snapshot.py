@@ -1,4 +1,7 @@
+"""The snapshot export with user details of the project make_exports.py made (run after it,
+with the output folder as argument)."""
 import json, time, urllib.request, sys
+# the throwaway local server, started with LABEL_STUDIO_USER_TOKEN set to this value
 BASE = "http://127.0.0.1:8093"; TOKEN = "0123456789abcdef0123456789abcdef01234567"
 def call(method, path, body=None, raw=False):
     req = urllib.request.Request(BASE + path, method=method,

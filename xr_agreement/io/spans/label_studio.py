@@ -99,7 +99,6 @@ class _Config:
                 self.controls[name] = (tag, element.get("toName"), values.get(name))
             elif str(element.get("value", "")).startswith("$"):
                 self.objects[name] = element.get("value")[1:]
-        self.path = path
 
 
 def _declared(labels):
@@ -185,7 +184,8 @@ def _regions(value, where, row, column) -> list:
         raise where(f"a region must be an object, got {value!r}", row, column)
     for kind in value:
         if kind in NOT_TEXT_SPANS:
-            raise where(_why_not(column, kind), row, column)
+            raise where(f"a region holding {kind!r}: {NOT_TEXT_SPANS[kind]} (not supported)",
+                        row, column)
     if isinstance(value.get("start"), str) or isinstance(value.get("end"), str):
         raise where(f"a region whose start / end are text ({value.get('start')!r}, "
                     f"{value.get('end')!r}): HyperText XPath positions, not character "

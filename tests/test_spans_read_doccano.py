@@ -256,6 +256,20 @@ def test_other_hostile_exports(tmp_path):
         doccano.read(path)
 
 
+def test_nobody_marked_a_span(tmp_path):
+    empty = '{"id": 1, "text": "Ada met Bob.", "label": []}\n'
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("alice.jsonl", empty)
+        archive.writestr("bob.jsonl", empty.replace('"id": 1', '"id": 2'))
+    with pytest.raises(AnnotationFileError, match=r"nobody marked a span and no label "
+                       r"universe is declared"):
+        doccano.read(path)
+    table = doccano.read(path, labels=["PER"])
+    assert table.sizes["span"] == 0 and table.label_id.values.tolist() == ["PER"]
+    assert annotated_of(table) == {(1, "alice"), (2, "bob")}
+
+
 def test_inputs_not_modified_and_ids_as_numbers(tmp_path):
     path = one_member(tmp_path, GOOD)
     before = path.read_bytes()

@@ -143,7 +143,8 @@ class SpanCollector:
 
     def table(self, labels=None):
         """The span table (:func:`xr_agreement.from_spans`) of what was collected; a label
-        outside the declared ``labels`` is refused naming where it is."""
+        outside the declared ``labels`` is refused naming where it is. Without ``labels``,
+        the universe is the labels used, sorted."""
         if not any(self.pairs.values()):
             reasons = ", ".join(f"{sum(per.values())} {reason}"
                                 for reason, per in self.dropped.as_dict().items())
@@ -160,6 +161,8 @@ class SpanCollector:
             raise self.where("nobody marked a span and no label universe is declared; pass "
                              "labels=... (the labeling config, or a file of one label per "
                              "line)")
+        else:  # the labels used, sorted (as the classification readers order them)
+            labels = sorted({key[-1] for key in self.spans})
         # a document nobody annotated and whose text is unknown has no length: left out
         # (what left it out is in ``dropped``)
         decided = {d for (d, _), done in self.pairs.items() if done}

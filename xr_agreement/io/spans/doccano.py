@@ -178,8 +178,7 @@ def read(path, *, labels=None, empty_list=None):
     if relations:
         notes.append(f"doccano: {relations} relation(s) between spans not read: span "
                      "agreement measures the spans, not the relations.")
-    table = spans.table(universe if universe is not None else
-                        sorted({key[-1] for key in spans.spans}))
+    table = spans.table(universe)
     table.attrs["empty_label_lists"] = dict(sorted(empty.items()))
     return table
 

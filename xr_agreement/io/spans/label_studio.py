@@ -293,14 +293,14 @@ def _read_full(records, where, universe, config, control):
     if relations:
         spans.notes.append(f"Label Studio: {relations} relation(s) between spans not read: "
                            "span agreement measures the spans, not the relations.")
-    return spans.table(_universe(universe, config, chosen, spans))
+    return spans.table(_universe(universe, config, chosen))
 
 
-def _universe(universe, config, chosen, spans):
+def _universe(universe, config, chosen):
+    """The declared labels, else the config's labels of the control (None when the config
+    does not list them: the labels used)."""
     if universe is None and config is not None:
-        universe = config.controls[chosen][2]
-    if universe is None:
-        universe = sorted({key[-1] for key in spans.spans})
+        return config.controls[chosen][2]
     return universe
 
 
@@ -375,7 +375,7 @@ def _read_min(records, where, universe, config, control):
                         chosen)
         for number, region in enumerate(value):
             _add_region(spans, task_id, who, region, where, row, f"{chosen}[{number}]")
-    return spans.table(_universe(universe, config, chosen, spans))
+    return spans.table(_universe(universe, config, chosen))
 
 
 def read(path, *, control=None, labels=None):

@@ -165,7 +165,14 @@ def test_label_studio_taxonomy_paths_and_span_labels():
           "label-studio", {})
     spans = [(11, "1", {"PER", "LOC"}), (11, "2", {"PER"}), (12, "1", set()),
              (12, "2", {"DATE"})]
-    check(LS / "spans.json", sets(spans, ["DATE", "LOC", "PER"]), "label-studio", {})
+    # a span control is never read as label sets silently (issue 29): refused, and read
+    # as sets only when asked for by name
+    with pytest.raises(AnnotationFileError, match=r"holds text spans.*read_spans.*"
+                       r"spans_as_label_sets=True"):
+        read_annotations(LS / "spans.json")
+    from xr_agreement.io.tools.label_studio import read_label_studio
+    da = read_label_studio(LS / "spans.json", spans_as_label_sets=True)
+    assert_same_decisions(da, sets(spans, ["DATE", "LOC", "PER"]))
 
 
 def test_label_studio_label_outside_the_config_names_it_and_its_task(tmp_path):

@@ -181,33 +181,17 @@ def _full_export(reads: dict) -> tuple[int, int] | None:
     return (len(listed[0]), empty) if empty else None
 
 
-def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
-                 annotator="annotator", label="label", **_):
-    """Decisions from a doccano export: a zip or directory of per-user files, or one user's
-    file (see the module docstring).
+def read_members(path, reader, empty_list=None):
+    """The annotations of every member file of a doccano export (a zip or folder of per-user
+    files, or one user's file), with what an empty ``label`` list means settled (see the
+    module docstring): the one place the member rules live, for the classification reader
+    and the span reader (:mod:`xr_agreement.io.spans.doccano`).
 
-    ``empty_list``: what an empty ``label`` list means, "missing" (an example the member
-    never annotated: no decision) or "no-label" (the member looked and chose no label).
-    Required for a full export (every member lists the same examples, some lists empty),
-    where the file cannot tell the two apart; with it, a member whose every list is empty is
-    not an annotator.
-
-    Examples
-    --------
-    >>> import os, tempfile, zipfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "export.zip")
-    >>> with zipfile.ZipFile(path, "w") as archive:
-    ...     archive.writestr("admin.jsonl", "\\n")
-    ...     archive.writestr("alice.jsonl", '{"id": 1, "text": "a", "label": ["x"]}\\n')
-    ...     archive.writestr("bob.jsonl", '{"id": 1, "text": "a", "label": ["x", "y"]}\\n')
-    >>> da = read_doccano(path)
-    >>> da.sel(item=1).values
-    array([[1., 0.],
-           [1., 1.]])
-    >>> da.attrs["notes"]
-    ['doccano: 1 member file(s) empty, members who annotated nothing, left out: admin.jsonl.']
+    ``reader(name, text, who, member)`` turns one member file into :class:`Annotation`
+    records whose ``chosen`` is None (no label field), ``[]`` (an empty list) or what the
+    record holds. Returns ``(annotations, dropped, empty, notes)``: ``empty`` counts the
+    empty lists per user, ``notes`` says what was left out or how empty lists were read.
     """
-    sep = "#" if sep is None else sep
     if empty_list not in (None, *EMPTY_LIST_MEANINGS):
         raise ValueError(f"empty_list must be one of {list(EMPTY_LIST_MEANINGS)} or None, got "
                          f"{empty_list!r}")
@@ -231,8 +215,7 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
             empty_members.append(name)  # a member who confirmed nothing: no annotator
             continue
         member = f"{path}:{name}" if collection else path
-        reader = _csv if name.lower().endswith(".csv") else _jsonl
-        read = reader(name, text, who, member, sep, universe)
+        read = reader(name, text, who, member)
         if who == "unknown" and len(stems) > 1 and not any(a.chosen for a in read):
             continue  # doccano's placeholder for examples nobody labelled: no annotator
         reads[who] = read
@@ -285,7 +268,43 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
             notes.append(f"doccano: {sum(kept.values())} empty label list(s) read as "
                          "\"looked and chose no label\" (empty_list='no-label'): "
                          + ", ".join(f"{who} {n}" for who, n in sorted(kept.items())) + ".")
-    da = build(annotations, reader="doccano", dropped=dropped, where=where,
+    return annotations, dropped, empty, notes
+
+
+def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
+                 annotator="annotator", label="label", **_):
+    """Decisions from a doccano export: a zip or directory of per-user files, or one user's
+    file (see the module docstring).
+
+    ``empty_list``: what an empty ``label`` list means, "missing" (an example the member
+    never annotated: no decision) or "no-label" (the member looked and chose no label).
+    Required for a full export (every member lists the same examples, some lists empty),
+    where the file cannot tell the two apart; with it, a member whose every list is empty is
+    not an annotator.
+
+    Examples
+    --------
+    >>> import os, tempfile, zipfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "export.zip")
+    >>> with zipfile.ZipFile(path, "w") as archive:
+    ...     archive.writestr("admin.jsonl", "\\n")
+    ...     archive.writestr("alice.jsonl", '{"id": 1, "text": "a", "label": ["x"]}\\n')
+    ...     archive.writestr("bob.jsonl", '{"id": 1, "text": "a", "label": ["x", "y"]}\\n')
+    >>> da = read_doccano(path)
+    >>> da.sel(item=1).values
+    array([[1., 0.],
+           [1., 1.]])
+    >>> da.attrs["notes"]
+    ['doccano: 1 member file(s) empty, members who annotated nothing, left out: admin.jsonl.']
+    """
+    sep = "#" if sep is None else sep
+
+    def reader(name, text, who, member):
+        read = _csv if name.lower().endswith(".csv") else _jsonl
+        return read(name, text, who, member, sep, universe)
+
+    annotations, dropped, empty, notes = read_members(path, reader, empty_list)
+    da = build(annotations, reader="doccano", dropped=dropped, where=Where(path),
                universe=universe, item=item, annotator=annotator, label=label,
                sep_in_use=sep)
     da.attrs["empty_label_lists"] = dict(sorted(empty.items()))

@@ -41,8 +41,11 @@ Meaning read here:
 - ``was_cancelled: true`` (the annotator pressed Skip): no decision, dropped "cancelled";
 - a submitted annotation with no result entry for the control: the annotator chose no label
   (every label 0);
-- ``choices`` and ``taxonomy`` values (a taxonomy path joined with "/"), ``labels`` and the
-  other ``*labels`` span types: the set of labels used on the task;
+- ``choices`` and ``taxonomy`` values (a taxonomy path joined with "/"): the set of labels
+  chosen on the task;
+- ``labels`` (text spans) and the other ``*labels`` region types: refused, pointing to
+  :func:`xr_agreement.read_spans` (a set of the labels used on a task says nothing about
+  where they were put); ``spans_as_label_sets=True`` asks for that set reading by name;
 - several annotations by one person on one task: the latest (``updated_at``, else
   ``created_at``, else the last in the file) is the decision, the others are dropped
   "superseded";
@@ -280,13 +283,22 @@ def _latest_per_annotator(groups: dict, dropped, where):
 
 
 def read_label_studio(path, *, universe=None, config=None, control=None, item="item",
-                      annotator="annotator", label="label", text=None):
+                      annotator="annotator", label="label", text=None,
+                      spans_as_label_sets=False):
     """Decisions from a Label Studio JSON, JSON-min, CSV or TSV export (see the module
-    docstring); the CONLL2003 export, which names no annotator, is refused."""
+    docstring); the CONLL2003 export, which names no annotator, is refused.
+
+    A control whose results are labelled regions (``labels`` spans of a text, rectangles,
+    ...) is refused unless ``spans_as_label_sets=True`` asks for the set of labels each
+    annotator used on each task: that reading says nothing about where the regions are
+    (two annotators who marked different words with one label agree), so it is never
+    taken silently; :func:`xr_agreement.read_spans` reads text spans as spans."""
     where = Where(path)
+    spans_ok = bool(spans_as_label_sets)
     if is_table_export(path):
         records = _table_records(path, where)
-        return _read_min(records, where, universe, config, control, item, annotator, label)
+        return _read_min(records, where, universe, config, control, item, annotator, label,
+                         spans_ok)
     text = read_text(path) if text is None else text
     if is_conll(text[:CONLL_PEEK]):
         raise where(CONLL_REFUSAL)
@@ -295,8 +307,10 @@ def read_label_studio(path, *, universe=None, config=None, control=None, item="i
         raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
                     "lines")
     if any("annotations" in r for _, r in records):
-        return _read_full(records, where, universe, config, control, item, annotator, label)
-    return _read_min(records, where, universe, config, control, item, annotator, label)
+        return _read_full(records, where, universe, config, control, item, annotator, label,
+                          spans_ok)
+    return _read_min(records, where, universe, config, control, item, annotator, label,
+                     spans_ok)
 
 
 # --------------------------------------------------------------------------------------
@@ -442,7 +456,23 @@ def _universe(config, chosen_control, universe):
     return universe
 
 
-def _read_full(records, where, universe, config, control, item, annotator, label):
+def _region_refusal(control: str, kind: str, where) -> AnnotationFileError:
+    """The error for a control of labelled regions read as a classification (issue 29: a
+    span export read as label sets gave two annotators who marked different text with one
+    label full agreement, without a word)."""
+    what = ("text spans (Label Studio 'labels' regions)" if kind == "labels" else
+            f"labelled regions ({kind!r} results)")
+    to_do = ("read them as spans with xr_agreement.read_spans(path) (command line: "
+             "xr-agreement report FILE reads span exports as spans), or "
+             if kind == "labels" else "")
+    return where(f"control {control!r} holds {what}: read as a classification, each task "
+                 "would only say which labels occur in it, and annotators who marked "
+                 f"different places with one label would agree; {to_do}ask for that reading "
+                 "by name: spans_as_label_sets=True")
+
+
+def _read_full(records, where, universe, config, control, item, annotator, label,
+               spans_ok=False):
     _one_project([(row, column, entry.get("project")) for row, task in records
                   for column, entry in [("project", task)] + [
                       (f"annotations[{n}].project", a)
@@ -481,6 +511,9 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                                 "choices, taxonomy or labels", row,
                                 f"{column}.result[{position}]")
     chosen_control = _pick_control(found, control, config, where, "export", present)
+    kind = found.get(chosen_control, "")
+    if kind.endswith("labels") and not spans_ok:
+        raise _region_refusal(chosen_control, kind, where)
     dropped = Dropped()
     users, places = [], []
     for row, task in records:
@@ -568,7 +601,23 @@ def _min_values(value, where, row, column) -> list[str]:
     return out
 
 
-def _read_min(records, where, universe, config, control, item, annotator, label):
+def _min_region_kind(value) -> str | None:
+    """The region type (``labels``, ``rectanglelabels``, ...) of a JSON-min value that is
+    a list of regions, else None."""
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        return None
+    for entry in value:
+        if isinstance(entry, dict):
+            for key in entry:
+                if key.endswith("labels"):
+                    return key
+    return None
+
+
+def _read_min(records, where, universe, config, control, item, annotator, label,
+              spans_ok=False):
     # the converter writes no "project" key into JSON-min records, but a record holds the
     # task's data fields, which may have one: which of the two it is cannot be told here
     _one_project([(row, "project", record.get("project")) for row, record in records], where,
@@ -595,6 +644,11 @@ def _read_min(records, where, universe, config, control, item, annotator, label)
                     f"config.xml); fields: {keys}")
     present = {k for _, r in records for k in r if k not in MIN_META}
     chosen_control = _pick_control(found, control, config, where, "export", present)
+    if not spans_ok:
+        for row, record in records:
+            kind = _min_region_kind(record.get(chosen_control))
+            if kind is not None:
+                raise _region_refusal(chosen_control, kind, where)
     dropped = Dropped()
     annotated = []
     for row, record in records:

@@ -212,6 +212,33 @@ def test_mla_label_nobody_used_and_prevalence_paradox():
     assert float(label_value(result["label_weight"], "UNUSED")) == 0
 
 
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_alpha_from_spans_matches_the_krippendorff_package(seed):
+    # alpha with the Hamming distance over label vectors: the corpus value is the oracle's
+    # alpha_H (docs/missing_data.md: equal when whole vectors are missing, as they are for a
+    # document an annotator did not annotate); each label's alpha is the nominal alpha of
+    # its 0/1 decisions, computed by the krippendorff package over the positions
+    import krippendorff
+
+    corpus = random_corpus(np.random.default_rng(seed))
+    result = corpus.table().agreement.alpha("hamming")
+    assert_close(result["alpha"], mla_oracle(corpus, "F")["alpha_hamming"],
+                 f"seed {seed} alpha")
+    decisions = position_decisions(corpus)
+    keys = [(d, p) for d in corpus.documents for p in range(corpus.lengths[d])]
+    for label in corpus.labels:
+        data = np.array([[decisions[(d, p, a, label)] for d, p in keys]
+                         for a in corpus.annotators])
+        pairable = (~np.isnan(data)).sum(axis=0) >= 2
+        values = set(data[:, pairable][~np.isnan(data[:, pairable])].tolist())
+        got = float(label_value(result["label_alpha"], label))
+        if len(values) < 2:
+            assert math.isnan(got), f"seed {seed} label {label!r}: one value, alpha undefined"
+            continue
+        want = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+        assert_close(got, want, f"seed {seed} label_alpha of {label!r}", rtol=1e-10)
+
+
 # --------------------------------------------------------------------------------------
 # span F1
 # --------------------------------------------------------------------------------------
@@ -524,3 +551,24 @@ def test_unitizing_oracle_reproduces_the_published_values():
     observed, expected = unitizing_oracle(half, 12)
     assert abs(float(expected) - 0.05494) < 1e-5
     assert abs(float(1 - observed / expected) - 0.494) < 0.02
+
+
+def test_disagreements_top_is_the_head_of_the_list_and_agreement_gives_none():
+    corpus = random_corpus(np.random.default_rng(3))
+    table = corpus.table()
+    regions = as_frame(table.agreement.disagreements())
+    assert len(regions) >= 3
+    head = as_frame(table.agreement.disagreements(top=2))
+    pd.testing.assert_frame_equal(head[["document", "start", "end"]].reset_index(drop=True),
+                                  regions[["document", "start", "end"]].head(2)
+                                  .reset_index(drop=True))
+    # nested and same-position spans that every annotator marked alike, and a document only
+    # one annotator read: nothing to adjudicate
+    spans = [(d, a, s, e, label) for a in ("ann", "bob")
+             for d, s, e, label in [("d1", 0, 9, "ORG"), ("d1", 2, 5, "PER"),
+                                    ("d1", 2, 5, "LOC"), ("d1", 9, 12, "ORG")]]
+    spans.append(("d2", "ann", 0, 4, "PER"))
+    agreed = Corpus(["d1", "d2"], ["ann", "bob"], ["ORG", "PER", "LOC"],
+                    {"d1": 20, "d2": 6}, {("d1", "ann"), ("d1", "bob"), ("d2", "ann")}, spans)
+    assert disputed_positions(agreed) == set()
+    assert len(as_frame(agreed.table().agreement.disagreements())) == 0

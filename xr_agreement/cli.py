@@ -27,6 +27,10 @@ EXAMPLE = """examples:
       label-studio, prodigy, doccano, argilla, mturk, crowd, wide, table); config.xml the
       project's labeling config (its <Choice> values are the label universe)
   xr-agreement report export.json --format json | jq .summary.agreement.F
+  xr-agreement report ner.json --labels config.xml
+      a span export (Label Studio Labels, Prodigy spans, doccano sequence labeling, brat,
+      CoNLL): the span report (positions, span F1, unitizing alpha, disputed regions);
+      --spans reads FILE as spans whatever it holds
 """
 
 
@@ -76,7 +80,19 @@ def _level(text: str) -> float:
 def _tools() -> list[str]:
     from .io.tools import TOOLS
 
-    return list(TOOLS)
+    return list(TOOLS) + [t for t in _span_tools() if t not in TOOLS]
+
+
+# the span readers' tools when io/spans does not list them (the names read_spans takes)
+SPAN_TOOLS = ("label-studio", "prodigy", "doccano", "brat", "conll")
+
+
+def _span_tools() -> list[str]:
+    try:
+        from .io.spans.reading import TOOLS as span_tools
+    except ImportError:
+        span_tools = SPAN_TOOLS
+    return list(span_tools)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -139,6 +155,11 @@ def _add_reading_options(parser) -> None:
     parser.add_argument("--from", dest="tool", choices=_tools(), metavar="TOOL",
                         help="the annotation tool that wrote FILE: " + ", ".join(_tools())
                         + " (default: told from the content)")
+    parser.add_argument("--spans", action="store_true",
+                        help="read FILE as a span export (named entities, segments: "
+                        "read_spans) whatever it holds; without it a span export is "
+                        "recognised by its content, or by a --from TOOL that only writes "
+                        "spans")
     parser.add_argument("--control", metavar="NAME",
                         help="the Label Studio control (from_name), Argilla question or MTurk "
                         "crowd element to read when the file holds several")
@@ -190,9 +211,17 @@ def _run_disagreements(args) -> str:
     extension = os.path.splitext(output)[1].lower()
     if output and extension not in (".csv", ".json"):
         raise ValueError(f"--output must end in .csv or .json, got {output!r}")
-    da = _decisions(args)[0]
-    table = disagreements(da)
-    sets = ["positive_annotators", "negative_annotators"]
+    spans, decisions = _read(args)
+    if spans is not None:
+        from .spans import span_disagreements
+
+        table = span_disagreements(spans)
+        # who marked what: a list of labels per annotator cell, joined like the id sets
+        sets = [c for c in table.columns
+                if table[c].map(lambda v: isinstance(v, (list, tuple, set))).any()]
+    else:
+        table = disagreements(decisions[0])
+        sets = ["positive_annotators", "negative_annotators"]
     if extension == ".json":
         # written from Python values, not DataFrame.to_json (which rounds floats to 10
         # digits): json writes a float's repr, which reads back as the same float; tuples
@@ -252,6 +281,9 @@ def _run_report(args) -> str:
     from .mla import BASELINES, parse_baselines
     from .report import report
 
+    spans, decisions = _read(args)
+    if spans is not None:
+        return _run_span_report(args, spans)
     primary = parse_baselines(args.baseline)[0][0]
     if args.sensitivity is None:
         sensitivity = [b for b in BASELINES if b != primary]
@@ -259,7 +291,7 @@ def _run_report(args) -> str:
         names = [name.strip() for name in args.sensitivity.split(",") if name.strip()]
         none = [n.lower() for n in names] in ([], ["none"])
         sensitivity = [] if none else [b for b in parse_baselines(names)[0] if b != primary]
-    da, title, fixed, notes = _decisions(args)
+    da, title, fixed, notes = decisions
     rep = report(da, primary, sensitivity, ci=args.ci, seed=args.seed, labels_fixed=fixed,
                  all_labels_considered=args.all_labels_considered,
                  joint_omissions=args.joint_omissions, landis_koch=args.landis_koch,
@@ -275,6 +307,69 @@ def _run_report(args) -> str:
         # the summary this command has always printed for the bundled example
         text = _summary(da) + "\n\n" + text
     return text
+
+
+# reading options of classification files, and the report options of the MLA checklist,
+# that a span export has no use for: refused rather than ignored
+_NOT_FOR_SPANS = {"layout": "auto", "sep": None, "empty_list": None, "sensitivity": None,
+                  "labels_fixed": None, "all_labels_considered": None,
+                  "joint_omissions": None, "landis_koch": False,
+                  **{f"{role}_column": None for role in ("item", "annotator", "labels",
+                                                         "label", "value", "rating")}}
+
+
+def _points_to_spans(error) -> bool:
+    """Whether a reader refused FILE because it holds spans (its message sends the user to
+    read_spans, or the error says so with ``spans = True``)."""
+    return bool(getattr(error, "spans", False)) or "read_spans" in str(error)
+
+
+def _read(args):
+    """``(span table, None)`` when FILE is a span export, else ``(None, _decisions(args))``.
+    A span export: ``--spans``, a ``--from`` tool that only writes spans, or a file that
+    the classification readers refuse because it holds spans (read once either way)."""
+    from .io import read_spans
+    from .io.files import AnnotationFileError
+
+    if args.file is None:
+        if args.spans:
+            raise ValueError("--spans needs a FILE (a span export)")
+        return None, _decisions(args)
+    span_only = args.tool is not None and args.tool not in _classification_tools()
+    if not (args.spans or span_only):
+        try:
+            return None, _decisions(args)
+        except AnnotationFileError as error:
+            if not _points_to_spans(error):
+                raise
+    given = [f"--{name.replace('_', '-')}" for name, default in _NOT_FOR_SPANS.items()
+             if getattr(args, name, default) != default]
+    if given:
+        raise ValueError(f"{os.path.basename(args.file)} is read as spans: "
+                         f"{', '.join(given)} only apply to label-set annotations")
+    table = read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels)
+    return table, None
+
+
+def _classification_tools() -> list[str]:
+    from .io.tools import TOOLS
+
+    return list(TOOLS)
+
+
+def _run_span_report(args, table) -> str:
+    from .report import span_report
+
+    primary = args.baseline
+    rep = span_report(table, primary, ci=args.ci, seed=args.seed, digits=args.digits,
+                      title=f"Span agreement report: {os.path.basename(args.file)}")
+    if args.format == "markdown":
+        return rep.to_markdown()
+    if args.format == "json":
+        return rep.to_json() + "\n"
+    if args.format == "html":
+        return rep.to_html()
+    return str(rep)
 
 
 def _refuse_output_over_an_input(args) -> None:

@@ -93,8 +93,9 @@ def span_report(
     Raises
     ------
     ValueError
-        Not a span table, fewer than two annotators, an unknown baseline, ``seed`` without
-        ``ci``, real offsets without ``unit``, or any input error of the span measures.
+        Not a span table (TypeError), fewer than two annotators, an unknown baseline, a
+        negative ``digits``, real offsets without ``unit``, or any input error of the span
+        measures.
 
     Examples
     --------
@@ -238,8 +239,8 @@ class SpanReport(_RenderedReport):
         """Plain-Python form: the summary, settings, units, each result Dataset in xarray's
         ``to_dict`` layout and the disputed regions as columns and rows (NaN as None)."""
         return _json_safe({
-            "format": SPAN_JSON_FORMAT,
             "summary": self.summary(),
+            "format": SPAN_JSON_FORMAT,
             "settings": self.settings,
             "units": self.units,
             "mla": self.mla.to_dict(data="list"),

@@ -83,16 +83,14 @@ def _tools() -> list[str]:
     return list(TOOLS) + [t for t in _span_tools() if t not in TOOLS]
 
 
-# the span readers' tools when io/spans does not list them (the names read_spans takes)
-SPAN_TOOLS = ("label-studio", "prodigy", "doccano", "brat", "conll")
-
-
 def _span_tools() -> list[str]:
+    """read_spans's tools, spelled as --from spells them (label-studio: read_spans reads
+    both spellings)."""
     try:
-        from .io.spans.reading import TOOLS as span_tools
-    except ImportError:
-        span_tools = SPAN_TOOLS
-    return list(span_tools)
+        from .io.spans.reading import TOOLS
+    except ImportError:  # an installation without the span readers
+        return []
+    return [tool.replace("_", "-") for tool in TOOLS]
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -36,11 +36,12 @@ SPAN_AGREEMENT = ("These numbers are span agreement: agreement on which position
                   "which label and on the spans as units, not agreement on classifying "
                   "documents.")
 UNANNOTATED = ("A document an annotator did not annotate is missing for that annotator (no "
-               "decision, NaN), never read as 'marked nothing': its positions are compared "
-               "among the annotators who annotated it, its spans count in no F1 pair with "
-               "that annotator, and a document annotated by fewer than two annotators adds "
-               "no comparison. A document an annotator annotated without marking a span is "
-               "a decision: 0 at every position.")
+               "decision, NaN), never read as 'marked nothing' (a document an annotator "
+               "annotated without marking a span is a decision: 0 at every position). "
+               "Positions: compared among the annotators who annotated the document; span "
+               "F1: a pair counts only the documents both annotators annotated; unitizing "
+               "alpha: {unitizing}; disagreements: such an annotator takes no part (shown "
+               "as 'not annotated').")
 
 
 def span_report(
@@ -123,7 +124,12 @@ def span_report(
     baselines = _baseline_list(baseline, DEFAULT_SENSITIVITY)
     mla = span_mla(table, baselines, unit=unit, **_interval_keywords(ci, seed=seed))
     f1 = {match: span_f1(table, match) for match in MATCHES}
-    unitizing = unitizing_alpha(table)
+    try:
+        unitizing, unitizing_reason = unitizing_alpha(table), ""
+    except ValueError as error:
+        # the 2004 coefficient is undefined on this table (an annotator's overlapping units
+        # of one label, real offsets): said in its section, the other views still stand
+        unitizing, unitizing_reason = None, " ".join(str(error).split())
     disagreements = span_disagreements(table, top=TOP_REGIONS)
     settings = {
         "baseline": baselines[0],
@@ -133,6 +139,7 @@ def span_report(
         "digits": int(digits),
         "title": title,
         "notes": [notes] if isinstance(notes, str) else [str(n) for n in notes],
+        "unitizing_not_computed": unitizing_reason,
     }
     return SpanReport(mla, f1, unitizing, pd.DataFrame(disagreements).reset_index(drop=True),
                       _units(table, arrays), settings)
@@ -208,8 +215,9 @@ class SpanReport(_RenderedReport):
         :func:`xr_agreement.span_mla` under the primary and sensitivity baselines.
     f1 : dict
         ``{"exact": Dataset, "overlap": Dataset}`` of :func:`xr_agreement.span_f1`.
-    unitizing : xarray.Dataset
-        :func:`xr_agreement.unitizing_alpha` (Krippendorff 2004, per label).
+    unitizing : xarray.Dataset or None
+        :func:`xr_agreement.unitizing_alpha` (Krippendorff 2004, per label); None where it
+        is undefined on the table (``settings["unitizing_not_computed"]`` says why).
     disagreements : pandas.DataFrame
         The most disputed regions of :func:`xr_agreement.span_disagreements`.
     units : dict
@@ -245,7 +253,8 @@ class SpanReport(_RenderedReport):
             "units": self.units,
             "mla": self.mla.to_dict(data="list"),
             "f1": {match: ds.to_dict(data="list") for match, ds in self.f1.items()},
-            "unitizing": self.unitizing.to_dict(data="list"),
+            "unitizing": None if self.unitizing is None else self.unitizing.to_dict(
+                data="list"),
             "disagreements": {"columns": [str(c) for c in self.disagreements.columns],
                               "rows": self.disagreements.to_numpy(dtype=object).tolist()},
         })
@@ -260,7 +269,7 @@ class SpanReport(_RenderedReport):
             "observed": float(mla.observed),
             "f1": {match: float(ds.f1) for match, ds in self.f1.items()},
             "macro_f1": {match: float(ds.macro_f1) for match, ds in self.f1.items()},
-            "unitizing_alpha": float(self.unitizing.alpha),
+            "unitizing_alpha": None if self.unitizing is None else float(self.unitizing.alpha),
             **{name: self.units[name] for name in ("n_documents", "n_annotators", "n_labels",
                                                     "n_spans")},
             "n_positions": int(mla.attrs["n_positions"]),
@@ -273,7 +282,7 @@ class SpanReport(_RenderedReport):
         regions = data["disagreements"]
         return cls(_dataset_from_dict(data["mla"]),
                    {match: _dataset_from_dict(ds) for match, ds in data["f1"].items()},
-                   _dataset_from_dict(data["unitizing"]),
+                   None if data["unitizing"] is None else _dataset_from_dict(data["unitizing"]),
                    pd.DataFrame(regions["rows"], columns=regions["columns"]),
                    data["units"], data["settings"])
 
@@ -321,7 +330,8 @@ def _headline(f: _Facts):
         + (f" ({_ci_label(f.s)}, documents resampled)" if f.has_ci else "")
         + f", A_o = {fmt(float(f.mla.observed))}; span F1 exact = "
         f"{fmt(float(rep.f1['exact'].f1))}, overlap = {fmt(float(rep.f1['overlap'].f1))} "
-        f"(micro); unitizing alpha = {fmt(float(rep.unitizing.alpha))}. "
+        f"(micro); unitizing alpha = "
+        f"{'not computed' if rep.unitizing is None else fmt(float(rep.unitizing.alpha))}. "
         f"{u['n_documents']} documents ({f.mla.attrs['n_positions']} positions), "
         f"{u['n_annotators']} annotators, {u['n_labels']} labels, {u['n_spans']} spans.")
     reason = str(f.main.undefined_reason.values) if "undefined_reason" in f.main else ""
@@ -366,7 +376,10 @@ def _units_section(f: _Facts):
             f"{u['n_overlapping_same_label']} span(s) overlap or touch an earlier span of "
             "the same annotator and label: at the positions such a stretch counts once; "
             "span F1 and unitizing alpha see every span.")
-    missing = [UNANNOTATED]
+    unitizing = f.rep.unitizing
+    missing = [UNANNOTATED.format(unitizing="not computed" if unitizing is None else
+                                  unitizing.attrs.get("missing_data", "see its section")
+                                  .rstrip("."))]
     if u["not_annotated"]:
         missing.append("Not annotated: " + "; ".join(
             f"annotator {who} did not annotate {len(docs)} of {u['n_documents']} documents "
@@ -440,15 +453,16 @@ def _positions_section(f: _Facts):
     return ("2. Positions: multi-label agreement", blocks)
 
 
-def _pair_rows(f: _Facts, variable: str) -> list:
-    exact = f.rep.f1["exact"][variable]
+def _pair_rows(f: _Facts) -> list:
+    exact = f.rep.f1["exact"]
     rows = []
     annotators = [_plain(v) for v in exact.annotator_1.values]
     for i, first in enumerate(annotators):
         for second in annotators[i + 1:]:
             where = {"annotator_1": first, "annotator_2": second}
-            rows.append([str(first), str(second)]
-                        + [f.fmt(float(f.rep.f1[m][variable].sel(where))) for m in MATCHES])
+            rows.append([str(first), str(second),
+                         str(int(exact.pair_n_documents.sel(where)))]
+                        + [f.fmt(float(f.rep.f1[m].pair_f1.sel(where))) for m in MATCHES])
     return rows
 
 
@@ -458,20 +472,29 @@ def _f1_section(f: _Facts):
                for name, caption in (("f1", "micro F1"), ("macro_f1", "macro F1"))]
     label_rows = [[str(label)] + [fmt(float(rep.f1[m].label_f1.sel(label=label)))
                                   for m in MATCHES] for label in f.labels]
+    rules = {m: rep.f1[m].attrs.get("matching", default) for m, default in (
+        ("exact", "same document, start, end and label"),
+        ("overlap", "same label and overlapping, matched one to one"))}
     return ("3. Spans as units: F1 between annotators", [
-        ("p", "Pairwise F1 over spans (Hripcsak & Rothschild 2005), counted only on "
-         "documents both annotators annotated. exact: same document, start, end and label; "
-         "overlap: same label and overlapping, matched one to one. Micro pools the matches "
-         "of every pair and label; macro averages the labels."),
+        ("p", "Pairwise F1 over spans, 2 x matched / spans (Hripcsak & Rothschild 2005), "
+         "counted for each annotator pair only on the documents both annotated. "
+         + " ".join(f"{m}: {rule.rstrip('.')}." for m, rule in rules.items())
+         + " Micro pools the counts of every pair and label; macro averages the labels."),
         ("table", ["", *MATCHES], overall, None),
         ("table", ["label", *MATCHES], label_rows, "Per label (pairs pooled)."),
-        ("table", ["annotator_1", "annotator_2", *MATCHES], _pair_rows(f, "pair_f1"),
-         "Per annotator pair (labels pooled)."),
+        ("table", ["annotator_1", "annotator_2", "documents", *MATCHES], _pair_rows(f),
+         "Per annotator pair (labels pooled), on the documents both annotated."),
     ])
 
 
 def _unitizing_section(f: _Facts):
     ds, fmt = f.rep.unitizing, f.fmt
+    title = "4. Spans as units: Krippendorff's unitizing alpha"
+    if ds is None:
+        return (title, [("p", "Not computed: " + f.s["unitizing_not_computed"].rstrip(".")
+                         + ". Krippendorff's 2004 coefficient needs each annotator's units "
+                         "of one label to be disjoint, on integer offsets; the other views "
+                         "above do not.")])
     rows = []
     for label in f.labels:
         where = {"label": label}
@@ -479,11 +502,15 @@ def _unitizing_section(f: _Facts):
                      fmt(f.value(ds, "label_observed_disagreement", **where)),
                      fmt(f.value(ds, "label_expected_disagreement", **where))])
     method = ds.attrs.get("method", "krippendorff2004")
-    return ("4. Spans as units: Krippendorff's unitizing alpha", [
+    return (title, [
         ("p", f"Krippendorff's alpha for unitizing ({method}: the per-label coefficient of "
          "Krippendorff 1995/2004 that DKPro Statistics and INCEpTION compute): it compares "
          "where each annotator put the boundaries of each label's units and gaps. alpha = "
-         f"{fmt(float(ds.alpha))}, from the sums of the labels' disagreements."),
+         f"{fmt(float(ds.alpha))}, from the sums of the labels' disagreements."
+         + (f" Missing data: {ds.attrs['missing_data'].rstrip('.')}" if "missing_data" in
+            ds.attrs else "")
+         + (f" ({int(ds.n_documents_left_out)} of {int(ds.n_documents)} documents left "
+            "out)." if "n_documents_left_out" in ds else ".")),
         ("table", ["label", "alpha", "D_o", "D_e"], rows, None),
     ])
 
@@ -492,7 +519,7 @@ def _cell(value, fmt) -> str:
     if isinstance(value, (list, tuple, np.ndarray)):
         return ", ".join(map(str, value))
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
+        return "not annotated"  # the annotator columns' NaN: did not annotate the document
     if isinstance(value, (float, np.floating)):
         return fmt(value)
     text = str(_plain(value))

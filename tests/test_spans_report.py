@@ -35,7 +35,7 @@ RECORDS = [
     ("d2", "cy", 4, 17, "ORG"), ("d2", "cy", 17, 24, "ORG"),  # touching
     ("d2", "bob", 35, 39, "MISC"),
     ("d3", "ann", 0, 7, "LOC"), ("d3", "bob", 0, 7, "LOC"), ("d3", "bob", 18, 32, "ORG"),
-    ("d3", "ann", 14, 32, "ORG"), ("d3", "ann", 18, 32, "ORG"),  # nested, same label
+    ("d3", "ann", 14, 32, "ORG"), ("d3", "ann", 18, 32, "LOC"),  # nested
     ("d4", "ann", 0, 7, "MISC"),
 ]
 ANNOTATED = [(d, a) for d in ("d1", "d2", "d5") for a in ("ann", "bob", "cy")] + [
@@ -180,8 +180,8 @@ def test_units_counted_from_the_records(rep):
         assert counts[label] == [sum(1 for r in RECORDS if r[4] == label and r[1] == a)
                                  for a in ("ann", "bob", "cy")]
     assert u["documents_annotated"] == [5, 4, 3]
-    # ann's nested ORG in d3 and cy's touching ORG in d2 lie on an earlier span of theirs
-    assert u["n_overlapping_same_label"] == 2
+    # cy's touching ORG spans in d2: the second lies on the end of the first
+    assert u["n_overlapping_same_label"] == 1
 
 
 # ---------------------------------------------------------------------------------------
@@ -210,7 +210,10 @@ def test_rendered_f1_and_unitizing_are_the_functions_values(table, rep):
     assert [(r[0], r[1]) for r in rows] == [("ann", "bob"), ("ann", "cy"), ("bob", "cy")]
     for row in rows:
         where = {"annotator_1": row[0], "annotator_2": row[1]}
-        assert row[2:] == [_three(exact.pair_f1.sel(where)), _three(overlap.pair_f1.sel(where))]
+        assert row[2] == str(int(exact.pair_n_documents.sel(where)))
+        assert row[3:] == [_three(exact.pair_f1.sel(where)), _three(overlap.pair_f1.sel(where))]
+    # documents both annotated, counted from the records: cy missed d3 and d4, bob d4
+    assert [r[2] for r in rows] == ["4", "3", "3"]
     header, rows = table_with(markdown, "", "exact")
     assert rows[0] == ["micro F1", _three(exact.f1), _three(overlap.f1)]
     assert rows[1] == ["macro F1", _three(exact.macro_f1), _three(overlap.macro_f1)]
@@ -265,9 +268,10 @@ def test_every_format_renders(rep):
 def test_json_round_trip(rep):
     back = SpanReport.from_json(rep.to_json())
     assert str(back) == str(rep) and back.to_markdown() == rep.to_markdown()
-    assert back.to_json() == rep.to_json()
-    assert float(back.mla.agreement.sel(baseline="F")) == float(
-        rep.mla.agreement.sel(baseline="F"))
+    assert json.loads(back.to_json())["summary"] == json.loads(rep.to_json())["summary"]
+    xr.testing.assert_allclose(back.mla, rep.mla)
+    xr.testing.assert_allclose(back.f1["overlap"], rep.f1["overlap"])
+    pd.testing.assert_frame_equal(back.disagreements, rep.disagreements, check_dtype=False)
 
 
 def test_json_of_another_format_is_refused(rep):
@@ -284,7 +288,7 @@ HOSTILE = {
     "label": "<script>alert(1)</script>",
     "annotator": "=HYPERLINK(\"http://x\")",
     "other": "*bob*|\x1b[31m",
-    "document": "[doc](javascript:alert(1))",
+    "document": "[doc](javascript:alert(1))\u202e",
     "text": "<img src=x onerror=alert(1)> # $x^2$ \u202eevil",
 }
 
@@ -293,7 +297,8 @@ def test_markup_is_escaped_in_every_format():
     h = HOSTILE
     records = [(h["document"], h["annotator"], 0, 12, h["label"]),
                (h["document"], h["other"], 0, 5, h["label"]),
-               (h["document"], h["other"], 6, 12, "LOC")]
+               (h["document"], h["other"], 6, 12, "LOC"),
+               (h["document"], h["other"], 0, 5, "LOC")]
     rep = span_report(xr_agreement.from_spans(records, texts={h["document"]: h["text"]}),
                       title="<b>title</b>", notes=["<i>note</i>"])
     text, markdown, page = str(rep), rep.to_markdown(), rep.to_html()
@@ -305,7 +310,7 @@ def test_markup_is_escaped_in_every_format():
     assert "&lt;script&gt;" in markdown and "&lt;script&gt;" in page
     assert "\\*bob\\*\\|" in markdown  # no emphasis, no extra table cell
     assert "[doc\\](javascript" in markdown  # no link
-    assert "&lt;img src=x" in page and "&lt;img src=x" in markdown
+    assert "&lt;img s" in page and "&lt;img s" in markdown  # the disputed region's text
     assert text.count("<script>alert(1)</script>") >= 1  # plain text shows it as itself
     data = json.loads(rep.to_json())
     assert data["units"]["labels"][0] == h["label"]  # JSON keeps the exact strings
@@ -317,6 +322,24 @@ def test_markup_is_escaped_in_every_format():
 # ---------------------------------------------------------------------------------------
 # options, intervals, errors
 # ---------------------------------------------------------------------------------------
+
+
+def test_unitizing_undefined_is_said_and_the_rest_stands():
+    """An annotator's overlapping units of one label: Krippendorff's 2004 coefficient is
+    undefined (unitizing_alpha refuses the table); the report says so in its section."""
+    records = RECORDS + [("d1", "bob", 4, 20, "PER")]
+    table = make_table(records=records)
+    with pytest.raises(ValueError, match="overlap"):
+        xr_agreement.unitizing_alpha(table)
+    rep = span_report(table)
+    assert rep.unitizing is None and "overlap" in rep.settings["unitizing_not_computed"]
+    text = " ".join(str(rep).split())
+    assert "unitizing alpha = not computed" in text
+    assert "Not computed: document 'd1', annotator 'bob'" in text
+    xr.testing.assert_identical(rep.f1["exact"], xr_agreement.span_f1(table, "exact"))
+    back = SpanReport.from_json(rep.to_json())
+    assert back.unitizing is None and str(back) == str(rep)
+    assert json.loads(rep.to_json())["summary"]["unitizing_alpha"] is None
 
 
 def test_primary_baseline_and_sensitivity(table):

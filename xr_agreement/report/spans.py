@@ -108,7 +108,7 @@ def span_report(
     ...     annotated=[("d1", "ann"), ("d1", "bob"), ("d2", "ann"), ("d2", "bob"),
     ...                ("d3", "ann")])
     >>> rep = table.agreement.report()
-    >>> print(str(rep).splitlines()[2])
+    >>> print(str(rep).splitlines()[3])
     These numbers are span agreement: agreement on which positions carry which label and on
     >>> rep.units["not_annotated"]
     {'bob': ['d3']}
@@ -509,8 +509,9 @@ def _unitizing_section(f: _Facts):
          f"{fmt(float(ds.alpha))}, from the sums of the labels' disagreements."
          + (f" Missing data: {ds.attrs['missing_data'].rstrip('.')}" if "missing_data" in
             ds.attrs else "")
-         + (f" ({int(ds.n_documents_left_out)} of {int(ds.n_documents)} documents left "
-            "out)." if "n_documents_left_out" in ds else ".")),
+         + (f". Here {int(ds.n_documents_left_out)} document(s) left out, "
+            f"{int(ds.n_documents)} in the continuum." if "n_documents_left_out" in ds
+            else ".")),
         ("table", ["label", "alpha", "D_o", "D_e"], rows, None),
     ])
 

@@ -108,8 +108,8 @@ def span_report(
     ...     annotated=[("d1", "ann"), ("d1", "bob"), ("d2", "ann"), ("d2", "bob"),
     ...                ("d3", "ann")])
     >>> rep = table.agreement.report()
-    >>> print(str(rep).splitlines()[3])
-    These numbers are span agreement: agreement on which positions carry which label and on
+    >>> print(rep.to_markdown().splitlines()[2].split(":")[0])
+    These numbers are span agreement
     >>> rep.units["not_annotated"]
     {'bob': ['d3']}
     >>> float(rep.f1["exact"].f1)

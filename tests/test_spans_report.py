@@ -391,3 +391,30 @@ def test_errors(table):
     one = xr_agreement.from_spans([("d1", "ann", 0, 3, "PER")])
     with pytest.raises(ValueError, match="at least 2 annotators"):
         span_report(one)
+
+
+# ---------------------------------------------------------------------------------------
+# docs/spans.md: the worked example prints what the page shows
+# ---------------------------------------------------------------------------------------
+
+
+def test_docs_worked_example_prints_what_the_page_shows():
+    import contextlib
+    import io
+    import os
+
+    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "spans.md")
+    with open(page, encoding="utf-8") as stream:
+        blocks = re.findall(r"```(python|text)\n(.*?)```", stream.read(), re.S)
+    namespace, checked = {}, 0
+    for (kind, code), following in zip(blocks, blocks[1:] + [("", "")]):
+        if kind != "python":
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(code, namespace)
+        if following[0] == "text":
+            shown = [line.rstrip() for line in following[1].splitlines()]
+            assert [line.rstrip() for line in printed.getvalue().splitlines()] == shown
+            checked += 1
+    assert checked == 5

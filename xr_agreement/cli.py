@@ -325,8 +325,9 @@ def _points_to_spans(error) -> bool:
 def _read(args):
     """``(span table, None)`` when FILE is a span export, else ``(None, _decisions(args))``.
     A span export: ``--spans``, a ``--from`` tool that only writes spans, or a file that
-    the classification readers refuse because it holds spans (read once either way)."""
-    from .io import read_spans
+    the classification readers refuse, either because it holds spans (the message sends
+    to read_spans) or with a content read_spans recognises (a span export's error then
+    gives both reasons). A classification file is read once."""
     from .io.files import AnnotationFileError
 
     if args.file is None:
@@ -339,14 +340,42 @@ def _read(args):
             return None, _decisions(args)
         except AnnotationFileError as error:
             if not _points_to_spans(error):
-                raise
+                if not _is_span_export(args.file):
+                    raise
+                # refused as label sets, and its content is a span export's (Prodigy
+                # spans, brat, CoNLL): read as spans; if that fails too, both reasons
+                try:
+                    return _read_spans(args), None
+                except (AnnotationFileError, ValueError) as span_error:
+                    raise AnnotationFileError(
+                        f"{' '.join(str(error).split())}; read as spans: "
+                        f"{' '.join(str(span_error).split())}") from None
+    return _read_spans(args), None
+
+
+def _is_span_export(path) -> bool:
+    from .io.files import AnnotationFileError
+
+    try:
+        from .io.spans.reading import detect_span_tool
+    except ImportError:  # an installation without the span readers
+        return False
+    try:
+        detect_span_tool(path)
+    except (AnnotationFileError, OSError, ValueError):
+        return False
+    return True
+
+
+def _read_spans(args):
+    from .io import read_spans
+
     given = [f"--{name.replace('_', '-')}" for name, default in _NOT_FOR_SPANS.items()
              if getattr(args, name, default) != default]
     if given:
         raise ValueError(f"{os.path.basename(args.file)} is read as spans: "
                          f"{', '.join(given)} only apply to label-set annotations")
-    table = read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels)
-    return table, None
+    return read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels)
 
 
 def _classification_tools() -> list[str]:

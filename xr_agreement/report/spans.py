@@ -317,6 +317,18 @@ class _Facts:
         return text
 
 
+def _why(ds, name="undefined_reason", **where) -> str:
+    """The reason beside a value that can be NaN ("" where defined or not given)."""
+    if ds is None or name not in ds:
+        return ""
+    value = ds[name].sel(where) if where else ds[name]
+    return str(value.values)
+
+
+def _with_why(fmt, value, reason) -> str:
+    return fmt(value) + (f" ({reason})" if reason else "")
+
+
 def _names(values, shown=SHOWN_DOCUMENTS) -> str:
     values = list(values)
     return ", ".join(map(str, values[:shown])) + (", ..." if len(values) > shown else "")
@@ -329,9 +341,11 @@ def _headline(f: _Facts):
         f"{f.with_interval(f.main, 'agreement')}"
         + (f" ({_ci_label(f.s)}, documents resampled)" if f.has_ci else "")
         + f", A_o = {fmt(float(f.mla.observed))}; span F1 exact = "
-        f"{fmt(float(rep.f1['exact'].f1))}, overlap = {fmt(float(rep.f1['overlap'].f1))} "
+        f"{fmt(float(rep.f1['exact'].f1))}, overlap = "
+        f"{_with_why(fmt, float(rep.f1['overlap'].f1), _why(rep.f1['overlap']))} "
         f"(micro); unitizing alpha = "
-        f"{'not computed' if rep.unitizing is None else fmt(float(rep.unitizing.alpha))}. "
+        + ("not computed" if rep.unitizing is None else
+           _with_why(fmt, float(rep.unitizing.alpha), _why(rep.unitizing))) + ". "
         f"{u['n_documents']} documents ({f.mla.attrs['n_positions']} positions), "
         f"{u['n_annotators']} annotators, {u['n_labels']} labels, {u['n_spans']} spans.")
     reason = str(f.main.undefined_reason.values) if "undefined_reason" in f.main else ""
@@ -470,8 +484,11 @@ def _f1_section(f: _Facts):
     rep, fmt = f.rep, f.fmt
     overall = [[caption] + [fmt(float(rep.f1[m][name])) for m in MATCHES]
                for name, caption in (("f1", "micro F1"), ("macro_f1", "macro F1"))]
+    reasons = [_why(rep.f1["exact"], "label_undefined_reason", label=label)
+               for label in f.labels]  # the same for both matches: no span of the label
     label_rows = [[str(label)] + [fmt(float(rep.f1[m].label_f1.sel(label=label)))
-                                  for m in MATCHES] for label in f.labels]
+                                  for m in MATCHES] + ([reason] if any(reasons) else [])
+                  for label, reason in zip(f.labels, reasons)]
     rules = {m: rep.f1[m].attrs.get("matching", default) for m, default in (
         ("exact", "same document, start, end and label"),
         ("overlap", "same label and overlapping, matched one to one"))}
@@ -481,7 +498,8 @@ def _f1_section(f: _Facts):
          + " ".join(f"{m}: {rule.rstrip('.')}." for m, rule in rules.items())
          + " Micro pools the counts of every pair and label; macro averages the labels."),
         ("table", ["", *MATCHES], overall, None),
-        ("table", ["label", *MATCHES], label_rows, "Per label (pairs pooled)."),
+        ("table", ["label", *MATCHES] + (["undefined"] if any(reasons) else []),
+         label_rows, "Per label (pairs pooled)."),
         ("table", ["annotator_1", "annotator_2", "documents", *MATCHES], _pair_rows(f),
          "Per annotator pair (labels pooled), on the documents both annotated."),
     ])
@@ -495,24 +513,28 @@ def _unitizing_section(f: _Facts):
                          + ". Krippendorff's 2004 coefficient needs each annotator's units "
                          "of one label to be disjoint, on integer offsets; the other views "
                          "above do not.")])
+    reasons = [_why(ds, "label_undefined_reason", label=label) for label in f.labels]
     rows = []
-    for label in f.labels:
+    for label, reason in zip(f.labels, reasons):
         where = {"label": label}
         rows.append([str(label), fmt(f.value(ds, "label_alpha", **where)),
                      fmt(f.value(ds, "label_observed_disagreement", **where)),
-                     fmt(f.value(ds, "label_expected_disagreement", **where))])
+                     fmt(f.value(ds, "label_expected_disagreement", **where))]
+                    + ([reason] if any(reasons) else []))
     method = ds.attrs.get("method", "krippendorff2004")
     return (title, [
         ("p", f"Krippendorff's alpha for unitizing ({method}: the per-label coefficient of "
          "Krippendorff 1995/2004 that DKPro Statistics and INCEpTION compute): it compares "
          "where each annotator put the boundaries of each label's units and gaps. alpha = "
-         f"{fmt(float(ds.alpha))}, from the sums of the labels' disagreements."
+         f"{_with_why(fmt, float(ds.alpha), _why(ds))}, from the sums of the labels' "
+         "disagreements."
          + (f" Missing data: {ds.attrs['missing_data'].rstrip('.')}" if "missing_data" in
             ds.attrs else "")
          + (f". Here {int(ds.n_documents_left_out)} document(s) left out, "
             f"{int(ds.n_documents)} in the continuum." if "n_documents_left_out" in ds
             else ".")),
-        ("table", ["label", "alpha", "D_o", "D_e"], rows, None),
+        ("table", ["label", "alpha", "D_o", "D_e"] + (["undefined"] if any(reasons) else []),
+         rows, None),
     ])
 
 

@@ -194,3 +194,63 @@ def test_failures_are_one_line(tmp_path, capsys):
         code, out, err = run(args, capsys)
         assert code == 2 and out == "" and err.count("\n") == 1, args
         assert err.startswith("xr-agreement: error: "), args
+
+
+# ---------------------------------------------------------------------------------------
+# the span readers' fixtures (tests/data/spans): each tool's export through the CLI
+# ---------------------------------------------------------------------------------------
+
+SPANS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "spans")
+SERVER = os.path.join(SPANS, "label_studio", "server_1.23.2")
+
+
+@pytest.mark.parametrize("name, options, read", [
+    # a Label Studio server's own export: recognised by the label-set reader's refusal
+    (os.path.join(SERVER, "json_all_tasks.json"),
+     ["--labels", os.path.join(SERVER, "config.xml")],
+     {"labels": os.path.join(SERVER, "config.xml")}),
+    (os.path.join(SERVER, "csv_all_tasks.csv"), ["--from", "label-studio", "--spans"],
+     {"tool": "label-studio"}),
+    # refused as label sets, recognised by its content
+    (os.path.join(SPANS, "prodigy", "ner_manual.jsonl"), [], {}),
+    (os.path.join(SPANS, "brat", "project"), [], {}),
+    # a tool that only writes spans
+    (os.path.join(SPANS, "brat", "project"), ["--from", "brat"], {"tool": "brat"}),
+])
+def test_span_exports_of_each_tool(name, options, read, capsys):
+    table = xr_agreement.read_spans(name, **read)
+    expected = span_report(table, title=f"Span agreement report: {os.path.basename(name)}")
+    code, out, err = run(["report", name, *options, "--format", "json"], capsys)
+    assert code == 0 and err == ""
+    assert out == expected.to_json() + "\n"
+    assert json.loads(out)["units"]["reader"] == table.attrs.get("reader",
+                                                                 table.attrs.get("tool"))
+
+
+def test_reading_facts_of_a_server_export(capsys):
+    """The server export holds a cancelled annotation (missing), a draft (never read) and a
+    task nobody annotated: the report says what was left out, per annotator."""
+    name = os.path.join(SERVER, "json_all_tasks.json")
+    table = xr_agreement.read_spans(name, labels=os.path.join(SERVER, "config.xml"))
+    code, out, _ = run(["report", name, "--labels", os.path.join(SERVER, "config.xml")],
+                       capsys)
+    text = " ".join(out.split())
+    assert code == 0
+    for reason, per in table.attrs["dropped"].items():
+        assert f"{reason} {sum(per.values())} (" in text
+    for who, documents in (
+            (str(a), [str(d) for d, done in zip(table.document_id.values, column) if not done])
+            for a, column in zip(table.annotator_id.values, table.annotated.values.T)):
+        if documents:
+            assert (f"annotator {who} did not annotate {len(documents)} of "
+                    f"{table.sizes['document']} documents ({', '.join(documents)})") in text
+
+
+def test_disagreements_of_a_brat_project(capsys):
+    name = os.path.join(SPANS, "brat", "project")
+    regions = pd.DataFrame(xr_agreement.span_disagreements(xr_agreement.read_spans(name)))
+    code, out, err = run(["disagreements", name, "--from", "brat"], capsys)
+    assert code == 0 and err == ""
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["document"], int(r["start"]), int(r["end"])) for r in rows] == list(
+        zip(regions.document.astype(str), regions.start, regions.end))

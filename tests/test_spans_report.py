@@ -4,7 +4,6 @@ over every position of the records, without the package), every format renders, 
 from the input (labels, ids, document text) is escaped in every format."""
 
 import copy
-import html
 import json
 import re
 from fractions import Fraction

@@ -417,3 +417,21 @@ def test_docs_worked_example_prints_what_the_page_shows():
             assert [line.rstrip() for line in printed.getvalue().splitlines()] == shown
             checked += 1
     assert checked == 5
+
+
+def test_time_continuum_with_a_unit():
+    """Speaker turns in seconds: positions of unit 0.5 s; the 2004 unitizing alpha counts
+    positions of integer offsets and is said not computed."""
+    records = [("call", "ann", 0.0, 2.5, "agent"), ("call", "bob", 0.0, 3.0, "agent"),
+               ("call", "ann", 3.0, 6.0, "client"), ("call", "bob", 3.5, 6.0, "client")]
+    table = xr_agreement.from_spans(records, lengths={"call": 6.0})
+    rep = span_report(table, unit=0.5)
+    assert rep.mla.attrs["n_positions"] == 12 and rep.settings["unit"] == 0.5
+    # brute force on the 12 half-second positions: ann and bob differ at [2.5, 3.0) on
+    # agent and at [3.0, 3.5) on client: 2 of 24 (position, label) cells
+    assert float(rep.mla.observed) == pytest.approx(22 / 24, abs=1e-12)
+    text = " ".join(str(rep).split())
+    assert "12 positions of 0.500 offset each" in text
+    assert rep.unitizing is None and "unitizing alpha = not computed" in text
+    with pytest.raises(ValueError, match="unit"):
+        span_report(table)

@@ -175,6 +175,9 @@ def _units(table: xr.Dataset, arrays) -> dict:
         "n_spans": int(len(arrays.start)),
         "offsets": str(attrs.get("offsets", "real" if arrays.end.dtype.kind == "f"
                                  else "integer")),
+        # a reader's "character" or "token"
+        "offsets_unit": None if attrs.get("offsets_unit") is None else str(
+            attrs["offsets_unit"]),
         "total_length": _plain(arrays.lengths.sum()),
         "annotators": annotators,
         "labels": labels,
@@ -378,7 +381,8 @@ def _units_section(f: _Facts):
     statements = [
         f"Documents: {u['n_documents']}, of total length {fmt(u['total_length'])} "
         f"({u['offsets']} offsets), that is {mla.attrs['n_positions']} positions of "
-        f"{fmt(unit if unit is not None else 1)} offset each.",
+        + (f"one {u['offsets_unit']} each." if u.get("offsets_unit") and unit in (None, 1)
+           else f"{fmt(unit if unit is not None else 1)} offset each."),
         f"Annotators: {u['n_annotators']} ({_names(u['annotators'])}).",
         f"Labels: {u['n_labels']} ({_names(u['labels'], 30)}); at every position each "
         "annotator decides 0/1 per label, so nested and overlapping spans of different "

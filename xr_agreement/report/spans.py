@@ -154,8 +154,9 @@ def _units(table: xr.Dataset, arrays) -> dict:
     per_label = np.zeros((n_labels, n_annotators), np.int64)
     np.add.at(per_label, (arrays.label, arrays.annotator), 1)
     annotated = arrays.annotated
-    not_annotated = {annotators[a]: [documents[d] for d in np.flatnonzero(~annotated[:, a])]
-                     for a in range(n_annotators) if not annotated[:, a].all()}
+    # keyed by the annotator id as text, as JSON keys are (the same after from_json)
+    not_annotated = {str(annotators[a]): [documents[d] for d in np.flatnonzero(
+        ~annotated[:, a])] for a in range(n_annotators) if not annotated[:, a].all()}
     deciders = annotated.sum(axis=1)
     has_span = np.zeros(len(documents), bool)
     has_span[arrays.document] = True

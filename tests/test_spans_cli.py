@@ -254,3 +254,28 @@ def test_disagreements_of_a_brat_project(capsys):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(r["document"], int(r["start"]), int(r["end"])) for r in rows] == list(
         zip(regions.document.astype(str), regions.start, regions.end))
+
+
+def test_project_with_a_label_set_and_a_span_control(tmp_path, capsys):
+    """Label Studio project with Choices and Labels: without --control the label-set reader's
+    refusal stands (no span report chosen silently); --control picks either reading."""
+    path, config = write_export(tmp_path)
+    tasks = json.loads(open(path).read())
+    for task in tasks:
+        for annotation in task["annotations"]:
+            if not annotation["was_cancelled"]:
+                annotation["result"].append({
+                    "id": f"c{annotation['id']}", "from_name": "topic", "to_name": "text",
+                    "type": "choices", "value": {"choices": ["news"]}})
+    with open(path, "w") as stream:
+        json.dump(tasks, stream)
+    both = CONFIG.replace("</View>", '  <Choices name="topic" toName="text">'
+                          '<Choice value="news"/><Choice value="other"/></Choices>\n</View>')
+    with open(config, "w") as stream:
+        stream.write(both)
+    code, out, err = run(["report", path, "--labels", config], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "control" in err
+    code, out, _ = run(["report", path, "--labels", config, "--control", "label"], capsys)
+    assert code == 0 and out.splitlines()[3].startswith("These numbers are span agreement")
+    code, out, _ = run(["report", path, "--labels", config, "--control", "topic"], capsys)
+    assert code == 0 and out.startswith("Multi-label agreement report")

@@ -353,6 +353,13 @@ def _read(args):
     return _read_spans(args), None
 
 
+# span exports told by content alone once the label-set readers refused the file. Not Label
+# Studio or doccano: one project can hold label-set and span controls, and their label-set
+# readers refuse a span control themselves (pointing to read_spans), so a refusal for another
+# reason (several controls, say) must stay that refusal, not become a span report
+SPAN_ONLY_CONTENT = ("prodigy", "brat", "conll")
+
+
 def _is_span_export(path) -> bool:
     from .io.files import AnnotationFileError
 
@@ -361,10 +368,9 @@ def _is_span_export(path) -> bool:
     except ImportError:  # an installation without the span readers
         return False
     try:
-        detect_span_tool(path)
+        return detect_span_tool(path) in SPAN_ONLY_CONTENT
     except (AnnotationFileError, OSError, ValueError):
         return False
-    return True
 
 
 def _read_spans(args):

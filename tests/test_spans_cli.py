@@ -254,6 +254,15 @@ def test_disagreements_of_a_brat_project(capsys):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(r["document"], int(r["start"]), int(r["end"])) for r in rows] == list(
         zip(regions.document.astype(str), regions.start, regions.end))
+    # who marked what; an annotator who did not annotate the document is said in words
+    # (bob has no news2.ann), unlike one who marked nothing there (an empty cell)
+    table = xr_agreement.read_spans(name)
+    for annotator in table.annotator_id.values.tolist():
+        expected = ["not annotated" if pd.isna(v) else v for v in regions[annotator]]
+        assert [r[str(annotator)] for r in rows] == expected, annotator
+    missing = [r["bob"] for r in rows if r["document"] == "news2"]
+    assert missing and set(missing) == {"not annotated"}
+    assert any(r[a] == "" for r in rows for a in ("alice", "bob", "carol"))
 
 
 def test_project_with_a_label_set_and_a_span_control(tmp_path, capsys):

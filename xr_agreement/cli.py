@@ -190,7 +190,11 @@ def _add_disagreements(commands) -> None:
         "'\\'; a text cell that a spreadsheet would run as a formula, = + - @ tab CR, or "
         "that begins with ', gets a ' in front) or JSON records (lists, full precision), "
         "by the extension of --output; CSV on stdout without it (control characters shown "
-        "as escapes there). An --output that is an input is refused.",
+        "as escapes there). An --output that is an input is refused. On a span export "
+        "(see report --help): one row per disputed region, document, start, end, text, "
+        "n_annotators, labels, disagreement and one column per annotator with the spans it "
+        "marked there ('LABEL [start,end)' joined by '; ', empty: marked nothing, 'not "
+        "annotated' in CSV and null in JSON: did not annotate the document).",
         epilog=DISAGREEMENTS_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -198,6 +202,11 @@ def _add_disagreements(commands) -> None:
     parser.add_argument("--output", "-o", metavar="PATH",
                         help="a .csv or .json file (default: CSV on stdout)")
     parser.set_defaults(labels_fixed=None)
+
+
+# a span disagreement CSV's cell of an annotator who did not annotate the document (a cell
+# of marks always ends with an offset, "LABEL [start,end)", so this cannot be one)
+NOT_ANNOTATED = "not annotated"
 
 
 def _run_disagreements(args) -> str:
@@ -214,9 +223,16 @@ def _run_disagreements(args) -> str:
         from .spans import span_disagreements
 
         table = span_disagreements(spans)
-        # who marked what: a list of labels per annotator cell, joined like the id sets
+        # the disputed labels: a tuple per region, joined like the id sets
         sets = [c for c in table.columns
                 if table[c].map(lambda v: isinstance(v, (list, tuple, set))).any()]
+        if extension != ".json":
+            # the last columns, one per annotator: NaN (did not annotate the document) said
+            # in words, as an empty cell is "marked nothing there" (JSON keeps null)
+            marks = list(table.columns[len(table.columns) - spans.sizes["annotator"]:])
+            table = table.assign(**{c: table[c].astype(object).where(table[c].notna(),
+                                                                     NOT_ANNOTATED)
+                                    for c in marks})
     else:
         table = disagreements(decisions[0])
         sets = ["positive_annotators", "negative_annotators"]

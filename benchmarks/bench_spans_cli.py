@@ -17,12 +17,14 @@ labels). ``xr-agreement report FILE --labels config.xml`` runs on each:
 Run from the repository root so that ``python -m`` takes this checkout's package:
 ``python benchmarks/bench_spans_cli.py --tasks 300``.
 
-Measured on 2 shared cores (load about 2.5), 300 tasks x 3 annotators (5,365 spans), text
-report, best of 3, before the parts were merged (the span family and readers of their
-branches): cold 2.00 s for the span report against 1.73 s for the classification report
-(ratio 1.16), warm 0.245 s against 0.046 s. Of the warm span run, reading the export takes
-about 0.2 s (the Label Studio span reader checks each region where it reads it), the
-measures 0.14 s (the disputed regions half of it), rendering 0.04 s.
+Measured on 2 shared cores, 300 tasks x 3 annotators (5,365 spans), text report, best of 3,
+with the span family and readers of their branches (before the merge): on an idle machine
+cold 1.90 s for the span report against 1.10 s for the classification report (ratio 1.72),
+warm 0.212 s against 0.038 s; under load (about 2.5) cold 2.00 s against 1.73 s. Of the
+cold difference, about 0.4 s is the first span_mla call (loading its numba kernels) and
+0.5 s reading (the span reader's imports and its check of every region); of the warm span
+run, reading takes about 0.2 s, the measures 0.14 s (the disputed regions half of it) and
+rendering 0.04 s.
 """
 
 from __future__ import annotations

@@ -333,6 +333,10 @@ def _with_why(fmt, value, reason) -> str:
     return fmt(value) + (f" ({reason})" if reason else "")
 
 
+def _count(n, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
 def _names(values, shown=SHOWN_DOCUMENTS) -> str:
     values = list(values)
     return ", ".join(map(str, values[:shown])) + (", ..." if len(values) > shown else "")
@@ -350,8 +354,10 @@ def _headline(f: _Facts):
         f"(micro); unitizing alpha = "
         + ("not computed" if rep.unitizing is None else
            _with_why(fmt, float(rep.unitizing.alpha), _why(rep.unitizing))) + ". "
-        f"{u['n_documents']} documents ({f.mla.attrs['n_positions']} positions), "
-        f"{u['n_annotators']} annotators, {u['n_labels']} labels, {u['n_spans']} spans.")
+        f"{_count(u['n_documents'], 'document')} "
+        f"({_count(f.mla.attrs['n_positions'], 'position')}), "
+        f"{_count(u['n_annotators'], 'annotator')}, {_count(u['n_labels'], 'label')}, "
+        f"{_count(u['n_spans'], 'span')}.")
     reason = str(f.main.undefined_reason.values) if "undefined_reason" in f.main else ""
     if reason:
         headline += f" A_ml^({f.primary}) is undefined: {reason}."

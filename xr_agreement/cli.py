@@ -27,6 +27,10 @@ EXAMPLE = """examples:
       label-studio, prodigy, doccano, argilla, mturk, crowd, wide, table); config.xml the
       project's labeling config (its <Choice> values are the label universe)
   xr-agreement report export.json --format json | jq .summary.agreement.F
+  xr-agreement report ner.json --labels config.xml
+      a span export (Label Studio Labels, Prodigy spans, doccano sequence labeling, brat,
+      CoNLL): the span report (positions, span F1, unitizing alpha, disputed regions);
+      --spans reads FILE as spans whatever it holds
 """
 
 
@@ -76,7 +80,17 @@ def _level(text: str) -> float:
 def _tools() -> list[str]:
     from .io.tools import TOOLS
 
-    return list(TOOLS)
+    return list(TOOLS) + [t for t in _span_tools() if t not in TOOLS]
+
+
+def _span_tools() -> list[str]:
+    """read_spans's tools, spelled as --from spells them (label-studio: read_spans reads
+    both spellings)."""
+    try:
+        from .io.spans.reading import TOOLS
+    except ImportError:  # an installation without the span readers
+        return []
+    return [tool.replace("_", "-") for tool in TOOLS]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -139,6 +153,11 @@ def _add_reading_options(parser) -> None:
     parser.add_argument("--from", dest="tool", choices=_tools(), metavar="TOOL",
                         help="the annotation tool that wrote FILE: " + ", ".join(_tools())
                         + " (default: told from the content)")
+    parser.add_argument("--spans", action="store_true",
+                        help="read FILE as a span export (named entities, segments: "
+                        "read_spans) whatever it holds; without it a span export is "
+                        "recognised by its content, or by a --from TOOL that only writes "
+                        "spans")
     parser.add_argument("--control", metavar="NAME",
                         help="the Label Studio control (from_name), Argilla question or MTurk "
                         "crowd element to read when the file holds several")
@@ -171,7 +190,11 @@ def _add_disagreements(commands) -> None:
         "'\\'; a text cell that a spreadsheet would run as a formula, = + - @ tab CR, or "
         "that begins with ', gets a ' in front) or JSON records (lists, full precision), "
         "by the extension of --output; CSV on stdout without it (control characters shown "
-        "as escapes there). An --output that is an input is refused.",
+        "as escapes there). An --output that is an input is refused. On a span export "
+        "(see report --help): one row per disputed region, document, start, end, text, "
+        "n_annotators, labels, disagreement and one column per annotator with the spans it "
+        "marked there ('LABEL [start,end)' joined by '; ', empty: marked nothing, 'not "
+        "annotated' in CSV and null in JSON: did not annotate the document).",
         epilog=DISAGREEMENTS_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -179,6 +202,11 @@ def _add_disagreements(commands) -> None:
     parser.add_argument("--output", "-o", metavar="PATH",
                         help="a .csv or .json file (default: CSV on stdout)")
     parser.set_defaults(labels_fixed=None)
+
+
+# a span disagreement CSV's cell of an annotator who did not annotate the document (a cell
+# of marks always ends with an offset, "LABEL [start,end)", so this cannot be one)
+NOT_ANNOTATED = "not annotated"
 
 
 def _run_disagreements(args) -> str:
@@ -190,9 +218,24 @@ def _run_disagreements(args) -> str:
     extension = os.path.splitext(output)[1].lower()
     if output and extension not in (".csv", ".json"):
         raise ValueError(f"--output must end in .csv or .json, got {output!r}")
-    da = _decisions(args)[0]
-    table = disagreements(da)
-    sets = ["positive_annotators", "negative_annotators"]
+    spans, decisions = _read(args)
+    if spans is not None:
+        from .spans import span_disagreements
+
+        table = span_disagreements(spans)
+        # the disputed labels: a tuple per region, joined like the id sets
+        sets = [c for c in table.columns
+                if table[c].map(lambda v: isinstance(v, (list, tuple, set))).any()]
+        if extension != ".json":
+            # the last columns, one per annotator: NaN (did not annotate the document) said
+            # in words, as an empty cell is "marked nothing there" (JSON keeps null)
+            marks = list(table.columns[len(table.columns) - spans.sizes["annotator"]:])
+            table = table.assign(**{c: table[c].astype(object).where(table[c].notna(),
+                                                                     NOT_ANNOTATED)
+                                    for c in marks})
+    else:
+        table = disagreements(decisions[0])
+        sets = ["positive_annotators", "negative_annotators"]
     if extension == ".json":
         # written from Python values, not DataFrame.to_json (which rounds floats to 10
         # digits): json writes a float's repr, which reads back as the same float; tuples
@@ -252,6 +295,9 @@ def _run_report(args) -> str:
     from .mla import BASELINES, parse_baselines
     from .report import report
 
+    spans, decisions = _read(args)
+    if spans is not None:
+        return _run_span_report(args, spans)
     primary = parse_baselines(args.baseline)[0][0]
     if args.sensitivity is None:
         sensitivity = [b for b in BASELINES if b != primary]
@@ -259,7 +305,7 @@ def _run_report(args) -> str:
         names = [name.strip() for name in args.sensitivity.split(",") if name.strip()]
         none = [n.lower() for n in names] in ([], ["none"])
         sensitivity = [] if none else [b for b in parse_baselines(names)[0] if b != primary]
-    da, title, fixed, notes = _decisions(args)
+    da, title, fixed, notes = decisions
     rep = report(da, primary, sensitivity, ci=args.ci, seed=args.seed, labels_fixed=fixed,
                  all_labels_considered=args.all_labels_considered,
                  joint_omissions=args.joint_omissions, landis_koch=args.landis_koch,
@@ -275,6 +321,104 @@ def _run_report(args) -> str:
         # the summary this command has always printed for the bundled example
         text = _summary(da) + "\n\n" + text
     return text
+
+
+# reading options of classification files, and the report options of the MLA checklist,
+# that a span export has no use for: refused rather than ignored
+_NOT_FOR_SPANS = {"layout": "auto", "sep": None, "empty_list": None, "sensitivity": None,
+                  "labels_fixed": None, "all_labels_considered": None,
+                  "joint_omissions": None, "landis_koch": False,
+                  **{f"{role}_column": None for role in ("item", "annotator", "labels",
+                                                         "label", "value", "rating")}}
+
+
+def _points_to_spans(error) -> bool:
+    """Whether a reader refused FILE because it holds spans (its message sends the user to
+    read_spans, or the error says so with ``spans = True``)."""
+    return bool(getattr(error, "spans", False)) or "read_spans" in str(error)
+
+
+def _read(args):
+    """``(span table, None)`` when FILE is a span export, else ``(None, _decisions(args))``.
+    A span export: ``--spans``, a ``--from`` tool that only writes spans, or a file that
+    the classification readers refuse, either because it holds spans (the message sends
+    to read_spans) or with a content read_spans recognises (a span export's error then
+    gives both reasons). A classification file is read once."""
+    from .io.files import AnnotationFileError
+
+    if args.file is None:
+        if args.spans:
+            raise ValueError("--spans needs a FILE (a span export)")
+        return None, _decisions(args)
+    span_only = args.tool is not None and args.tool not in _classification_tools()
+    if not (args.spans or span_only):
+        try:
+            return None, _decisions(args)
+        except AnnotationFileError as error:
+            if not _points_to_spans(error):
+                if not _is_span_export(args.file):
+                    raise
+                # refused as label sets, and its content is a span export's (Prodigy
+                # spans, brat, CoNLL): read as spans; if that fails too, both reasons
+                try:
+                    return _read_spans(args), None
+                except (AnnotationFileError, ValueError) as span_error:
+                    raise AnnotationFileError(
+                        f"{' '.join(str(error).split())}; read as spans: "
+                        f"{' '.join(str(span_error).split())}") from None
+    return _read_spans(args), None
+
+
+# span exports told by content alone once the label-set readers refused the file. Not Label
+# Studio or doccano: one project can hold label-set and span controls, and their label-set
+# readers refuse a span control themselves (pointing to read_spans), so a refusal for another
+# reason (several controls, say) must stay that refusal, not become a span report
+SPAN_ONLY_CONTENT = ("prodigy", "brat", "conll")
+
+
+def _is_span_export(path) -> bool:
+    from .io.files import AnnotationFileError
+
+    try:
+        from .io.spans.reading import detect_span_tool
+    except ImportError:  # an installation without the span readers
+        return False
+    try:
+        return detect_span_tool(path) in SPAN_ONLY_CONTENT
+    except (AnnotationFileError, OSError, ValueError):
+        return False
+
+
+def _read_spans(args):
+    from .io import read_spans
+
+    given = [f"--{name.replace('_', '-')}" for name, default in _NOT_FOR_SPANS.items()
+             if getattr(args, name, default) != default]
+    if given:
+        raise ValueError(f"{os.path.basename(args.file)} is read as spans: "
+                         f"{', '.join(given)} only apply to label-set annotations")
+    return read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels)
+
+
+def _classification_tools() -> list[str]:
+    from .io.tools import TOOLS
+
+    return list(TOOLS)
+
+
+def _run_span_report(args, table) -> str:
+    from .report import span_report
+
+    primary = args.baseline
+    rep = span_report(table, primary, ci=args.ci, seed=args.seed, digits=args.digits,
+                      title=f"Span agreement report: {os.path.basename(args.file)}")
+    if args.format == "markdown":
+        return rep.to_markdown()
+    if args.format == "json":
+        return rep.to_json() + "\n"
+    if args.format == "html":
+        return rep.to_html()
+    return str(rep)
 
 
 def _refuse_output_over_an_input(args) -> None:

@@ -1,16 +1,23 @@
-"""The paper's reporting checklist: :func:`report` (MLA) and :func:`judge_report`
-(:func:`xr_agreement.versus`), one document model rendered as text, markdown, HTML, JSON."""
+"""The paper's reporting checklist: :func:`report` (MLA), :func:`judge_report`
+(:func:`xr_agreement.versus`) and :func:`span_report` (span tables), one document model
+rendered as text, markdown, HTML, JSON."""
 
 from .document import Report, landis_koch, report
 
+# the judge report (and with it the judge family and the kappas) and the span report (the
+# span family) load on first use
+_LAZY = {"JudgeReport": ".judge", "judge_report": ".judge",
+         "SpanReport": ".spans", "span_report": ".spans"}
+
 
 def __getattr__(name):
-    # the judge report (and with it the judge family and the kappas) loads on first use
-    if name in ("JudgeReport", "judge_report"):
-        from . import judge
+    source = _LAZY.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
 
-        return getattr(judge, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(source, __name__), name)
 
 
-__all__ = ["report", "Report", "judge_report", "JudgeReport", "landis_koch"]
+__all__ = ["report", "Report", "judge_report", "JudgeReport", "span_report", "SpanReport",
+           "landis_koch"]

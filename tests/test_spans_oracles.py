@@ -24,6 +24,7 @@ import xarray as xr
 import xr_agreement
 from span_oracle import (
     Corpus,
+    f1_counts,
     maximum_matching_size,
     mla_oracle,
     position_decisions,
@@ -268,14 +269,21 @@ def test_span_f1_matches_pair_loops(seed, match):
 
 
 @pytest.mark.parametrize("match", ["exact", "overlap"])
-def test_span_f1_corpus_value_is_the_mean_over_pairs(match):
+def test_span_f1_corpus_values_pooled_and_mean_over_pairs(match):
     # Hripcsak & Rothschild (2005): with more than two annotators, the mean pairwise F
+    # (mean_pair_f1); f1 pools the matches and spans of every pair and label (micro)
     corpus = random_corpus(np.random.default_rng(11), n_annotators=4)
     pair = span_f1_oracle(corpus, match)["pair_f1"]
     values = [float(pair[(a, b)]) for a, b in itertools.combinations(corpus.annotators, 2)]
     values = [v for v in values if not math.isnan(v)]
     result = corpus.table().agreement.span_f1(match)
-    assert_close(result["f1"], sum(values) / len(values), f"{match} f1")
+    assert_close(result["mean_pair_f1"], sum(values) / len(values), f"{match} mean_pair_f1")
+    matched = spans = 0
+    for a, b in itertools.combinations(corpus.annotators, 2):
+        for label in corpus.labels:
+            tp, size_a, size_b = f1_counts(corpus, a, b, label, match)
+            matched, spans = matched + tp, spans + size_a + size_b
+    assert_close(result["f1"], 2 * matched / spans, f"{match} f1 pooled")
 
 
 def test_overlap_matching_is_maximum_one_to_one_not_greedy():

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -288,3 +289,28 @@ def test_project_with_a_label_set_and_a_span_control(tmp_path, capsys):
     assert code == 0 and out.splitlines()[3].startswith("These numbers are span agreement")
     code, out, _ = run(["report", path, "--labels", config, "--control", "topic"], capsys)
     assert code == 0 and out.startswith("Multi-label agreement report")
+
+
+def test_spans_as_label_sets_is_asked_for_by_name(export, capsys):
+    """--spans-as-label-sets gives the label-set report (each task's set of span labels per
+    annotator), which without it the span export never gets."""
+    path, config = export
+    code, out, err = run(["report", path, "--spans-as-label-sets", "--labels", config], capsys)
+    assert code == 0, err
+    assert out.startswith("Multi-label agreement report")
+    code, out, err = run(["report", path, "--labels", config], capsys)
+    assert code == 0 and out.startswith("Span agreement report")
+    da = xr_agreement.read_annotations(path, labels=config, spans_as_label_sets=True)
+    table = xr_agreement.read_spans(path, labels=config)
+    expected = {}
+    for doc, ann, lab in zip(table.document.values, table.annotator.values,
+                             table.label.values):
+        expected.setdefault((str(doc), str(ann)), set()).add(str(lab))
+    for doc, ann in zip(*np.nonzero(table.annotated.values)):
+        doc_id = str(table.document_id.values[doc])
+        ann_id = str(table.annotator_id.values[ann])
+        row = da.sel(item=da["item"].values[[str(v) == doc_id for v in da["item"].values]][0],
+                     annotator=da["annotator"].values[[str(v) == ann_id for v in
+                                                       da["annotator"].values]][0])
+        chosen = {str(lab) for lab, v in zip(da["label"].values, row.values) if v == 1}
+        assert chosen == expected.get((doc_id, ann_id), set())

@@ -169,16 +169,30 @@ def test_a_nested_list_that_is_not_a_span_is_refused(tmp_path, capsys, entry):
     refused(capsys, path, "bob.jsonl", "line 1", "not a span [start, end, label]")
 
 
-def test_spans_are_read_as_the_set_of_their_labels(tmp_path):
-    # sequence labelling, as TupledSpanFormatter writes it: sorted (start, end, label)
+def test_spans_are_refused_or_read_as_the_set_of_their_labels_by_name(tmp_path):
+    # sequence labelling, as TupledSpanFormatter writes it: sorted (start, end, label);
+    # read as label sets, alice's "Bob" and bob's "Ann" would agree: refused unless asked
     path = make_zip(tmp_path / "export.zip", {
         "alice.jsonl": lines({"id": 1, "text": "Ann met Bob", "label": [[0, 3, "PER"],
                                                                          [8, 11, "PER"]]}),
         "bob.jsonl": lines({"id": 1, "text": "Ann met Bob", "label": [[0, 3, "PER"],
                                                                        [4, 7, "ACT"]]})})
-    da = read_annotations(path)
+    with pytest.raises(AnnotationFileError, match="holds spans.*read_spans"):
+        read_annotations(path)
+    da = read_annotations(path, spans_as_label_sets=True)
     assert da["label"].values.tolist() == ["ACT", "PER"]
     assert da.sel(item=1).values.tolist() == [[0, 1], [1, 1]]
+
+
+def test_the_newer_entities_export_is_refused_or_read_by_name(tmp_path):
+    record = {"id": 1, "text": "Ann met Bob", "entities": [
+        {"id": 5, "start_offset": 0, "end_offset": 3, "label": "PER"}], "relations": []}
+    path = make_zip(tmp_path / "export.zip", {"alice.jsonl": lines(record),
+                                              "bob.jsonl": lines(record)})
+    with pytest.raises(AnnotationFileError, match="holds spans"):
+        read_annotations(path)
+    da = read_annotations(path, spans_as_label_sets=True)
+    assert da.sel(item=1).values.tolist() == [[1], [1]]
 
 
 # ---------------------------------------------------------------------------------------

@@ -158,6 +158,9 @@ def _add_reading_options(parser) -> None:
                         "read_spans) whatever it holds; without it a span export is "
                         "recognised by its content, or by a --from TOOL that only writes "
                         "spans")
+    parser.add_argument("--spans-as-label-sets", action="store_true",
+                        help="read a Label Studio or doccano span export as label sets (the "
+                        "set of span labels each annotator used per task), not as spans")
     parser.add_argument("--control", metavar="NAME",
                         help="the Label Studio control (from_name), Argilla question or MTurk "
                         "crowd element to read when the file holds several")
@@ -272,7 +275,7 @@ def _decisions(args):
                for role in ("item", "annotator", "labels", "label", "value", "rating")}
     da = read_annotations(args.file, args.layout, tool=args.tool, control=args.control,
                           labels=args.labels, sep=args.sep, empty_list=args.empty_list,
-                          **columns)
+                          spans_as_label_sets=args.spans_as_label_sets, **columns)
     title = f"Multi-label agreement report: {os.path.basename(args.file)}"
     if args.layout == "single":
         import pandas as pd
@@ -325,7 +328,8 @@ def _run_report(args) -> str:
 
 # reading options of classification files, and the report options of the MLA checklist,
 # that a span export has no use for: refused rather than ignored
-_NOT_FOR_SPANS = {"layout": "auto", "sep": None, "empty_list": None, "sensitivity": None,
+_NOT_FOR_SPANS = {"layout": "auto", "sep": None, "sensitivity": None,
+                  "spans_as_label_sets": False,
                   "labels_fixed": None, "all_labels_considered": None,
                   "joint_omissions": None, "landis_koch": False,
                   **{f"{role}_column": None for role in ("item", "annotator", "labels",
@@ -379,10 +383,8 @@ SPAN_ONLY_CONTENT = ("prodigy", "brat", "conll")
 def _is_span_export(path) -> bool:
     from .io.files import AnnotationFileError
 
-    try:
-        from .io.spans.reading import detect_span_tool
-    except ImportError:  # an installation without the span readers
-        return False
+    from .io.spans.reading import detect_span_tool
+
     try:
         return detect_span_tool(path) in SPAN_ONLY_CONTENT
     except (AnnotationFileError, OSError, ValueError):
@@ -397,7 +399,8 @@ def _read_spans(args):
     if given:
         raise ValueError(f"{os.path.basename(args.file)} is read as spans: "
                          f"{', '.join(given)} only apply to label-set annotations")
-    return read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels)
+    return read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels,
+                      empty_list=args.empty_list)
 
 
 def _classification_tools() -> list[str]:

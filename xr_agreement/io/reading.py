@@ -35,6 +35,7 @@ def read_annotations(
     item: str = "item",
     annotator: str = "annotator",
     label: str = "label",
+    spans_as_label_sets: bool = False,
 ) -> xr.DataArray:
     """Read annotations from an annotation tool's export or a CSV, TSV, parquet or
     JSON-lines table.
@@ -89,6 +90,11 @@ def read_annotations(
         (approved-only off), where every member's file lists every example.
     item, annotator, label : str
         Names of the output dims.
+    spans_as_label_sets : bool, default False
+        A Label Studio or doccano export of spans (named entities, highlights) is refused,
+        pointing to :func:`xr_agreement.read_spans`: read as label sets, two annotators who
+        marked different words with the same type would agree. ``True`` asks for that
+        reading by name (each item's set of span labels per annotator).
 
     Returns
     -------
@@ -159,7 +165,8 @@ def read_annotations(
         return tools.read_tool(path, tool, labels=labels, control=control, sep=sep,
                                item_column=item_column, annotator_column=annotator_column,
                                labels_column=labels_column, empty_list=empty_list,
-                               item=item, annotator=annotator, label=label)
+                               item=item, annotator=annotator, label=label,
+                               spans_as_label_sets=spans_as_label_sets)
     # a file told "table" by detection may be a damaged export: the error names the file
     read_as = ("read as a table" if tool_given else "not recognised as a tool's export; "
                "name the tool (tool=, --from TOOL)")
@@ -169,6 +176,9 @@ def read_annotations(
     if empty_list is not None:
         raise AnnotationFileError(f"empty_list= is for doccano exports; the file is {read_as}",
                                   path=path)
+    if spans_as_label_sets:
+        raise AnnotationFileError(f"spans_as_label_sets= is for Label Studio and doccano "
+                                  f"exports; the file is {read_as}", path=path)
     if tools.is_config(labels):  # its XML lines would otherwise be read as labels
         raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                   "project's labels; this file is read as a table",

@@ -44,7 +44,7 @@ def is_config(labels) -> bool:
 
 def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_column=None,
               annotator_column=None, labels_column=None, empty_list=None, item="item",
-              annotator="annotator", label="label"):
+              annotator="annotator", label="label", spans_as_label_sets=False):
     """The decisions of a tool's export, read by that tool's reader.
 
     :func:`xr_agreement.read_annotations` calls this once it knows the tool; the parameters
@@ -60,6 +60,8 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
         As in :func:`xr_agreement.read_annotations`.
     empty_list, item, annotator, label : optional
         As in :func:`xr_agreement.read_annotations`.
+    spans_as_label_sets : bool, default False
+        As in :func:`xr_agreement.read_annotations` (Label Studio and doccano).
 
     Returns
     -------
@@ -104,6 +106,11 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
                          f"MTurk crowd element; the {tool!r} reader has none")
     if tool in ("doccano", "crowd"):
         keywords["sep"] = sep
+    if tool in ("label-studio", "doccano"):
+        keywords["spans_as_label_sets"] = spans_as_label_sets
+    elif spans_as_label_sets:
+        raise ValueError(f"spans_as_label_sets= reads the spans of a Label Studio or doccano "
+                         f"export as label sets; the {tool!r} reader reads no spans")
     if tool == "doccano":
         keywords["empty_list"] = empty_list
     elif empty_list is not None:

@@ -47,19 +47,31 @@ from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_
 EXTENSIONS = (".jsonl", ".json", ".csv")
 
 
-def _span_or_label(value, where, row, column):
+SPANS_REFUSED = ("holds spans (sequence labelling): read as label sets, two annotators who "
+                 "marked different words with the same type would agree. Read it with "
+                 "xr_agreement.read_spans (or xr-agreement report, which reads span exports "
+                 "as spans); to measure agreement on the set of span labels per example, ask "
+                 "for it by name: spans_as_label_sets=True")
+
+
+def _span_or_label(value, where, row, column, spans_as_label_sets=False):
     """The label of one entry of a JSONL ``label`` list: a label, a span ``[start, end,
     label]`` (two integer offsets, doccano's TupledSpanFormatter) or a span object with a
-    ``label``; any other nested list is refused, never cut to its last element."""
+    ``label``; any other nested list is refused, never cut to its last element. A span is
+    refused unless ``spans_as_label_sets`` asks for the set of span labels."""
     if isinstance(value, list):
         offsets = value[:2]
         if len(value) == 3 and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                    for v in offsets):
+            if not spans_as_label_sets:
+                raise where(f"the export {SPANS_REFUSED}", row, column)
             return label_text(value[2], where, row, column)
         raise where(f"the entry {value!r} is a nested list but not a span [start, end, label] "
                     "with two integer offsets; a text classification label list holds "
                     "labels, a sequence labelling one spans", row, column)
     if isinstance(value, dict) and "label" in value:
+        if not spans_as_label_sets and ("start_offset" in value or "start" in value):
+            raise where(f"the export {SPANS_REFUSED}", row, column)
         return label_text(value["label"], where, row, column)
     return label_text(value, where, row, column)
 
@@ -108,7 +120,7 @@ def _partitions(parts, sep, declared, limit=2) -> list[tuple]:
     return ways[0]
 
 
-def _jsonl(name, text, who, path, sep, universe=None):
+def _jsonl(name, text, who, path, sep, universe=None, spans_as_label_sets=False):
     where = Where(path, kind="line")
     records, kind = load_json_records(path, text)
     out = []
@@ -117,6 +129,11 @@ def _jsonl(name, text, who, path, sep, universe=None):
             raise where("a record without id", line, "id")
         item_id = scalar_id(record["id"], where, line, "id")  # 1.0 is the example 1
         key = "label" if "label" in record else "labels" if "labels" in record else None
+        if key is None and isinstance(record.get("entities"), list) and record["entities"] \
+                and not spans_as_label_sets:
+            raise where(f"the export {SPANS_REFUSED}", line, "entities")
+        if key is None and spans_as_label_sets and isinstance(record.get("entities"), list):
+            key = "entities"
         if key is None:  # no decision recorded for this example: dropped "no label field"
             out.append(Annotation(item_id, who, None, line=line,
                                   row=line if kind == "array" else None))
@@ -125,7 +142,7 @@ def _jsonl(name, text, who, path, sep, universe=None):
         if isinstance(value, str):  # labels joined as in the CSV: never cut at a separator
             chosen = _split_cell(value, sep, universe, where, line, key)
         elif isinstance(value, list):
-            chosen = [_span_or_label(v, where, line, key) for v in value]
+            chosen = [_span_or_label(v, where, line, key, spans_as_label_sets) for v in value]
         else:
             raise where(f"label must be a list, got {value!r}", line, key)
         out.append(Annotation(item_id, who, list(dict.fromkeys(chosen)), line=line,
@@ -272,7 +289,7 @@ def read_members(path, reader, empty_list=None):
 
 
 def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
-                 annotator="annotator", label="label", **_):
+                 annotator="annotator", label="label", spans_as_label_sets=False, **_):
     """Decisions from a doccano export: a zip or directory of per-user files, or one user's
     file (see the module docstring).
 
@@ -280,7 +297,9 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
     never annotated: no decision) or "no-label" (the member looked and chose no label).
     Required for a full export (every member lists the same examples, some lists empty),
     where the file cannot tell the two apart; with it, a member whose every list is empty is
-    not an annotator.
+    not an annotator. A sequence labelling export (spans) is refused, pointing to
+    :func:`xr_agreement.read_spans`, unless ``spans_as_label_sets=True`` asks for the set of
+    span labels of each example by name.
 
     Examples
     --------
@@ -300,8 +319,9 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
     sep = "#" if sep is None else sep
 
     def reader(name, text, who, member):
-        read = _csv if name.lower().endswith(".csv") else _jsonl
-        return read(name, text, who, member, sep, universe)
+        if name.lower().endswith(".csv"):
+            return _csv(name, text, who, member, sep, universe)
+        return _jsonl(name, text, who, member, sep, universe, spans_as_label_sets)
 
     annotations, dropped, empty, notes = read_members(path, reader, empty_list)
     da = build(annotations, reader="doccano", dropped=dropped, where=Where(path),

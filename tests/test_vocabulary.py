@@ -24,21 +24,26 @@ LEVEL_PREFIXES = {  # dim -> prefix a variable over that dim must carry
     "annotator_1": "pair_",
     "annotator_2": "pair_",
     "annotator": "annotator_",
+    "document": "document_",
 }
 # the combined order of prefixes: pair_ then category_ (as in pair_category_coefficient)
-PREFIX_ORDER = ("annotator_", "pair_", "label_", "category_", "item_")
+PREFIX_ORDER = ("annotator_", "pair_", "label_", "category_", "item_", "document_")
 NOT_LEVELS = {"baseline", "average", "resample", "replicate", "round", "paired_category"}
 OLD_NAMES = {
     "ci_lower", "ci_upper", "se", "mean_coefficient", "n_common_items",
     "label_pairable_values", "category_pairable_values", "prevalence",
     "positive_agreement", "negative_agreement", "human_label_agreement",
 }
-MATRICES = {"coincidence"}  # a matrix over category x paired_category, not a level value
+MATRICES = {"coincidence", "expected_coincidence"}  # a matrix over category x paired_category, not a level value
 # confusions(): matrices over label x other_label, not label-level values
 MATRICES |= {"co_selection", "substitution", "n_disagreeing_pairs", "substitution_rate"}
 # annotators(): names fixed by its definition (docs/vocabulary.md lists them): the corpus
 # coefficient without each annotator, items each annotated, prevalence per annotator and label
 ANNOTATOR_NAMES = {"agreement_without", "n_items_annotated", "annotator_prevalence"}
+# span_f1's per-label pair values keep the names issue 29 gives them (label_pair_f1, ...);
+# every other family puts pair_ first (pair_label_...): docs/vocabulary.md says so
+SPAN_F1_LABEL_PAIR = {"label_pair_f1", "label_pair_n_matched", "label_pair_n_spans",
+                      "label_pair_undefined_reason"}
 
 
 def multi_label(seed=0, n_items=12, n_annotators=4, n_labels=5, missing=True):
@@ -82,6 +87,27 @@ def numeric_ratings(seed=2, n_items=15, n_annotators=3):
 BOOT = {"n_resamples": 30, "seed": 0}
 
 
+def span_table(seed=3):
+    """A small span table: string ids, nested and touching spans, a document one annotator
+    did not annotate."""
+    rng = np.random.default_rng(seed)
+    documents = [f"doc-{d}" for d in range(6)]
+    annotators = ["ann-a", "ann-b", "ann-c"]
+    records, annotated = [], []
+    for d, doc in enumerate(documents):
+        for a, ann in enumerate(annotators):
+            if (d + a) % 5 == 4:
+                continue  # not annotated
+            annotated.append((doc, ann))
+            for start in range(0, 40, 10):
+                if rng.random() < 0.6:
+                    records.append((doc, ann, start, start + int(rng.integers(2, 10)),
+                                    f"type-{rng.integers(3)}"))
+    return xr_agreement.from_spans(records, lengths={doc: 45 for doc in documents},
+                                   annotated=annotated,
+                                   labels=["type-0", "type-1", "type-2", "type-3"])
+
+
 def _outputs():
     """(case name, callable) for every public function returning a Dataset."""
     ml = multi_label()
@@ -90,7 +116,18 @@ def _outputs():
     sl = single_label()
     num = numeric_ratings()
     judge = "ann-a"
+    spans = span_table()
     cases = {
+        "span mla": lambda: spans.agreement.mla(baseline="all"),
+        "span mla percentile": lambda: spans.agreement.mla(ci=0.9, **BOOT),
+        "span alpha": lambda: spans.agreement.alpha(),
+        "span f1 exact": lambda: spans.agreement.span_f1(),
+        "span f1 overlap": lambda: spans.agreement.span_f1("overlap"),
+        "unitizing alpha 2004": lambda: spans.agreement.unitizing_alpha(),
+        "unitizing alpha 2016": lambda: xr_agreement.from_spans(
+            [("d", "a", 0, 4, "x"), ("d", "b", 1, 4, "x"), ("d", "a", 6, 9, "y"),
+             ("d", "b", 6, 8, "y")], lengths={"d": 12}).agreement.unitizing_alpha(
+                 "krippendorff2016"),
         "mla": lambda: ml.agreement.mla(),
         "mla all baselines": lambda: ml.agreement.mla(baseline="all"),
         "mla percentile": lambda: ml.agreement.mla(ci=0.9, **BOOT),
@@ -157,7 +194,8 @@ def _base(name: str) -> str:
 def test_level_prefixes(results, case):
     ds = results[case]
     for name, variable in ds.data_vars.items():
-        if name in MATRICES or _base(name) in MATRICES or _base(name) in ANNOTATOR_NAMES:
+        if name in MATRICES or _base(name) in MATRICES or _base(name) in ANNOTATOR_NAMES \
+                or name in SPAN_F1_LABEL_PAIR:
             continue
         expected = _expected_prefix(variable.dims)
         assert name.startswith(expected), (
@@ -196,7 +234,8 @@ def test_bounds(results, case):
         assert 0 < ds.attrs.get("ci_level", 0) < 1, case
         if ds.attrs["ci_method"] != "analytic":
             assert ds.attrs.get("ci_n_resamples") == BOOT["n_resamples"], case
-            assert ds.attrs.get("ci_resampling_unit") in {"item", "annotator", "both"}, case
+            assert ds.attrs.get("ci_resampling_unit") in {"item", "annotator", "both",
+                                                          "document"}, case
     for name in ds.data_vars:
         if name.endswith("_se"):
             assert name[: -len("_se")] in ds.data_vars, f"{case}: {name!r} without its value"
@@ -207,7 +246,7 @@ def test_counts(results, case):
     ds = results[case]
     for name, variable in ds.data_vars.items():
         if variable.dtype.kind in "iu" and not name.endswith("_replicates"):
-            plain = re.sub(r"^(annotator_|pair_|label_|category_|item_)+", "", name)
+            plain = re.sub(r"^(annotator_|pair_|label_|category_|item_|document_)+", "", name)
             confusion = plain in {"true_positives", "false_positives", "false_negatives",
                                   "true_negatives"} or plain.startswith(("abstentions_", "ties",
                                                                         "no_reference",
@@ -256,6 +295,10 @@ def test_public_keywords():
             continue
         parameters = inspect.signature(function).parameters
         retired = KEYWORDS_RETIRED & set(parameters)
+        if name == "unitizing_alpha":
+            # method= picks Krippendorff's coefficient (2004 or 2016), as issue 29 names it;
+            # the retired method= was the interval method, now ci_method=
+            retired -= {"method"}
         assert not retired, f"{name} still takes {retired}"
         if "ci" in parameters:
             assert "ci_method" in parameters, f"{name} takes ci= without ci_method="

@@ -27,7 +27,7 @@ _SOURCES = {
     "mla": ".mla",
     "from_spans": ".spans", "span_positions": ".spans", "span_mla": ".spans",
     "span_alpha": ".spans", "span_f1": ".spans", "unitizing_alpha": ".spans",
-    "span_disagreements": ".spans", "read_spans": ".io", "span_report": ".report",
+    "span_disagreements": ".spans", "read_spans": ".io", "span_report": ".report", "SpanReport": ".report",
     "JudgeReport": ".report", "Report": ".report", "judge_report": ".report",
     "report": ".report",
     "analytic_flip": ".simulate", "prevalence_sensitivity": ".simulate",
@@ -74,6 +74,16 @@ class _Package(_types.ModuleType):
 _sys.modules[__name__].__class__ = _Package
 
 __all__ = [
+    "from_spans",
+    "read_spans",
+    "span_positions",
+    "span_mla",
+    "span_alpha",
+    "span_f1",
+    "unitizing_alpha",
+    "span_disagreements",
+    "span_report",
+    "SpanReport",
     "alpha",
     "am",
     "analytic_flip",

@@ -303,9 +303,14 @@ class SpanTableAccessor:
         return _spans.span_disagreements(_span_table(self._obj), top=top)
 
     @_documented(_report, "span table", "span_report")
-    def report(self, baseline="F", *, unit=None, ci=None, seed=None):
-        return _report.span_report(_span_table(self._obj), baseline, unit=unit, ci=ci,
-                                   seed=seed)
+    def report(
+        self, baseline="F", *, unit=None, ci=None, ci_method=None, n_resamples=None, seed=None,
+        digits=3, title=None, notes=(),
+    ):
+        return _report.span_report(
+            _span_table(self._obj), baseline, unit=unit, ci=ci, ci_method=ci_method,
+            n_resamples=n_resamples, seed=seed, digits=digits, title=title, notes=notes,
+        )
 
 
 class _DatasetAgreement:

@@ -50,6 +50,8 @@ def span_report(
     *,
     unit=None,
     ci: float | None = None,
+    ci_method: str | None = None,
+    n_resamples: int | None = None,
     seed=None,
     digits: int = 3,
     title: str | None = None,
@@ -72,6 +74,10 @@ def span_report(
     ci : float, optional
         Confidence level of bootstrap intervals of the position-level MLA, which resample
         documents (``span_mla(..., ci=ci, seed=seed)``).
+    ci_method : {"percentile", "bca"}, optional
+        The interval method (default: span_mla's, percentile); only with ``ci``.
+    n_resamples : int, optional
+        Bootstrap resamples (default: span_mla's, 1000); only with ``ci``.
     seed : int or numpy.random.Generator, optional
         Seed of the document bootstrap (used with ``ci``).
     digits : int, default 3
@@ -122,7 +128,8 @@ def span_report(
     if not isinstance(digits, (int, np.integer)) or isinstance(digits, bool) or digits < 0:
         raise ValueError(f"digits must be a non-negative integer, got {digits!r}")
     baselines = _baseline_list(baseline, DEFAULT_SENSITIVITY)
-    mla = span_mla(table, baselines, unit=unit, **_interval_keywords(ci, seed=seed))
+    mla = span_mla(table, baselines, unit=unit, **_interval_keywords(
+        ci, seed=seed, ci_method=ci_method, n_resamples=n_resamples))
     f1 = {match: span_f1(table, match) for match in MATCHES}
     try:
         unitizing, unitizing_reason = unitizing_alpha(table), ""

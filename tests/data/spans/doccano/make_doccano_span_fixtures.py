@@ -2,7 +2,7 @@
 sequence labelling (compact JSON lines, ``"label": [[start, end, "TYPE"], ...]``,
 ``"Comments": []``; one ``<username>.jsonl`` per member, zipped; an empty file for a member
 who confirmed nothing) and relation projects (``entities`` / ``relations``). What each
-annotator marked is in README.md; run from this folder: ``python make_fixtures.py``."""
+annotator marked is in README.md; run from this folder: ``python make_doccano_span_fixtures.py``."""
 import json
 import zipfile
 

@@ -4,6 +4,9 @@ import pytest
 
 from xr_agreement._core import jit
 
+# the scripts that made the fixtures (some drive a local annotation server) are not tests
+collect_ignore_glob = ["data/*"]
+
 
 @pytest.fixture
 def set_mode():

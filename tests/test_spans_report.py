@@ -380,6 +380,20 @@ def test_reader_facts_are_stated():
     assert "cancelled 2 (cy: 2)" in text and "relations are not measured." in text
 
 
+def test_reader_without_dropped_is_not_said_to_have_left_nothing_out():
+    # brat, CoNLL and Prodigy keep no ``dropped`` count; their notes say what they left out
+    # (relation lines, ignored tasks): "Nothing was left out" would contradict them
+    from xr_agreement.io.spans import brat
+
+    text = " ".join(str(span_report(brat.read("tests/data/spans/brat/project"))).split())
+    assert "Read with the 'brat' span reader" in text
+    assert "Lines that mark no text left out" in text
+    assert "Nothing was left out" not in text
+    table = make_table()
+    table.attrs.update(reader="doccano", dropped={})
+    assert "Nothing was left out" in str(span_report(table))
+
+
 def test_errors(table):
     with pytest.raises(TypeError, match="expected a span table"):
         span_report(xr.Dataset({"x": 1}))

@@ -167,8 +167,10 @@ def _units(table: xr.Dataset, arrays) -> dict:
         reading_notes = [reading_notes]
     return {
         "reader": None if reader is None else str(reader),
-        "dropped": {str(reason): {str(k): int(v) for k, v in per.items()}
-                    for reason, per in (attrs.get("dropped") or {}).items()},
+        # None: the reader keeps no count of what it dropped (its notes say it)
+        "dropped": None if attrs.get("dropped") is None else {
+            str(reason): {str(k): int(v) for k, v in per.items()}
+            for reason, per in attrs["dropped"].items()},
         "reading_notes": [str(n) for n in reading_notes],
         "n_documents": len(documents),
         "n_annotators": n_annotators,
@@ -375,10 +377,10 @@ def _reading(f: _Facts) -> list:
             f"{reason} {sum(per.values())} ("
             + ", ".join(f"{who}: {n}" for who, n in per.items()) + ")"
             for reason, per in u["dropped"].items()) + "."
-    else:
+    elif u["dropped"] is not None:  # a reader without the count says it in its notes
         text += "Nothing was left out."
     for note in u["reading_notes"]:
-        text += " " + note.rstrip(".") + "."
+        text = text.rstrip() + " " + note.rstrip(".") + "."
     return [("p", text)]
 
 

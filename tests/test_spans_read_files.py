@@ -169,6 +169,11 @@ def test_prodigy_annotator_who_only_skipped_is_kept_as_not_annotated(tmp_path):
     ([task("ab", "a"), task("abc", "b")], "two texts"),
     ([{**task("ab", "a"), "_view_id": "ner"}], "binary ner task"),
     ([task("ab", "a", answer="ignore")], "no task is accepted"),
+    # a task of another interface (textcat's choice) mixed into the dataset: without a
+    # spans list it is no statement about spans, never "marked nothing"
+    ([task("ab", "a", spans=[{"start": 0, "end": 1, "label": "X"}]),
+      {k: v for k, v in task("ab", "b", _view_id="choice", accept=["POS"]).items()
+       if k != "spans"}], "without a spans list"),
 ])
 def test_prodigy_refusals_name_the_line(tmp_path, rows, message):
     with pytest.raises(AnnotationFileError, match=re.escape(message)):

@@ -394,6 +394,16 @@ def test_reader_without_dropped_is_not_said_to_have_left_nothing_out():
     assert "Nothing was left out" in str(span_report(table))
 
 
+def test_headline_gives_the_reason_beside_each_undefined_f1():
+    # no span on the one document both annotators annotated: both F1 are 0/0
+    table = xr_agreement.from_spans([("d2", "ann", 0, 3, "X")], lengths={"d1": 5, "d2": 5},
+                                    annotated=[("d1", "ann"), ("d1", "bob"), ("d2", "ann")])
+    text = " ".join(str(span_report(table)).split())
+    reason = str(span_report(table).f1["exact"].undefined_reason.values)
+    assert reason
+    assert f"exact = NaN ({reason})" in text and f"overlap = NaN ({reason})" in text
+
+
 def test_errors(table):
     with pytest.raises(TypeError, match="expected a span table"):
         span_report(xr.Dataset({"x": 1}))

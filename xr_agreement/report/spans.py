@@ -351,7 +351,7 @@ def _headline(f: _Facts):
         f"{f.with_interval(f.main, 'agreement')}"
         + (f" ({_ci_label(f.s)}, documents resampled)" if f.has_ci else "")
         + f", A_o = {fmt(float(f.mla.observed))}; span F1 exact = "
-        f"{fmt(float(rep.f1['exact'].f1))}, overlap = "
+        f"{_with_why(fmt, float(rep.f1['exact'].f1), _why(rep.f1['exact']))}, overlap = "
         f"{_with_why(fmt, float(rep.f1['overlap'].f1), _why(rep.f1['overlap']))} "
         f"(micro); unitizing alpha = "
         + ("not computed" if rep.unitizing is None else

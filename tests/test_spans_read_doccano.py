@@ -287,3 +287,26 @@ def test_looks_like():
     assert not doccano.looks_like([{"id": 1, "text": "a", "label": []}])
     assert not doccano.looks_like([{"id": 1, "annotations": []}])
     assert not doccano.looks_like(io.StringIO().readlines())
+
+
+def test_offsets_after_a_character_beyond_the_bmp_are_refused(tmp_path):
+    # doccano's editor counts offsets in JavaScript's UTF-16 units (doccano issue #2290):
+    # "Ada" after an emoji is [3, 6), which read as characters would be "da " (a wrong
+    # span without an error). The export gives no span text to tell which unit was counted
+    text = "\U0001F600 Ada met Bob."
+    assert text[2:5] == "Ada"
+    good = json.dumps({"id": 1, "text": text, "label": [[2, 5, "PER"]]}) + "\n"
+    utf16 = json.dumps({"id": 1, "text": text, "label": [[3, 6, "PER"]]}) + "\n"
+    for member in (good, utf16):
+        path = tmp_path / "export.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("ann.jsonl", member)
+            archive.writestr("bob.jsonl", good)
+        with pytest.raises(AnnotationFileError, match="UTF-16"):
+            doccano.read(path)
+    # a span wholly before the first such character counts the same either way: read
+    before = json.dumps({"id": 1, "text": "Ada \U0001F600", "label": [[0, 3, "PER"]]}) + "\n"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("ann.jsonl", before)
+        archive.writestr("bob.jsonl", before)
+    assert doccano.read(path).start.values.tolist() == [0, 0]

@@ -169,6 +169,11 @@ def test_prodigy_annotator_who_only_skipped_is_kept_as_not_annotated(tmp_path):
     ([task("ab", "a"), task("abc", "b")], "two texts"),
     ([{**task("ab", "a"), "_view_id": "ner"}], "binary ner task"),
     ([task("ab", "a", answer="ignore")], "no task is accepted"),
+    # a task of another interface (textcat's choice) mixed into the dataset: without a
+    # spans list it is no statement about spans, never "marked nothing"
+    ([task("ab", "a", spans=[{"start": 0, "end": 1, "label": "X"}]),
+      {k: v for k, v in task("ab", "b", _view_id="choice", accept=["POS"]).items()
+       if k != "spans"}], "without a spans list"),
 ])
 def test_prodigy_refusals_name_the_line(tmp_path, rows, message):
     with pytest.raises(AnnotationFileError, match=re.escape(message)):
@@ -665,3 +670,26 @@ def test_a_label_studio_config_is_not_a_label_list(tmp_path):
     universe.write_text("ORG\nMISC\nPER\nLOC\n")
     table = xr_agreement.read_spans(DATA / "conll" / "iob2", labels=universe)
     assert list(table.label_id.values) == ["ORG", "MISC", "PER", "LOC"]
+
+
+def test_export_where_nobody_made_a_decision_is_refused(tmp_path):
+    # a CoNLL-U file (its last column "_" everywhere: no NER tags) and a brat project whose
+    # .ann files are all empty, read with empty_list="missing": no (document, annotator) is
+    # annotated, so there is nothing to measure; an error, as the JSON readers give, not a
+    # table on which every measure is NaN
+    folder = tmp_path / "conllu"
+    folder.mkdir()
+    for who in ("a", "b"):
+        (folder / f"{who}.conllu").write_text(
+            "# sent_id = 1\n1\tAda\tAda\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n"
+            "2\tsleeps\tsleep\tVERB\tVBZ\t_\t0\troot\t_\t_\n\n")
+    with pytest.raises(AnnotationFileError, match="no document is annotated"):
+        conll.read(folder)
+    root = tmp_path / "brat"
+    for who in ("a", "b"):
+        (root / who).mkdir(parents=True)
+        (root / who / "d.ann").write_text("")
+    (root / "d.txt").write_text("Ada sleeps")
+    with pytest.raises(AnnotationFileError, match="no document is annotated"):
+        brat.read(root, empty_list="missing")
+    assert brat.read(root).annotated.values.all()  # the default: read, nothing marked

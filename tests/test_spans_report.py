@@ -380,6 +380,30 @@ def test_reader_facts_are_stated():
     assert "cancelled 2 (cy: 2)" in text and "relations are not measured." in text
 
 
+def test_reader_without_dropped_is_not_said_to_have_left_nothing_out():
+    # brat, CoNLL and Prodigy keep no ``dropped`` count; their notes say what they left out
+    # (relation lines, ignored tasks): "Nothing was left out" would contradict them
+    from xr_agreement.io.spans import brat
+
+    text = " ".join(str(span_report(brat.read("tests/data/spans/brat/project"))).split())
+    assert "Read with the 'brat' span reader" in text
+    assert "Lines that mark no text left out" in text
+    assert "Nothing was left out" not in text
+    table = make_table()
+    table.attrs.update(reader="doccano", dropped={})
+    assert "Nothing was left out" in str(span_report(table))
+
+
+def test_headline_gives_the_reason_beside_each_undefined_f1():
+    # no span on the one document both annotators annotated: both F1 are 0/0
+    table = xr_agreement.from_spans([("d2", "ann", 0, 3, "X")], lengths={"d1": 5, "d2": 5},
+                                    annotated=[("d1", "ann"), ("d1", "bob"), ("d2", "ann")])
+    text = " ".join(str(span_report(table)).split())
+    reason = str(span_report(table).f1["exact"].undefined_reason.values)
+    assert reason
+    assert f"exact = NaN ({reason})" in text and f"overlap = NaN ({reason})" in text
+
+
 def test_errors(table):
     with pytest.raises(TypeError, match="expected a span table"):
         span_report(xr.Dataset({"x": 1}))

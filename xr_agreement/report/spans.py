@@ -174,8 +174,10 @@ def _units(table: xr.Dataset, arrays) -> dict:
         reading_notes = [reading_notes]
     return {
         "reader": None if reader is None else str(reader),
-        "dropped": {str(reason): {str(k): int(v) for k, v in per.items()}
-                    for reason, per in (attrs.get("dropped") or {}).items()},
+        # None: the reader keeps no count of what it dropped (its notes say it)
+        "dropped": None if attrs.get("dropped") is None else {
+            str(reason): {str(k): int(v) for k, v in per.items()}
+            for reason, per in attrs["dropped"].items()},
         "reading_notes": [str(n) for n in reading_notes],
         "n_documents": len(documents),
         "n_annotators": n_annotators,
@@ -356,7 +358,7 @@ def _headline(f: _Facts):
         f"{f.with_interval(f.main, 'agreement')}"
         + (f" ({_ci_label(f.s)}, documents resampled)" if f.has_ci else "")
         + f", A_o = {fmt(float(f.mla.observed))}; span F1 exact = "
-        f"{fmt(float(rep.f1['exact'].f1))}, overlap = "
+        f"{_with_why(fmt, float(rep.f1['exact'].f1), _why(rep.f1['exact']))}, overlap = "
         f"{_with_why(fmt, float(rep.f1['overlap'].f1), _why(rep.f1['overlap']))} "
         f"(micro); unitizing alpha = "
         + ("not computed" if rep.unitizing is None else
@@ -382,10 +384,10 @@ def _reading(f: _Facts) -> list:
             f"{reason} {sum(per.values())} ("
             + ", ".join(f"{who}: {n}" for who, n in per.items()) + ")"
             for reason, per in u["dropped"].items()) + "."
-    else:
+    elif u["dropped"] is not None:  # a reader without the count says it in its notes
         text += "Nothing was left out."
     for note in u["reading_notes"]:
-        text += " " + note.rstrip(".") + "."
+        text = text.rstrip() + " " + note.rstrip(".") + "."
     return [("p", text)]
 
 

@@ -154,7 +154,13 @@ def span_table(records, lengths, annotated, *, path, tool: str, unit: str, label
     """The span table (:func:`~xr_agreement.spans.table.from_spans`) with the attrs every
     reader sets: ``tool``, ``offsets_unit`` ("character" or "token") and ``notes`` (one
     string, the reader's sentences joined; netCDF keeps only text and numbers).
-    ``annotators``: every annotator of the export, those who annotated nothing too."""
+    ``annotators``: every annotator of the export, those who annotated nothing too. An
+    export where nobody annotated any document is refused."""
+    annotated = list(annotated)
+    if not annotated:  # every measure would be NaN: said here, as the JSON readers say it
+        raise AnnotationFileError("no document is annotated by any annotator: no decision "
+                                  "to measure" + (f" ({' '.join(notes)})" if notes else ""),
+                                  path=path)
     try:
         table = from_spans(records, lengths=lengths, annotated=annotated, labels=labels,
                            texts=texts)

@@ -9,7 +9,11 @@ label]`` triples under ``label``; a project with relations writes ``entities`` o
 - JSONL, one example per line: ``{"id": 1, "text": "...", "label": [[0, 5, "PER"], ...]}``
   (older exports name the list ``labels``), or ``{"id": 1, "text": "...", "entities":
   [{"id": 7, "label": "PER", "start_offset": 0, "end_offset": 5}], "relations": [{"id",
-  "from_id", "to_id", "type"}]}``. Offsets are characters of ``text``, half-open.
+  "from_id", "to_id", "type"}]}``. Offsets are half-open, counted by doccano's editor in
+  JavaScript's UTF-16 units (doccano issue #2290), or grapheme clusters in a project that
+  counts them: the characters of ``text`` only before the first character beyond U+FFFF.
+  A span ending after such a character is refused (the export holds no span text to tell
+  the unit).
 - One file per project member (``<username>.jsonl``), zipped, as for classification; an
   "export approved only" lists in each member's file the examples that member confirmed.
 
@@ -58,6 +62,21 @@ def _spans_of(value, key, where, line) -> list[tuple]:
                 raise where(f"span {entry!r}: offsets must be whole-number character "
                             f"offsets, got {offset!r}", line, column)
     return out
+
+
+def _one_count(text, item, start, end, label, where, line, column) -> None:
+    """Refuse a span whose offsets count differently in characters and in UTF-16 units: one
+    with a character beyond U+FFFF (an emoji) before its end. doccano's editor counts
+    JavaScript's UTF-16 units (doccano issue #2290), or grapheme clusters when the project
+    says so, and the export gives no span text to tell which: read as characters, the span
+    would silently cover other text."""
+    if isinstance(end, int) and not text[:end].isascii() and any(
+            ord(ch) > 0xFFFF for ch in text[:end]):
+        raise where(f"span [{start}, {end}) {label!r} of example {item!r} lies after a "
+                    "character beyond U+FFFF (an emoji, say), where doccano's offsets count "
+                    "UTF-16 units (or grapheme clusters), not characters; the export gives no "
+                    "span text to tell which, so the span is not read (not supported)",
+                    line, column)
 
 
 def _member(text, who, member, records_out) -> list[Annotation]:
@@ -170,6 +189,7 @@ def read(path, *, labels=None, empty_list=None):
         spans.document(item, text, annotation.line, "text")
         spans.annotated(item, who)
         for start, end, label, column in annotation.chosen:
+            _one_count(text, item, start, end, label, where, annotation.line, column)
             spans.span(item, who, start, end, label, annotation.line, column)
         relations += n_relations
         for _ in range(n_relations):

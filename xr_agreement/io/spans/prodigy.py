@@ -33,7 +33,8 @@ Meaning read here:
   cover exactly its characters. The attr ``offsets_unit`` says which.
 
 Refused, naming the line and field: a JSON array (``db-out`` writes JSON lines), a missing or
-non-id ``_input_hash`` or annotator, an unknown ``answer``, one input with two different
+non-id ``_input_hash`` or annotator, an unknown ``answer``, an accepted task without a
+``spans`` list (another interface's task, e.g. a text classification in the same dataset), one input with two different
 texts, the same (input, annotator) twice (Prodigy documents no "latest wins" rule), a span
 without integer offsets or label, outside the text, whose ``text`` is not the text's slice,
 the same span twice, a label outside ``labels``.
@@ -166,8 +167,13 @@ def read(path, *, labels=None, unit="character"):
         if answer != "accept":
             dropped["ignored" if answer == "ignore" else "rejected"] += 1
             continue
+        if "spans" not in task:  # another interface's task (textcat's choice, say): its
+            # accept says nothing about spans, and read as "marked nothing" it would add
+            # agreeing empty positions
+            raise refuse("an accepted task without a spans list: not a manual span task "
+                         "(ner.manual, spans.manual)", "spans")
         annotated.append(key)
-        spans = task.get("spans", [])
+        spans = task["spans"]
         if spans is None:
             spans = []
         if not isinstance(spans, list):

@@ -314,3 +314,22 @@ def test_spans_as_label_sets_is_asked_for_by_name(export, capsys):
                                                        da["annotator"].values]][0])
         chosen = {str(lab) for lab, v in zip(da["label"].values, row.values) if v == 1}
         assert chosen == expected.get((doc_id, ann_id), set())
+
+
+def test_disagreement_headers_are_spreadsheet_safe(tmp_path, capsys):
+    """Annotator ids name the span disagreement columns: a formula there must not reach a
+    spreadsheet as a formula, nor a control character a terminal."""
+    import zipfile
+
+    record = {"id": 1, "text": "Ann met Bob", "label": [[0, 3, "PER"]]}
+    other = {"id": 1, "text": "Ann met Bob", "label": [[8, 11, "PER"]]}
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("=HYPERLINK(1).jsonl", json.dumps(record) + "\n")
+        archive.writestr("bob\x1b.jsonl", json.dumps(other) + "\n")
+    code, out, err = run(["disagreements", str(path)], capsys)
+    assert code == 0, err
+    header = next(csv.reader(io.StringIO(out)))
+    assert not any(cell.startswith(("=", "+", "-", "@")) for cell in header), header
+    assert "\x1b" not in out
+    assert any("HYPERLINK" in cell for cell in header)

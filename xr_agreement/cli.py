@@ -256,6 +256,9 @@ def _run_disagreements(args) -> str:
         table = table.assign(**{c: table[c].map(lambda v: visible(v) if isinstance(v, str)
                                                  else v) for c in text_columns})
     table = table.assign(**{c: table[c].map(spreadsheet_cell) for c in text_columns})
+    # span disagreements name a column by each annotator id: the header is input text too
+    header = [visible(str(c)) if not output else str(c) for c in table.columns]
+    table.columns = [spreadsheet_cell(c) for c in header]
     return table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
 
 

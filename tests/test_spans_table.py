@@ -119,3 +119,17 @@ def test_span_arrays_refuses_a_dataset_that_is_not_a_span_table():
     broken = from_spans(RECORDS).assign_coords(label=("span", ["LOC", "LOC", "XXX", "ORG"]))
     with pytest.raises(ValueError, match="span 2 has label 'XXX'"):
         span_arrays(broken)
+
+
+def test_integer_offsets_past_2_to_the_53_are_kept_exactly():
+    # through float64 the end 2**53 + 3 would become 2**53 + 4 and the table "real"
+    base = 2**53
+    table = from_spans([("d", "a", base + 2, base + 3, "X"), ("d", "b", base + 2, base + 5,
+                                                               "X")],
+                       lengths={"d": base + 8})
+    assert table.start.dtype == np.int64 and table.attrs["offsets"] == "integer"
+    assert table.start.values.tolist() == [base + 2, base + 2]
+    assert table.end.values.tolist() == [base + 3, base + 5]
+    assert int(table.length.sel(document_id="d")) == base + 8
+    with pytest.raises(ValueError, match="beyond the 64-bit"):
+        from_spans([("d", "a", 0, 2**64, "X")])

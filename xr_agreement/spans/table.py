@@ -93,6 +93,16 @@ def _offsets(values, column: str) -> np.ndarray:
     series = pd.Series(values).reset_index(drop=True)
     if series.dtype == bool or series.map(lambda v: isinstance(v, (bool, np.bool_))).any():
         raise ValueError(f"{column} offsets must be numbers, not booleans")
+    # whole numbers given as integers are kept exactly: through float64 an offset past
+    # 2**53 would silently move (2**53 + 3 becomes 2**53 + 4) and the table turn "real"
+    if series.dtype.kind in "iu" or (len(series) and series.map(
+            lambda v: isinstance(v, (int, np.integer))).all()):
+        exact = [int(v) for v in series]
+        if not all(-2**63 <= v < 2**63 for v in exact):
+            row = next(r for r, v in enumerate(exact) if not -2**63 <= v < 2**63)
+            raise ValueError(f"{column} of span {row} is {exact[row]!r}, beyond the 64-bit "
+                             f"integers offsets are kept in")
+        return np.array(exact, dtype=np.int64)
     try:
         numbers = pd.to_numeric(series, errors="raise").to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as error:

@@ -500,3 +500,24 @@ def test_span_mla_equals_the_oracle_on_any_small_table(spans, skipped):
             expected["label_observed"][label], abs=1e-12)
         assert float(result.label_agreement.sel(label=label)) == pytest.approx(
             expected["label_agreement"][label], abs=1e-12, nan_ok=True)
+
+
+def test_counts_that_would_pass_int64_are_refused_not_wrapped():
+    # two documents of 2**62 positions: n_positions wrapped to -2**63 and the result was NaN
+    # with no error; one of 2**60 with 3 annotators and 4 labels wrapped the comparisons
+    records = [("d", "a", 2, 3, "X"), ("d", "b", 2, 5, "X"), ("e", "a", 0, 2, "X"),
+               ("e", "b", 0, 2, "X")]
+    table = xr_agreement.from_spans(records, lengths={"d": 2**62, "e": 2**62})
+    for measure in (span_mla, span_alpha):
+        with pytest.raises(ValueError, match="64-bit"):
+            measure(table)
+    table = xr_agreement.from_spans(
+        [("d", a, 0, 5, "X") for a in ("a", "b", "c")], lengths={"d": 2**60},
+        labels=["X", "Y", "Z", "W"])
+    with pytest.raises(ValueError, match="64-bit"):
+        span_mla(table)
+    # well inside the range the same table computes (an oracle-checked size elsewhere)
+    table = xr_agreement.from_spans(records, lengths={"d": 2**40, "e": 2**40})
+    n = 2 * 2**40
+    # x = 2 on 1 + 2 positions, x = 1 on 2: observed = agreeing pairs / pairs
+    assert float(span_mla(table).observed) == pytest.approx((n - 2) / n, rel=1e-15)

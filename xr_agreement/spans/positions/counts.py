@@ -131,12 +131,28 @@ def in_positions(table, unit=None):
     return arrays, unit, start, end, lengths
 
 
+def _check_range(lengths: np.ndarray, n_annotators: int, n_labels: int, unit) -> None:
+    """Refuse a table whose counts could pass the int64 range: the sums of ``x**2`` and the
+    comparisons reach (positions x labels x annotators**2), and a bootstrap replicate may
+    draw the longest document once per document. Python integers: the bound itself must
+    not wrap (it did: 2 documents of 2**62 positions gave n_positions -2**63 and NaN)."""
+    longest = int(lengths.max(initial=0))
+    positions = max(sum(int(n) for n in lengths), len(lengths) * longest)
+    bound = positions * max(n_labels, 1) * max(n_annotators, 1) ** 2
+    if bound >= 2**63:
+        raise ValueError(f"the span table has {sum(int(n) for n in lengths)} positions "
+                         f"(longest document {longest}) of {n_labels} labels and "
+                         f"{n_annotators} annotators: their counts would pass the 64-bit "
+                         f"integers; pass a coarser unit= (now {unit!r})")
+
+
 def span_counts(table, unit=None) -> SpanCounts:
     """The sweep's counts of a span table (see the module docstring): O(spans log spans)
     time, O(spans + documents x labels) memory."""
     arrays, unit, start, end, lengths = in_positions(table, unit)
     n_documents, n_annotators = arrays.annotated.shape
     n_labels = len(arrays.label_ids)
+    _check_range(lengths, n_annotators, n_labels, unit)
     group = arrays.document * n_labels + arrays.label
     event_group = np.concatenate([group, group])
     event_position = np.concatenate([start, end])

@@ -521,3 +521,36 @@ def test_counts_that_would_pass_int64_are_refused_not_wrapped():
     n = 2 * 2**40
     # x = 2 on 1 + 2 positions, x = 1 on 2: observed = agreeing pairs / pairs
     assert float(span_mla(table).observed) == pytest.approx((n - 2) / n, rel=1e-15)
+
+
+def test_half_a_unit_off_is_refused_at_large_offsets():
+    # 1e6 s in units of 1e-3 is 10**9 units: a relative tolerance of 1e-9 let a start half a
+    # unit off through, rounded away (observed agreement 1.0 with spans that differ)
+    table = xr_agreement.from_spans([("d", "a", 1e6 + 0.0005, 1e6 + 0.002, "X"),
+                                     ("d", "b", 1e6, 1e6 + 0.002, "X")],
+                                    lengths={"d": 1e6 + 0.01})
+    with pytest.raises(ValueError, match=r"start 1000000\.0005 of span 0 .* not a whole"):
+        span_mla(table, unit=0.001)
+    # float noise at that size still passes: offsets written as sums of units
+    noisy = xr_agreement.from_spans([("d", "a", 1e6 + 0.001, 1e6 + 0.002, "X"),
+                                     ("d", "b", 1e6, 1e6 + 0.002, "X")],
+                                    lengths={"d": 1e6 + 0.01})
+    counts = span_mla(noisy, unit=0.001)
+    assert counts.attrs["n_positions"] == 10**9 + 10
+    # one pair, one label: 1 disagreeing position of 10**9 + 10
+    assert float(counts.observed) == pytest.approx(1 - 1 / (10**9 + 10), rel=1e-15)
+
+
+def test_the_memory_guard_counts_the_coordinates(monkeypatch):
+    # 10**6 positions x 2 annotators x 1 label: 2 MB of uint8 decisions but about 40 MB of
+    # coordinates (document, offset); counting the decisions alone let the process be
+    # killed for memory instead of raising MemoryError
+    from xr_agreement.spans.positions import api
+
+    monkeypatch.setattr(api, "_available_bytes", lambda: 10 * 10**6)
+    table = xr_agreement.from_spans([("a", "x", 0, 2, "T"), ("a", "y", 1, 2, "T")],
+                                    lengths={"a": 10**6})
+    with pytest.raises(MemoryError, match="coordinates"):
+        span_positions(table)
+    monkeypatch.setattr(api, "_available_bytes", lambda: 200 * 10**6)
+    assert span_positions(table).sizes["position"] == 10**6

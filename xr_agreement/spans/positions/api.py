@@ -56,13 +56,18 @@ def _available_bytes() -> int | None:
         return None
 
 
-def _check_size(n_positions: int, n_annotators: int, n_labels: int, itemsize: int) -> None:
-    size = n_positions * n_annotators * n_labels * itemsize
+def _check_size(n_positions: int, n_annotators: int, n_labels: int, itemsize: int,
+                per_position: int = 0) -> None:
+    """Refuse an array that would not fit; ``per_position`` the bytes of each position's
+    coordinates and work arrays (they outweigh a uint8 array of few labels: counting the
+    decisions alone let the process be killed for memory instead of raising)."""
+    size = n_positions * (n_annotators * n_labels * itemsize + per_position)
     available = _available_bytes()
     if available is not None and size > MEMORY_SHARE * available:
         raise MemoryError(
-            f"the position array would take {size / 2**30:.3g} GiB ({n_positions} positions x "
-            f"{n_annotators} annotators x {n_labels} labels, {itemsize} byte(s) each), more "
+            f"the position array and its coordinates would take {size / 2**30:.3g} GiB "
+            f"({n_positions} positions x {n_annotators} annotators x {n_labels} labels, "
+            f"{itemsize} byte(s) each, and {per_position} bytes of coordinates), more "
             f"than {MEMORY_SHARE:.0%} of the {available / 2**30:.3g} GiB available. span_mla "
             f"(table.agreement.mla()) and span_alpha with metric='hamming' compute from the "
             f"span boundaries and never build it; or use a coarser unit=")
@@ -79,7 +84,7 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
         The offset of one position. Integer offsets (characters, tokens): one position per
         unit of offset by default (``unit`` None or 1). Real offsets (seconds): required,
         e.g. ``unit=0.01``; every start, end and length must be a whole number of units
-        (to 1e-9 relative).
+        (to 1e-9 relative, and at most 1e-3 of a unit).
 
     Returns
     -------
@@ -121,7 +126,10 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
     complete = bool(arrays.annotated.all())
     dtype = np.dtype(np.uint8 if complete else np.float64)
     n_positions = int(lengths.sum())
-    _check_size(n_positions, n_annotators, n_labels, dtype.itemsize)
+    # per position: its document (int64), offsets (arange, offset, offset * unit: 3 x 8),
+    # the document id coordinate, the not-annotated mask (a bool per annotator)
+    per_position = 32 + arrays.document_ids.dtype.itemsize + n_annotators
+    _check_size(n_positions, n_annotators, n_labels, dtype.itemsize, per_position)
     document_start = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     position_document = np.repeat(np.arange(n_documents), lengths)
     values = np.zeros((n_positions, n_annotators, n_labels), dtype)

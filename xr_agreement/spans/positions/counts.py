@@ -26,6 +26,9 @@ from . import kernels as _kernels
 
 # relative tolerance of an offset being a whole number of units (float offsets)
 UNIT_TOLERANCE = 1e-9
+# ... but never more than this share of a unit: relative alone, at 10**9 units (1e6 s in
+# units of 1e-3) half a unit passed and was rounded away silently
+MAX_UNIT_ERROR = 1e-3
 
 # events are sorted by one combined int64 key (group, position) below this many keys
 COMBINED_KEY_LIMIT = 2**62
@@ -79,8 +82,9 @@ def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays):
     else:
         ratio = values / float(unit)
         whole = np.rint(ratio)
-        bad = np.flatnonzero(np.abs(ratio - whole) > UNIT_TOLERANCE * np.maximum(1.0,
-                                                                             np.abs(ratio)))
+        tolerance = np.minimum(UNIT_TOLERANCE * np.maximum(1.0, np.abs(ratio)),
+                               MAX_UNIT_ERROR)
+        bad = np.flatnonzero(np.abs(ratio - whole) > tolerance)
     if bad.size:
         first = int(bad[0])
         if what == "length":  # one per document

@@ -554,3 +554,23 @@ def test_the_memory_guard_counts_the_coordinates(monkeypatch):
         span_positions(table)
     monkeypatch.setattr(api, "_available_bytes", lambda: 200 * 10**6)
     assert span_positions(table).sizes["position"] == 10**6
+
+
+def test_one_pairable_document_gives_no_interval_rather_than_width_zero():
+    # every replicate of one document is that document: the bounds equalled the estimate,
+    # an interval of width 0 (certainty) from a single document
+    one = xr_agreement.from_spans([("d", "a", 0, 5, "X"), ("d", "b", 2, 6, "X"),
+                                   ("d", "b", 7, 9, "Y"), ("e", "a", 0, 3, "X")],
+                                  lengths={"d": 20, "e": 10})  # e: one annotator only
+    for measure, name in ((span_mla, "agreement"), (span_alpha, "alpha")):
+        result = measure(one, ci=0.95, seed=1)
+        assert np.isfinite(float(result[name]))
+        assert np.isnan(float(result[f"{name}_lower"]))
+        assert np.isnan(float(result[f"{name}_upper"]))
+        assert "at least 2" in result.attrs["ci_undefined_reason"]
+    two = xr_agreement.from_spans([("d", "a", 0, 5, "X"), ("d", "b", 2, 6, "X"),
+                                   ("e", "a", 0, 3, "X"), ("e", "b", 0, 4, "X")],
+                                  lengths={"d": 20, "e": 10})
+    result = span_mla(two, ci=0.95, seed=1)
+    assert float(result.agreement_lower) < float(result.agreement_upper)
+    assert "ci_undefined_reason" not in result.attrs

@@ -155,6 +155,11 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
     return positions
 
 
+def _n_pairable_documents(counts) -> int:
+    """Documents that hold a comparison: a position and two annotators who annotated it."""
+    return int(((counts.deciders >= 2) & (counts.lengths > 0)).sum())
+
+
 def _check_sizes(counts) -> tuple[int, int]:
     """(labels, annotators) of the table, refused below 1 label or 2 annotators (as
     :func:`xr_agreement.mla` refuses such decisions)."""
@@ -239,6 +244,8 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
         Confidence level of bootstrap intervals that resample **documents** (positions of
         one document are not independent): every corpus- and label-level coefficient ``V``
         gains ``V_lower`` and ``V_upper``; attrs ``ci_resampling_unit`` is "document".
+        Fewer than 2 documents annotated by two or more annotators: NaN bounds, and attrs
+        ``ci_undefined_reason`` says why (the interval would have width 0).
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     ci_method : {"percentile", "bca"}, default "percentile"
@@ -316,7 +323,8 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
     return document_bootstrap(result, rows, finish,
                               variables=interval_variables(result, "document"), ci=ci,
                               n_resamples=n_resamples, ci_method=ci_method, seed=seed,
-                              return_replicates=return_replicates)
+                              return_replicates=return_replicates,
+                              n_pairable_documents=_n_pairable_documents(counts))
 
 
 def _hamming_from_label_counts(label_counts, counts, extra_dims=(), extra_coords=None):
@@ -354,7 +362,8 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
     ci : float, optional
         Confidence level of intervals that resample documents (metric "hamming" only):
         ``alpha``, its disagreements and the label-level values gain ``V_lower`` and
-        ``V_upper``.
+        ``V_upper`` (NaN, with attrs ``ci_undefined_reason``, from fewer than 2 documents
+        annotated by two or more annotators).
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     ci_method : {"percentile", "bca"}, default "percentile"
@@ -446,4 +455,5 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
 
     return document_bootstrap(result, rows, finish, variables=variables, ci=ci,
                               n_resamples=n_resamples, ci_method=ci_method, seed=seed,
-                              return_replicates=False)
+                              return_replicates=False,
+                              n_pairable_documents=_n_pairable_documents(counts))

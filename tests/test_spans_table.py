@@ -133,3 +133,26 @@ def test_integer_offsets_past_2_to_the_53_are_kept_exactly():
     assert int(table.length.sel(document_id="d")) == base + 8
     with pytest.raises(ValueError, match="beyond the 64-bit"):
         from_spans([("d", "a", 0, 2**64, "X")])
+
+
+def test_spans_of_a_pair_later_marked_not_annotated_are_refused_by_every_measure():
+    # marking bob's d1 as not annotated after from_spans left his spans there: span_f1
+    # counted them (pair F1 4/3 > 1) and the disagreements put them in a reader's place
+    table = from_spans([("d1", "ann", 0, 5, "X"), ("d1", "bob", 0, 5, "X"),
+                        ("d1", "cy", 6, 8, "X"), ("d2", "ann", 0, 3, "X"),
+                        ("d2", "bob", 0, 3, "X"), ("d2", "cy", 0, 3, "X")],
+                       lengths={"d1": 10, "d2": 5})
+    table.annotated.loc[dict(document_id="d1", annotator_id="bob")] = False
+    message = r"span 1 \(document 'd1', annotator 'bob', .*start 0, end 5\).*not annotated"
+    with pytest.raises(ValueError, match=message):
+        span_arrays(table)
+    for measure in (lambda t: xr_agreement.spans.span_f1(t, "overlap"),
+                    xr_agreement.spans.span_disagreements, xr_agreement.spans.unitizing_alpha,
+                    xr_agreement.span_mla):
+        with pytest.raises(ValueError, match=message):
+            measure(table)
+    # dropping the pair's spans too is the way: then bob is missing on d1
+    kept = table.isel(span=[0, 2, 3, 4, 5])
+    f1 = xr_agreement.spans.span_f1(kept)
+    assert int(f1.pair_n_documents.sel(annotator_1="ann", annotator_2="bob")) == 1
+    assert float(f1.pair_f1.sel(annotator_1="ann", annotator_2="bob")) == 1.0

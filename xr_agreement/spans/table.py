@@ -444,7 +444,26 @@ def span_arrays(table: xr.Dataset) -> SpanArrays:
                              f"table's {dim_id} values")
         codes[column] = code.astype(np.int64)
     start, end = table["start"].values, table["end"].values
+    annotated = table["annotated"].values.astype(bool)
+    # a table edited after from_spans (an annotator's document marked not annotated to set
+    # it aside) keeps that annotator's spans there: counting them gave F1 above 1 and put
+    # them in another annotator's column of the disagreements
+    outside = np.flatnonzero(~annotated[codes["document"], codes["annotator"]]) \
+        if len(start) else np.zeros(0, np.int64)
+    if outside.size:
+        row = int(outside[0])
+
+        def plain(value):
+            return value.item() if isinstance(value, np.generic) else value
+
+        raise ValueError(
+            f"span {row} (document {plain(table['document'].values[row])!r}, annotator "
+            f"{plain(table['annotator'].values[row])!r}, label "
+            f"{plain(table['label'].values[row])!r}, start {plain(start[row])!r}, end "
+            f"{plain(end[row])!r}) belongs to a (document, annotator) pair the table marks "
+            f"as not annotated: drop the pair's spans too (or rebuild the table with "
+            f"from_spans)")
     return SpanArrays(codes["document"], codes["annotator"], codes["label"], start, end,
-                      table["length"].values, table["annotated"].values.astype(bool),
+                      table["length"].values, annotated,
                       table["document_id"].values, table["annotator_id"].values,
                       table["label_id"].values)

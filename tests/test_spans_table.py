@@ -143,7 +143,7 @@ def test_spans_of_a_pair_later_marked_not_annotated_are_refused_by_every_measure
                         ("d2", "bob", 0, 3, "X"), ("d2", "cy", 0, 3, "X")],
                        lengths={"d1": 10, "d2": 5})
     table.annotated.loc[dict(document_id="d1", annotator_id="bob")] = False
-    message = r"span 1 \(document 'd1', annotator 'bob', .*start 0, end 5\).*not annotated"
+    message = r"span 1 \(document 'd1', annotator 'bob', .*start 0, end 5, .*not annotated"
     with pytest.raises(ValueError, match=message):
         span_arrays(table)
     for measure in (lambda t: xr_agreement.spans.span_f1(t, "overlap"),
@@ -156,3 +156,21 @@ def test_spans_of_a_pair_later_marked_not_annotated_are_refused_by_every_measure
     f1 = xr_agreement.spans.span_f1(kept)
     assert int(f1.pair_n_documents.sel(annotator_1="ann", annotator_2="bob")) == 1
     assert float(f1.pair_f1.sel(annotator_1="ann", annotator_2="bob")) == 1.0
+
+
+def test_a_length_cut_below_a_span_is_refused_by_every_measure():
+    # unitizing laid the span [0, 5) of a document cut to 4 across the next document
+    table = from_spans([("d1", "ann", 0, 5, "X"), ("d1", "bob", 2, 5, "X"),
+                        ("d2", "ann", 0, 3, "X"), ("d2", "bob", 1, 3, "X")],
+                       lengths={"d1": 10, "d2": 5})
+    table["length"][:] = [4, 5]
+    message = r"span 0 \(document 'd1', .*end 5, document length 4\) ends past"
+    for measure in (span_arrays, xr_agreement.spans.unitizing_alpha,
+                    xr_agreement.spans.span_f1, xr_agreement.spans.span_disagreements,
+                    xr_agreement.span_mla):
+        with pytest.raises(ValueError, match=message):
+            measure(table)
+    table["length"][:] = [10, 5]
+    table["start"][1] = 6  # start after end
+    with pytest.raises(ValueError, match=r"span 1 .* does not end after it starts"):
+        span_arrays(table)

@@ -446,24 +446,32 @@ def span_arrays(table: xr.Dataset) -> SpanArrays:
     start, end = table["start"].values, table["end"].values
     annotated = table["annotated"].values.astype(bool)
     # a table edited after from_spans (an annotator's document marked not annotated to set
-    # it aside) keeps that annotator's spans there: counting them gave F1 above 1 and put
-    # them in another annotator's column of the disagreements
-    outside = np.flatnonzero(~annotated[codes["document"], codes["annotator"]]) \
-        if len(start) else np.zeros(0, np.int64)
-    if outside.size:
-        row = int(outside[0])
+    # it aside, a length cut short) keeps spans that no longer fit: counting them gave F1
+    # above 1, put them in another annotator's column of the disagreements, and laid them
+    # across the next document of the unitizing continuum
+    lengths = table["length"].values
+    checks = (
+        (~annotated[codes["document"], codes["annotator"]],
+         "belongs to a (document, annotator) pair the table marks as not annotated: drop the "
+         "pair's spans too (or rebuild the table with from_spans)"),
+        (~(start < end), "does not end after it starts"),
+        (start < 0, "starts before 0"),
+        (end > lengths[codes["document"]], "ends past its document's length"),
+    )
+    for bad, what in checks:
+        if len(start) and bad.any():
+            row = int(np.flatnonzero(bad)[0])
 
-        def plain(value):
-            return value.item() if isinstance(value, np.generic) else value
+            def plain(value):
+                return value.item() if isinstance(value, np.generic) else value
 
-        raise ValueError(
-            f"span {row} (document {plain(table['document'].values[row])!r}, annotator "
-            f"{plain(table['annotator'].values[row])!r}, label "
-            f"{plain(table['label'].values[row])!r}, start {plain(start[row])!r}, end "
-            f"{plain(end[row])!r}) belongs to a (document, annotator) pair the table marks "
-            f"as not annotated: drop the pair's spans too (or rebuild the table with "
-            f"from_spans)")
+            raise ValueError(
+                f"span {row} (document {plain(table['document'].values[row])!r}, annotator "
+                f"{plain(table['annotator'].values[row])!r}, label "
+                f"{plain(table['label'].values[row])!r}, start {plain(start[row])!r}, end "
+                f"{plain(end[row])!r}, document length "
+                f"{plain(lengths[codes['document'][row]])!r}) {what}")
     return SpanArrays(codes["document"], codes["annotator"], codes["label"], start, end,
-                      table["length"].values, annotated,
+                      lengths, annotated,
                       table["document_id"].values, table["annotator_id"].values,
                       table["label_id"].values)

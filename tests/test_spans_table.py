@@ -174,3 +174,16 @@ def test_a_length_cut_below_a_span_is_refused_by_every_measure():
     table["start"][1] = 6  # start after end
     with pytest.raises(ValueError, match=r"span 1 .* does not end after it starts"):
         span_arrays(table)
+
+
+def test_integer_ids_past_int64_are_kept():
+    # a 64-bit unsigned hash as a document id raised OverflowError from numpy
+    big = 2**64 - 1
+    table = from_spans([(big, "a", 0, 3, "X"), (big, "b", 0, 2, "X"), (7, "a", 0, 1, "X")],
+                       lengths={big: 4, 7: 2}, annotated=[(big, "a"), (big, "b"), (7, "a"),
+                                                          (7, "b")])
+    assert table.document_id.values.tolist() == [big, 7]
+    assert int(table.length.sel(document_id=big)) == 4
+    f1 = xr_agreement.spans.span_f1(table, "overlap")
+    assert f1.document_f1.values.tolist()[0] == 1.0  # [0, 3) and [0, 2) overlap
+    assert f1.document_f1.values.tolist()[1] == 0.0  # on 7 b marked nothing: 0 of 1 span

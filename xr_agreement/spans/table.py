@@ -144,7 +144,8 @@ def _first_appearance(*groups) -> list:
 def _id_array(values: list) -> np.ndarray:
     if values and all(isinstance(v, str) for v in values):
         return np.array(values, dtype=str)
-    if all(isinstance(v, int) for v in values):
+    # ints past int64 (64-bit unsigned hashes as ids) stay Python ints in an object array
+    if all(isinstance(v, int) and -2**63 <= v < 2**63 for v in values):
         return np.array(values, dtype=np.int64)
     return np.array(values, dtype=object)
 

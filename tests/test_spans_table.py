@@ -187,3 +187,14 @@ def test_integer_ids_past_int64_are_kept():
     f1 = xr_agreement.spans.span_f1(table, "overlap")
     assert f1.document_f1.values.tolist()[0] == 1.0  # [0, 3) and [0, 2) overlap
     assert f1.document_f1.values.tolist()[1] == 0.0  # on 7 b marked nothing: 0 of 1 span
+
+
+def test_a_missing_offset_in_a_nullable_integer_column_is_refused_naming_the_span():
+    # pandas' Int64 with <NA> raised TypeError from int() instead of naming the span
+    frame = pd.DataFrame({"document": ["d", "d"], "annotator": ["a", "b"],
+                          "start": pd.array([0, 1], dtype="Int64"),
+                          "end": pd.array([3, None], dtype="Int64"), "label": ["X", "X"]})
+    with pytest.raises(ValueError, match="end of span 1 must be a finite number"):
+        from_spans(frame)
+    frame["end"] = pd.array([3, 2**53 + 1], dtype="Int64")
+    assert from_spans(frame).end.values.tolist() == [3, 2**53 + 1]

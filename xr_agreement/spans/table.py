@@ -95,8 +95,9 @@ def _offsets(values, column: str) -> np.ndarray:
         raise ValueError(f"{column} offsets must be numbers, not booleans")
     # whole numbers given as integers are kept exactly: through float64 an offset past
     # 2**53 would silently move (2**53 + 3 becomes 2**53 + 4) and the table turn "real"
-    if series.dtype.kind in "iu" or (len(series) and series.map(
-            lambda v: isinstance(v, (int, np.integer))).all()):
+    # (missing values, as in pandas' nullable Int64, go on to be refused as not finite)
+    if not series.isna().any() and (series.dtype.kind in "iu" or (len(series) and series.map(
+            lambda v: isinstance(v, (int, np.integer))).all())):
         exact = [int(v) for v in series]
         if not all(-2**63 <= v < 2**63 for v in exact):
             row = next(r for r, v in enumerate(exact) if not -2**63 <= v < 2**63)

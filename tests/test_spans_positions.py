@@ -500,3 +500,77 @@ def test_span_mla_equals_the_oracle_on_any_small_table(spans, skipped):
             expected["label_observed"][label], abs=1e-12)
         assert float(result.label_agreement.sel(label=label)) == pytest.approx(
             expected["label_agreement"][label], abs=1e-12, nan_ok=True)
+
+
+def test_counts_that_would_pass_int64_are_refused_not_wrapped():
+    # two documents of 2**62 positions: n_positions wrapped to -2**63 and the result was NaN
+    # with no error; one of 2**60 with 3 annotators and 4 labels wrapped the comparisons
+    records = [("d", "a", 2, 3, "X"), ("d", "b", 2, 5, "X"), ("e", "a", 0, 2, "X"),
+               ("e", "b", 0, 2, "X")]
+    table = xr_agreement.from_spans(records, lengths={"d": 2**62, "e": 2**62})
+    for measure in (span_mla, span_alpha):
+        with pytest.raises(ValueError, match="64-bit"):
+            measure(table)
+    table = xr_agreement.from_spans(
+        [("d", a, 0, 5, "X") for a in ("a", "b", "c")], lengths={"d": 2**60},
+        labels=["X", "Y", "Z", "W"])
+    with pytest.raises(ValueError, match="64-bit"):
+        span_mla(table)
+    # well inside the range the same table computes (an oracle-checked size elsewhere)
+    table = xr_agreement.from_spans(records, lengths={"d": 2**40, "e": 2**40})
+    n = 2 * 2**40
+    # x = 2 on 1 + 2 positions, x = 1 on 2: observed = agreeing pairs / pairs
+    assert float(span_mla(table).observed) == pytest.approx((n - 2) / n, rel=1e-15)
+
+
+def test_half_a_unit_off_is_refused_at_large_offsets():
+    # 1e6 s in units of 1e-3 is 10**9 units: a relative tolerance of 1e-9 let a start half a
+    # unit off through, rounded away (observed agreement 1.0 with spans that differ)
+    table = xr_agreement.from_spans([("d", "a", 1e6 + 0.0005, 1e6 + 0.002, "X"),
+                                     ("d", "b", 1e6, 1e6 + 0.002, "X")],
+                                    lengths={"d": 1e6 + 0.01})
+    with pytest.raises(ValueError, match=r"start 1000000\.0005 of span 0 .* not a whole"):
+        span_mla(table, unit=0.001)
+    # float noise at that size still passes: offsets written as sums of units
+    noisy = xr_agreement.from_spans([("d", "a", 1e6 + 0.001, 1e6 + 0.002, "X"),
+                                     ("d", "b", 1e6, 1e6 + 0.002, "X")],
+                                    lengths={"d": 1e6 + 0.01})
+    counts = span_mla(noisy, unit=0.001)
+    assert counts.attrs["n_positions"] == 10**9 + 10
+    # one pair, one label: 1 disagreeing position of 10**9 + 10
+    assert float(counts.observed) == pytest.approx(1 - 1 / (10**9 + 10), rel=1e-15)
+
+
+def test_the_memory_guard_counts_the_coordinates(monkeypatch):
+    # 10**6 positions x 2 annotators x 1 label: 2 MB of uint8 decisions but about 40 MB of
+    # coordinates (document, offset); counting the decisions alone let the process be
+    # killed for memory instead of raising MemoryError
+    from xr_agreement.spans.positions import api
+
+    monkeypatch.setattr(api, "_available_bytes", lambda: 10 * 10**6)
+    table = xr_agreement.from_spans([("a", "x", 0, 2, "T"), ("a", "y", 1, 2, "T")],
+                                    lengths={"a": 10**6})
+    with pytest.raises(MemoryError, match="coordinates"):
+        span_positions(table)
+    monkeypatch.setattr(api, "_available_bytes", lambda: 200 * 10**6)
+    assert span_positions(table).sizes["position"] == 10**6
+
+
+def test_one_pairable_document_gives_no_interval_rather_than_width_zero():
+    # every replicate of one document is that document: the bounds equalled the estimate,
+    # an interval of width 0 (certainty) from a single document
+    one = xr_agreement.from_spans([("d", "a", 0, 5, "X"), ("d", "b", 2, 6, "X"),
+                                   ("d", "b", 7, 9, "Y"), ("e", "a", 0, 3, "X")],
+                                  lengths={"d": 20, "e": 10})  # e: one annotator only
+    for measure, name in ((span_mla, "agreement"), (span_alpha, "alpha")):
+        result = measure(one, ci=0.95, seed=1)
+        assert np.isfinite(float(result[name]))
+        assert np.isnan(float(result[f"{name}_lower"]))
+        assert np.isnan(float(result[f"{name}_upper"]))
+        assert "at least 2" in result.attrs["ci_undefined_reason"]
+    two = xr_agreement.from_spans([("d", "a", 0, 5, "X"), ("d", "b", 2, 6, "X"),
+                                   ("e", "a", 0, 3, "X"), ("e", "b", 0, 4, "X")],
+                                  lengths={"d": 20, "e": 10})
+    result = span_mla(two, ci=0.95, seed=1)
+    assert float(result.agreement_lower) < float(result.agreement_upper)
+    assert "ci_undefined_reason" not in result.attrs

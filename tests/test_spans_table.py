@@ -119,3 +119,82 @@ def test_span_arrays_refuses_a_dataset_that_is_not_a_span_table():
     broken = from_spans(RECORDS).assign_coords(label=("span", ["LOC", "LOC", "XXX", "ORG"]))
     with pytest.raises(ValueError, match="span 2 has label 'XXX'"):
         span_arrays(broken)
+
+
+def test_integer_offsets_past_2_to_the_53_are_kept_exactly():
+    # through float64 the end 2**53 + 3 would become 2**53 + 4 and the table "real"
+    base = 2**53
+    table = from_spans([("d", "a", base + 2, base + 3, "X"), ("d", "b", base + 2, base + 5,
+                                                               "X")],
+                       lengths={"d": base + 8})
+    assert table.start.dtype == np.int64 and table.attrs["offsets"] == "integer"
+    assert table.start.values.tolist() == [base + 2, base + 2]
+    assert table.end.values.tolist() == [base + 3, base + 5]
+    assert int(table.length.sel(document_id="d")) == base + 8
+    with pytest.raises(ValueError, match="beyond the 64-bit"):
+        from_spans([("d", "a", 0, 2**64, "X")])
+
+
+def test_spans_of_a_pair_later_marked_not_annotated_are_refused_by_every_measure():
+    # marking bob's d1 as not annotated after from_spans left his spans there: span_f1
+    # counted them (pair F1 4/3 > 1) and the disagreements put them in a reader's place
+    table = from_spans([("d1", "ann", 0, 5, "X"), ("d1", "bob", 0, 5, "X"),
+                        ("d1", "cy", 6, 8, "X"), ("d2", "ann", 0, 3, "X"),
+                        ("d2", "bob", 0, 3, "X"), ("d2", "cy", 0, 3, "X")],
+                       lengths={"d1": 10, "d2": 5})
+    table.annotated.loc[dict(document_id="d1", annotator_id="bob")] = False
+    message = r"span 1 \(document 'd1', annotator 'bob', .*start 0, end 5, .*not annotated"
+    with pytest.raises(ValueError, match=message):
+        span_arrays(table)
+    for measure in (lambda t: xr_agreement.spans.span_f1(t, "overlap"),
+                    xr_agreement.spans.span_disagreements, xr_agreement.spans.unitizing_alpha,
+                    xr_agreement.span_mla):
+        with pytest.raises(ValueError, match=message):
+            measure(table)
+    # dropping the pair's spans too is the way: then bob is missing on d1
+    kept = table.isel(span=[0, 2, 3, 4, 5])
+    f1 = xr_agreement.spans.span_f1(kept)
+    assert int(f1.pair_n_documents.sel(annotator_1="ann", annotator_2="bob")) == 1
+    assert float(f1.pair_f1.sel(annotator_1="ann", annotator_2="bob")) == 1.0
+
+
+def test_a_length_cut_below_a_span_is_refused_by_every_measure():
+    # unitizing laid the span [0, 5) of a document cut to 4 across the next document
+    table = from_spans([("d1", "ann", 0, 5, "X"), ("d1", "bob", 2, 5, "X"),
+                        ("d2", "ann", 0, 3, "X"), ("d2", "bob", 1, 3, "X")],
+                       lengths={"d1": 10, "d2": 5})
+    table["length"][:] = [4, 5]
+    message = r"span 0 \(document 'd1', .*end 5, document length 4\) ends past"
+    for measure in (span_arrays, xr_agreement.spans.unitizing_alpha,
+                    xr_agreement.spans.span_f1, xr_agreement.spans.span_disagreements,
+                    xr_agreement.span_mla):
+        with pytest.raises(ValueError, match=message):
+            measure(table)
+    table["length"][:] = [10, 5]
+    table["start"][1] = 6  # start after end
+    with pytest.raises(ValueError, match=r"span 1 .* does not end after it starts"):
+        span_arrays(table)
+
+
+def test_integer_ids_past_int64_are_kept():
+    # a 64-bit unsigned hash as a document id raised OverflowError from numpy
+    big = 2**64 - 1
+    table = from_spans([(big, "a", 0, 3, "X"), (big, "b", 0, 2, "X"), (7, "a", 0, 1, "X")],
+                       lengths={big: 4, 7: 2}, annotated=[(big, "a"), (big, "b"), (7, "a"),
+                                                          (7, "b")])
+    assert table.document_id.values.tolist() == [big, 7]
+    assert int(table.length.sel(document_id=big)) == 4
+    f1 = xr_agreement.spans.span_f1(table, "overlap")
+    assert f1.document_f1.values.tolist()[0] == 1.0  # [0, 3) and [0, 2) overlap
+    assert f1.document_f1.values.tolist()[1] == 0.0  # on 7 b marked nothing: 0 of 1 span
+
+
+def test_a_missing_offset_in_a_nullable_integer_column_is_refused_naming_the_span():
+    # pandas' Int64 with <NA> raised TypeError from int() instead of naming the span
+    frame = pd.DataFrame({"document": ["d", "d"], "annotator": ["a", "b"],
+                          "start": pd.array([0, 1], dtype="Int64"),
+                          "end": pd.array([3, None], dtype="Int64"), "label": ["X", "X"]})
+    with pytest.raises(ValueError, match="end of span 1 must be a finite number"):
+        from_spans(frame)
+    frame["end"] = pd.array([3, 2**53 + 1], dtype="Int64")
+    assert from_spans(frame).end.values.tolist() == [3, 2**53 + 1]

@@ -544,3 +544,13 @@ def test_attrs_and_accessor():
                 assert re.sub("^label_", "", name).startswith("n_"), name
             if name.endswith("undefined_reason"):
                 assert var.dtype.kind == "O", name
+
+
+def test_overlap_refusal_names_float_ids_without_crashing():
+    # ids that are neither text nor whole numbers live in an object array: the message
+    # called .item() on a Python float and raised AttributeError instead
+    table = xr_agreement.from_spans([(1.5, 0.5, 0, 3, "X"), (1.5, 0.5, 1, 4, "X"),
+                                     (1.5, "b", 1, 3, "X")], lengths={1.5: 4})
+    for method in ("krippendorff2004", "krippendorff2016"):
+        with pytest.raises(ValueError, match=r"document 1\.5, annotator '0\.5'.*\[0, 3\)"):
+            unitizing_alpha(table, method)

@@ -93,6 +93,17 @@ def _offsets(values, column: str) -> np.ndarray:
     series = pd.Series(values).reset_index(drop=True)
     if series.dtype == bool or series.map(lambda v: isinstance(v, (bool, np.bool_))).any():
         raise ValueError(f"{column} offsets must be numbers, not booleans")
+    # whole numbers given as integers are kept exactly: through float64 an offset past
+    # 2**53 would silently move (2**53 + 3 becomes 2**53 + 4) and the table turn "real"
+    # (missing values, as in pandas' nullable Int64, go on to be refused as not finite)
+    if not series.isna().any() and (series.dtype.kind in "iu" or (len(series) and series.map(
+            lambda v: isinstance(v, (int, np.integer))).all())):
+        exact = [int(v) for v in series]
+        if not all(-2**63 <= v < 2**63 for v in exact):
+            row = next(r for r, v in enumerate(exact) if not -2**63 <= v < 2**63)
+            raise ValueError(f"{column} of span {row} is {exact[row]!r}, beyond the 64-bit "
+                             f"integers offsets are kept in")
+        return np.array(exact, dtype=np.int64)
     try:
         numbers = pd.to_numeric(series, errors="raise").to_numpy(dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -134,7 +145,8 @@ def _first_appearance(*groups) -> list:
 def _id_array(values: list) -> np.ndarray:
     if values and all(isinstance(v, str) for v in values):
         return np.array(values, dtype=str)
-    if all(isinstance(v, int) for v in values):
+    # ints past int64 (64-bit unsigned hashes as ids) stay Python ints in an object array
+    if all(isinstance(v, int) and -2**63 <= v < 2**63 for v in values):
         return np.array(values, dtype=np.int64)
     return np.array(values, dtype=object)
 
@@ -434,7 +446,34 @@ def span_arrays(table: xr.Dataset) -> SpanArrays:
                              f"table's {dim_id} values")
         codes[column] = code.astype(np.int64)
     start, end = table["start"].values, table["end"].values
+    annotated = table["annotated"].values.astype(bool)
+    # a table edited after from_spans (an annotator's document marked not annotated to set
+    # it aside, a length cut short) keeps spans that no longer fit: counting them gave F1
+    # above 1, put them in another annotator's column of the disagreements, and laid them
+    # across the next document of the unitizing continuum
+    lengths = table["length"].values
+    checks = (
+        (~annotated[codes["document"], codes["annotator"]],
+         "belongs to a (document, annotator) pair the table marks as not annotated: drop the "
+         "pair's spans too (or rebuild the table with from_spans)"),
+        (~(start < end), "does not end after it starts"),
+        (start < 0, "starts before 0"),
+        (end > lengths[codes["document"]], "ends past its document's length"),
+    )
+    for bad, what in checks:
+        if len(start) and bad.any():
+            row = int(np.flatnonzero(bad)[0])
+
+            def plain(value):
+                return value.item() if isinstance(value, np.generic) else value
+
+            raise ValueError(
+                f"span {row} (document {plain(table['document'].values[row])!r}, annotator "
+                f"{plain(table['annotator'].values[row])!r}, label "
+                f"{plain(table['label'].values[row])!r}, start {plain(start[row])!r}, end "
+                f"{plain(end[row])!r}, document length "
+                f"{plain(lengths[codes['document'][row]])!r}) {what}")
     return SpanArrays(codes["document"], codes["annotator"], codes["label"], start, end,
-                      table["length"].values, table["annotated"].values.astype(bool),
+                      lengths, annotated,
                       table["document_id"].values, table["annotator_id"].values,
                       table["label_id"].values)

@@ -56,13 +56,18 @@ def _available_bytes() -> int | None:
         return None
 
 
-def _check_size(n_positions: int, n_annotators: int, n_labels: int, itemsize: int) -> None:
-    size = n_positions * n_annotators * n_labels * itemsize
+def _check_size(n_positions: int, n_annotators: int, n_labels: int, itemsize: int,
+                per_position: int = 0) -> None:
+    """Refuse an array that would not fit; ``per_position`` the bytes of each position's
+    coordinates and work arrays (they outweigh a uint8 array of few labels: counting the
+    decisions alone let the process be killed for memory instead of raising)."""
+    size = n_positions * (n_annotators * n_labels * itemsize + per_position)
     available = _available_bytes()
     if available is not None and size > MEMORY_SHARE * available:
         raise MemoryError(
-            f"the position array would take {size / 2**30:.3g} GiB ({n_positions} positions x "
-            f"{n_annotators} annotators x {n_labels} labels, {itemsize} byte(s) each), more "
+            f"the position array and its coordinates would take {size / 2**30:.3g} GiB "
+            f"({n_positions} positions x {n_annotators} annotators x {n_labels} labels, "
+            f"{itemsize} byte(s) each, and {per_position} bytes of coordinates), more "
             f"than {MEMORY_SHARE:.0%} of the {available / 2**30:.3g} GiB available. span_mla "
             f"(table.agreement.mla()) and span_alpha with metric='hamming' compute from the "
             f"span boundaries and never build it; or use a coarser unit=")
@@ -79,7 +84,7 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
         The offset of one position. Integer offsets (characters, tokens): one position per
         unit of offset by default (``unit`` None or 1). Real offsets (seconds): required,
         e.g. ``unit=0.01``; every start, end and length must be a whole number of units
-        (to 1e-9 relative).
+        (to 1e-9 relative, and at most 1e-3 of a unit).
 
     Returns
     -------
@@ -121,7 +126,10 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
     complete = bool(arrays.annotated.all())
     dtype = np.dtype(np.uint8 if complete else np.float64)
     n_positions = int(lengths.sum())
-    _check_size(n_positions, n_annotators, n_labels, dtype.itemsize)
+    # per position: its document (int64), offsets (arange, offset, offset * unit: 3 x 8),
+    # the document id coordinate, the not-annotated mask (a bool per annotator)
+    per_position = 32 + arrays.document_ids.dtype.itemsize + n_annotators
+    _check_size(n_positions, n_annotators, n_labels, dtype.itemsize, per_position)
     document_start = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     position_document = np.repeat(np.arange(n_documents), lengths)
     values = np.zeros((n_positions, n_annotators, n_labels), dtype)
@@ -145,6 +153,11 @@ def span_positions(table: xr.Dataset, unit=None) -> xr.DataArray:
     positions.document.attrs.update(long_name="document", description="the document the "
                                     "position lies in")
     return positions
+
+
+def _n_pairable_documents(counts) -> int:
+    """Documents that hold a comparison: a position and two annotators who annotated it."""
+    return int(((counts.deciders >= 2) & (counts.lengths > 0)).sum())
 
 
 def _check_sizes(counts) -> tuple[int, int]:
@@ -231,6 +244,8 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
         Confidence level of bootstrap intervals that resample **documents** (positions of
         one document are not independent): every corpus- and label-level coefficient ``V``
         gains ``V_lower`` and ``V_upper``; attrs ``ci_resampling_unit`` is "document".
+        Fewer than 2 documents annotated by two or more annotators: NaN bounds, and attrs
+        ``ci_undefined_reason`` says why (the interval would have width 0).
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     ci_method : {"percentile", "bca"}, default "percentile"
@@ -308,7 +323,8 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
     return document_bootstrap(result, rows, finish,
                               variables=interval_variables(result, "document"), ci=ci,
                               n_resamples=n_resamples, ci_method=ci_method, seed=seed,
-                              return_replicates=return_replicates)
+                              return_replicates=return_replicates,
+                              n_pairable_documents=_n_pairable_documents(counts))
 
 
 def _hamming_from_label_counts(label_counts, counts, extra_dims=(), extra_coords=None):
@@ -346,7 +362,8 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
     ci : float, optional
         Confidence level of intervals that resample documents (metric "hamming" only):
         ``alpha``, its disagreements and the label-level values gain ``V_lower`` and
-        ``V_upper``.
+        ``V_upper`` (NaN, with attrs ``ci_undefined_reason``, from fewer than 2 documents
+        annotated by two or more annotators).
     n_resamples : int, default 1000
         Number of bootstrap resamples.
     ci_method : {"percentile", "bca"}, default "percentile"
@@ -438,4 +455,5 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
 
     return document_bootstrap(result, rows, finish, variables=variables, ci=ci,
                               n_resamples=n_resamples, ci_method=ci_method, seed=seed,
-                              return_replicates=False)
+                              return_replicates=False,
+                              n_pairable_documents=_n_pairable_documents(counts))

@@ -26,6 +26,9 @@ from . import kernels as _kernels
 
 # relative tolerance of an offset being a whole number of units (float offsets)
 UNIT_TOLERANCE = 1e-9
+# ... but never more than this share of a unit: relative alone, at 10**9 units (1e6 s in
+# units of 1e-3) half a unit passed and was rounded away silently
+MAX_UNIT_ERROR = 1e-3
 
 # events are sorted by one combined int64 key (group, position) below this many keys
 COMBINED_KEY_LIMIT = 2**62
@@ -79,8 +82,9 @@ def _whole_units(values: np.ndarray, unit, what: str, arrays: SpanArrays):
     else:
         ratio = values / float(unit)
         whole = np.rint(ratio)
-        bad = np.flatnonzero(np.abs(ratio - whole) > UNIT_TOLERANCE * np.maximum(1.0,
-                                                                             np.abs(ratio)))
+        tolerance = np.minimum(UNIT_TOLERANCE * np.maximum(1.0, np.abs(ratio)),
+                               MAX_UNIT_ERROR)
+        bad = np.flatnonzero(np.abs(ratio - whole) > tolerance)
     if bad.size:
         first = int(bad[0])
         if what == "length":  # one per document
@@ -131,12 +135,28 @@ def in_positions(table, unit=None):
     return arrays, unit, start, end, lengths
 
 
+def _check_range(lengths: np.ndarray, n_annotators: int, n_labels: int, unit) -> None:
+    """Refuse a table whose counts could pass the int64 range: the sums of ``x**2`` and the
+    comparisons reach (positions x labels x annotators**2), and a bootstrap replicate may
+    draw the longest document once per document. Python integers: the bound itself must
+    not wrap (it did: 2 documents of 2**62 positions gave n_positions -2**63 and NaN)."""
+    longest = int(lengths.max(initial=0))
+    positions = max(sum(int(n) for n in lengths), len(lengths) * longest)
+    bound = positions * max(n_labels, 1) * max(n_annotators, 1) ** 2
+    if bound >= 2**63:
+        raise ValueError(f"the span table has {sum(int(n) for n in lengths)} positions "
+                         f"(longest document {longest}) of {n_labels} labels and "
+                         f"{n_annotators} annotators: their counts would pass the 64-bit "
+                         f"integers; pass a coarser unit= (now {unit!r})")
+
+
 def span_counts(table, unit=None) -> SpanCounts:
     """The sweep's counts of a span table (see the module docstring): O(spans log spans)
     time, O(spans + documents x labels) memory."""
     arrays, unit, start, end, lengths = in_positions(table, unit)
     n_documents, n_annotators = arrays.annotated.shape
     n_labels = len(arrays.label_ids)
+    _check_range(lengths, n_annotators, n_labels, unit)
     group = arrays.document * n_labels + arrays.label
     event_group = np.concatenate([group, group])
     event_position = np.concatenate([start, end])

@@ -38,7 +38,8 @@ def _weighted_sums(weights: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 def document_bootstrap(result: xr.Dataset, table: np.ndarray, finish, *, variables,
                        ci: float, n_resamples: int, ci_method: str, seed,
-                       return_replicates: bool) -> xr.Dataset:
+                       return_replicates: bool, n_pairable_documents: int | None = None
+                       ) -> xr.Dataset:
     """``result`` with document-bootstrap bounds ``V_lower``, ``V_upper`` of ``variables``.
 
     ``table`` (D, F) int64 holds each document's counts; ``finish(sums)`` turns (R, F) sums of
@@ -46,6 +47,11 @@ def document_bootstrap(result: xr.Dataset, table: np.ndarray, finish, *, variabl
     replicates draw D documents with replacement, ``rng.integers(0, D, (n_resamples, D))``
     with ``rng = numpy.random.default_rng(seed)`` (or ``seed`` itself if a Generator), as
     :func:`scipy.stats.bootstrap` draws.
+
+    With fewer than 2 ``n_pairable_documents`` (documents that hold a comparison: two
+    annotators annotated them) the bounds are NaN and ``ci_undefined_reason`` says why: every
+    replicate would repeat the one document, and the interval would have width 0, a
+    certainty the data cannot give.
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     n_documents = table.shape[0]
@@ -70,4 +76,12 @@ def document_bootstrap(result: xr.Dataset, table: np.ndarray, finish, *, variabl
                         ci_method=ci_method, resample="document", accelerations=accelerations,
                         return_replicates=return_replicates)
     out.attrs["ci_note"] = NOTE
+    if n_pairable_documents is not None and n_pairable_documents < 2:
+        for name in variables:
+            for side in ("lower", "upper"):
+                out[f"{name}_{side}"][...] = np.nan
+        out.attrs["ci_undefined_reason"] = (
+            f"{n_pairable_documents} document(s) annotated by two or more annotators: "
+            f"resampling documents needs at least 2 (with one, every replicate repeats it "
+            f"and the interval would have width 0)")
     return out

@@ -259,12 +259,15 @@ def _check_overlaps(arrays, within_label: bool) -> None:
         return
     first, second = order[clash[0]], order[clash[0] + 1]
 
-    def unit(row):
-        return (f"[{arrays.start[row].item()!r}, {arrays.end[row].item()!r}) labelled "
-                f"{arrays.label_ids[arrays.label[row]].item()!r}")
+    def plain(value):  # ids of an object array (e.g. float ids) are Python values already
+        return value.item() if isinstance(value, np.generic) else value
 
-    where = (f"document {arrays.document_ids[arrays.document[first]].item()!r}, annotator "
-             f"{arrays.annotator_ids[arrays.annotator[first]].item()!r}")
+    def unit(row):
+        return (f"[{plain(arrays.start[row])!r}, {plain(arrays.end[row])!r}) labelled "
+                f"{plain(arrays.label_ids[arrays.label[row]])!r}")
+
+    where = (f"document {plain(arrays.document_ids[arrays.document[first]])!r}, annotator "
+             f"{plain(arrays.annotator_ids[arrays.annotator[first]])!r}")
     if within_label:
         raise ValueError(
             f"{where}: the units {unit(first)} and {unit(second)} overlap; Krippendorff's "

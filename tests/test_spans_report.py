@@ -459,3 +459,14 @@ def test_time_continuum_with_a_unit():
     assert rep.unitizing is None and "unitizing alpha = not computed" in text
     with pytest.raises(ValueError, match="unit"):
         span_report(table)
+
+
+def test_undefined_intervals_are_explained():
+    """One document annotated by two annotators: the document bootstrap cannot make an
+    interval, and the report says why beside the NaN bounds."""
+    table = xr_agreement.from_spans([("d", "a", 0, 3, "X"), ("d", "b", 1, 3, "X"),
+                                     ("e", "a", 0, 2, "X")], lengths={"d": 10, "e": 5})
+    text = str(xr_agreement.span_report(table, ci=0.9, seed=0, n_resamples=50))
+    assert "[NaN, NaN]" in text
+    assert "The intervals are undefined (NaN): 1 document(s) annotated by two or more" in \
+        " ".join(text.split())

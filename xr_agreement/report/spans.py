@@ -592,6 +592,8 @@ def _uncertainty_section(f: _Facts):
                 + (f", seed={f.s['seed']}" if f.s.get("seed") is not None else "")
                 + ". Documents, not positions, are resampled: positions inside a document "
                 "are not independent.")
+        if attrs.get("ci_undefined_reason"):
+            text += f" The intervals are undefined (NaN): {attrs['ci_undefined_reason']}."
     else:
         text = ("No confidence intervals were computed (pass ci=0.95, command line --ci "
                 "0.95): they resample documents, as positions inside a document are not "

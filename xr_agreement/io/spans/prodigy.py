@@ -18,11 +18,11 @@ Meaning read here:
 - ``accept``: the annotator marked the spans listed, and nothing else (an accepted task
   without spans: read, nothing marked);
 - ``ignore``: skipped, no decision (not annotated);
-- ``reject`` in a manual task: not a statement about spans. Prodigy's documentation of
-  ``review`` (https://prodi.gy/docs/review) filters "ignore" and "reject" answers out of
-  manual annotations, and Prodigy's maintainers describe reject in ``ner.manual`` as "the
-  text itself may be corrupted / weird, let's not use it"
-  (https://support.prodi.gy/t/what-do-the-accept-reject-and-ignore-buttons-do/5036): no
+- ``reject`` in a manual task: not a statement about spans. Prodigy's maintainers describe
+  reject in ``ner.manual`` as "the text itself may be corrupted / weird, let's not use it"
+  and say the ``review`` recipe leaves "ignore" and "reject" answers out of manual
+  annotations (Prodigy support forum,
+  https://support.prodi.gy/t/what-do-the-accept-reject-and-ignore-buttons-do/5036): no
   decision (not annotated), counted in ``notes``;
 - binary ``ner`` tasks (``_view_id: "ner"``, ``ner.teach``: accept or reject one suggested
   span) say nothing about the rest of the text, so they cannot be read as spans marked

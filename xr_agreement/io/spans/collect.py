@@ -12,28 +12,12 @@ there is something to say, ``notes``.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
 from ...spans.table import from_spans
-from ..files import AnnotationFileError, ids_as_coordinate, read_label_universe
+from ..files import AnnotationFileError, ids_as_coordinate
 from ..tools._common import Dropped, blank, label_text
-
-
-def declared_labels(labels) -> list[str] | None:
-    """The label universe ``labels=`` declares: a sequence of labels, or a file of one label
-    per line (:func:`xr_agreement.io.files.read_label_universe`); labels are text."""
-    if labels is None:
-        return None
-    if isinstance(labels, (str, os.PathLike)):
-        values, _ = read_label_universe(labels)
-    else:
-        values = list(labels)
-    out = [str(v) for v in values]
-    if len(set(out)) != len(out):
-        raise ValueError(f"the declared labels hold a label twice: {out}")
-    return out
 
 
 def is_offset(value) -> bool:

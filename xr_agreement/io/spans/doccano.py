@@ -34,7 +34,8 @@ from __future__ import annotations
 from ..files import AnnotationFileError
 from ..tools._common import Annotation, Where, load_json_records, scalar_id
 from ..tools.doccano import read_members
-from .collect import SpanCollector, declared_labels, is_offset
+from ._shared import declared_labels
+from .collect import SpanCollector, is_offset
 
 SPAN_KEYS = ("label", "labels", "entities")
 

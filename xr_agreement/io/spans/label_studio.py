@@ -56,7 +56,8 @@ from ..tools.label_studio import (CONLL_PEEK, CONLL_REFUSAL, MIN_META, NOBODY, U
                                   _annotator_names, _drafts, _latest_per_annotator,
                                   _one_project, _table_records, _user_of, is_conll,
                                   is_table_export, read_config)
-from .collect import SpanCollector, declared_labels
+from ._shared import declared_labels
+from .collect import SpanCollector
 
 # the result type of a text span region (a <Labels> control on a <Text> object)
 TEXT_SPANS = "labels"

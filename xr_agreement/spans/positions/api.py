@@ -160,6 +160,17 @@ def _n_pairable_documents(counts) -> int:
     return int(((counts.deciders >= 2) & (counts.lengths > 0)).sum())
 
 
+def _swept_counts(table, unit):
+    """The sweep's counts of ``table``: (counts, the per-document table and its numbers of
+    deciders, the corpus label counts (label, deciders, stat) that mla's one pass gives)."""
+    counts = span_counts(table, unit)
+    n_labels, n_annotators = _check_sizes(counts)
+    rows, m_values = document_table(counts)
+    label_counts = label_counts_from_sums(rows.sum(axis=0)[None], m_values, n_labels,
+                                          n_annotators)[0]
+    return counts, rows, m_values, label_counts
+
+
 def _check_sizes(counts) -> tuple[int, int]:
     """(labels, annotators) of the table, refused below 1 label or 2 annotators (as
     :func:`xr_agreement.mla` refuses such decisions)."""
@@ -298,11 +309,8 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
     if ci is not None:
         ci, n_resamples, _, ci_method = check_options(ci, n_resamples, "item", ci_method,
                                                       seed, progress)
-    counts = span_counts(table, unit)
-    n_labels, n_annotators = _check_sizes(counts)
-    rows, m_values = document_table(counts)
-    label_counts = label_counts_from_sums(rows.sum(axis=0)[None], m_values, n_labels,
-                                          n_annotators)[0]
+    counts, rows, m_values, label_counts = _swept_counts(table, unit)
+    n_labels, n_annotators = label_counts.shape[0], label_counts.shape[1] - 1
     agreeing, pairs = document_pairs(counts)
     result = _finish_mla(counts, label_counts, agreeing, pairs, names, single,
                          _document_coords(counts, "document", "label"))
@@ -420,11 +428,8 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
     if ci is not None:
         ci, n_resamples, _, ci_method = check_options(ci, n_resamples, "item", ci_method,
                                                       seed, progress)
-    counts = span_counts(table, unit)
-    n_labels, n_annotators = _check_sizes(counts)
-    rows, m_values = document_table(counts)
-    label_counts = label_counts_from_sums(rows.sum(axis=0)[None], m_values, n_labels,
-                                          n_annotators)[0]
+    counts, rows, m_values, label_counts = _swept_counts(table, unit)
+    n_labels, n_annotators = label_counts.shape[0], label_counts.shape[1] - 1
     result = _hamming_from_label_counts(label_counts, counts)
     pairable = int(counts.lengths[counts.deciders >= 2].sum()) if n_labels else 0
     result["n_pairable_items"] = ((), np.int64(pairable))

@@ -55,7 +55,7 @@ from ..tools._common import Where, is_collection, load_json_records, read_text, 
 from ..tools.label_studio import (CONLL_PEEK, CONLL_REFUSAL, MIN_META, NOBODY, UNANNOTATED,
                                   _annotator_names, _drafts, _latest_per_annotator,
                                   _one_project, _table_records, _user_of, is_conll,
-                                  is_table_export, read_config)
+                                  is_table_export, min_annotations, read_config)
 from ._shared import declared_labels
 from .collect import SpanCollector
 
@@ -341,23 +341,7 @@ def _read_min(records, where, universe, config, control):
               if isinstance(v, str) and k not in MIN_META and k not in found}
     field = _text_field(to_name, config, fields, where)
     spans = SpanCollector(where, "label-studio")
-    annotated = []
-    for row, record in records:
-        if record["annotator"] is not None:
-            annotated.append((row, record))
-            continue
-        # a task nobody annotated ("all tasks" exports): annotator and annotation_id null
-        if record.get("annotation_id") not in (None, "") or record.get(chosen) not in \
-                (None, "", []):
-            raise where("an annotation without annotator (\"annotator\": null beside an "
-                        "annotation id or regions)", row, "annotator")
-        spans.dropped.add(UNANNOTATED, NOBODY)
-    users = [(row, "annotator", _user_of(record["annotator"], where, row, "annotator"))
-             for row, record in annotated]
-    groups = {}
-    for (row, record), who in zip(annotated, _annotator_names(users, where)):
-        groups.setdefault((record["id"], who), []).append((row, record, None))
-    for task_id, who, row, record, _ in _latest_per_annotator(groups, spans.dropped, where):
+    for task_id, who, row, record in min_annotations(records, chosen, spans.dropped, where):
         if not isinstance(record.get(field), str):
             raise where(f"task {task_id!r} has no text in {field!r} (the text its spans are "
                         "offsets into)", row, field)

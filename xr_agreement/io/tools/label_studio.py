@@ -272,6 +272,31 @@ def _latest(group: list[tuple], where) -> int:
     return len(group) - 1
 
 
+def min_annotations(records, control, dropped, where):
+    """(task, annotator, row, record) of each JSON-min / CSV record that is an annotation,
+    the latest per annotator and task (:func:`_latest_per_annotator`). The converter writes a
+    task nobody annotated ("all tasks" exports) as a record with ``"annotator": null``,
+    ``"annotation_id": null`` and no control key: counted in ``dropped``; a null annotator
+    beside an annotation id or a result is refused. Shared with the span reader."""
+    annotated = []
+    for row, record in records:
+        if record["annotator"] is not None:
+            annotated.append((row, record))
+            continue
+        if record.get("annotation_id") not in (None, "") or record.get(control) not in \
+                (None, "", []):
+            raise where("an annotation without annotator (\"annotator\": null beside an "
+                        "annotation id or a result)", row, "annotator")
+        dropped.add(UNANNOTATED, NOBODY)
+    users = [(row, "annotator", _user_of(record["annotator"], where, row, "annotator"))
+             for row, record in annotated]
+    groups = {}
+    for (row, record), who in zip(annotated, _annotator_names(users, where)):
+        groups.setdefault((record["id"], who), []).append((row, record, None))
+    return [(task_id, who, row, record) for task_id, who, row, record, _
+            in _latest_per_annotator(groups, dropped, where)]
+
+
 def _latest_per_annotator(groups: dict, dropped, where):
     """(task id, annotator, row, entry, column) of the latest annotation of each (task,
     annotator) in ``groups``; the earlier ones count as "superseded" in ``dropped``."""
@@ -650,25 +675,8 @@ def _read_min(records, where, universe, config, control, item, annotator, label,
             if kind is not None:
                 raise _region_refusal(chosen_control, kind, where)
     dropped = Dropped()
-    annotated = []
-    for row, record in records:
-        if record["annotator"] is not None:
-            annotated.append((row, record))
-            continue
-        # the converter writes a task nobody annotated ("all tasks" exports) as a record
-        # with "annotator": null, "annotation_id": null and no control key
-        if record.get("annotation_id") not in (None, "") or record.get(chosen_control) not in \
-                (None, "", []):
-            raise where("an annotation without annotator (\"annotator\": null beside an "
-                        "annotation id or a result)", row, "annotator")
-        dropped.add(UNANNOTATED, NOBODY)
-    users = [(row, "annotator", _user_of(record["annotator"], where, row, "annotator"))
-             for row, record in annotated]
-    groups = {}
-    for (row, record), who in zip(annotated, _annotator_names(users, where)):
-        groups.setdefault((record["id"], who), []).append((row, record, None))
     annotations = []
-    for task_id, who, row, record, _ in _latest_per_annotator(groups, dropped, where):
+    for task_id, who, row, record in min_annotations(records, chosen_control, dropped, where):
         if record.get("was_cancelled") is True:
             dropped.add("cancelled", who)
             annotations.append(Annotation(task_id, who, None, row=row))

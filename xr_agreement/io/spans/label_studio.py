@@ -53,9 +53,9 @@ import xml.etree.ElementTree as ElementTree
 from ..files import AnnotationFileError
 from ..tools._common import Where, is_collection, load_json_records, read_text, scalar_id
 from ..tools.label_studio import (CONLL_PEEK, CONLL_REFUSAL, MIN_META, NOBODY, UNANNOTATED,
-                                  _annotator_names, _drafts, _latest_per_annotator,
                                   _one_project, _table_records, _user_of, is_conll,
-                                  is_table_export, min_annotations, read_config)
+                                  is_table_export, min_annotations, read_config,
+                                  task_annotations)
 from ._shared import declared_labels
 from .collect import SpanCollector
 
@@ -258,20 +258,9 @@ def _read_full(records, where, universe, config, control):
                         "are offsets into)", row, f"data.{field}")
         _not_a_url(task_id, data[field], where, row, f"data.{field}")
         spans.document(task_id, data[field], row, f"data.{field}")
-    drafts = _drafts(records, where)
-    # as the classification reader: a draft's author names nobody, the annotations do
-    authors = [(row, column, (user_id, None if user_id is not None else email))
-               for row, column, (user_id, email) in (d for d in drafts if d[2] is not None)]
-    names = _annotator_names(users + authors, where)
-    groups = {}
-    for (row, task_id, entry, column), who in zip(places, names):
-        groups.setdefault((task_id, who), []).append((row, entry, column))
-    drafted = iter(names[len(places):])
-    for *_, user in drafts:
-        spans.dropped.add("draft", "unknown user" if user is None else next(drafted))
     relations = 0
-    for task_id, who, row, entry, column in _latest_per_annotator(groups, spans.dropped,
-                                                                  where):
+    for task_id, who, row, entry, column in task_annotations(records, users, places,
+                                                             spans.dropped, where):
         cancelled = entry.get("was_cancelled", False)
         if not isinstance(cancelled, bool):
             raise where(f"was_cancelled must be true or false, got {cancelled!r}", row,

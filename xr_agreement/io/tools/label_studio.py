@@ -272,6 +272,27 @@ def _latest(group: list[tuple], where) -> int:
     return len(group) - 1
 
 
+def task_annotations(records, users, places, dropped, where):
+    """(task, annotator, row, annotation, column) of the JSON export's annotations, the
+    latest per annotator and task (:func:`_latest_per_annotator`), given each annotation's
+    user (``users``) and place (``places``: row, task, annotation, column). Drafts are never
+    read, only counted in ``dropped``. Shared with the span reader."""
+    drafts = _drafts(records, where)
+    # a draft author's email names nobody: names come from the annotations, so that who
+    # left a draft does not change how the others are named (the id, where no annotation
+    # gives an email)
+    authors = [(row, column, (user_id, None if user_id is not None else email))
+               for row, column, (user_id, email) in (d for d in drafts if d[2] is not None)]
+    names = _annotator_names(users + authors, where)
+    groups = {}
+    for (row, task_id, entry, column), who in zip(places, names):
+        groups.setdefault((task_id, who), []).append((row, entry, column))
+    drafted = iter(names[len(places):])
+    for *_, user in drafts:  # never read, counted: the report says how many were left out
+        dropped.add("draft", "unknown user" if user is None else next(drafted))
+    return _latest_per_annotator(groups, dropped, where)
+
+
 def min_annotations(records, control, dropped, where):
     """(task, annotator, row, record) of each JSON-min / CSV record that is an annotation,
     the latest per annotator and task (:func:`_latest_per_annotator`). The converter writes a
@@ -556,21 +577,9 @@ def _read_full(records, where, universe, config, control, item, annotator, label
             places.append((row, task_id, entry, column))
         if not task["annotations"]:  # an "all tasks" export lists the tasks nobody annotated
             dropped.add(UNANNOTATED, NOBODY)
-    drafts = _drafts(records, where)
-    # a draft author's email names nobody: names come from the annotations, so that who
-    # left a draft does not change how the others are named (the id, where no annotation
-    # gives an email)
-    authors = [(row, column, (user_id, None if user_id is not None else email))
-               for row, column, (user_id, email) in (d for d in drafts if d[2] is not None)]
-    names = _annotator_names(users + authors, where)
-    groups = {}
-    for (row, task_id, entry, column), who in zip(places, names):
-        groups.setdefault((task_id, who), []).append((row, entry, column))
-    drafted = iter(names[len(places):])
-    for *_, user in drafts:  # never read, counted: the report says how many were left out
-        dropped.add("draft", "unknown user" if user is None else next(drafted))
     annotations = []
-    for task_id, who, row, entry, column in _latest_per_annotator(groups, dropped, where):
+    for task_id, who, row, entry, column in task_annotations(records, users, places, dropped,
+                                                             where):
         cancelled = entry.get("was_cancelled", False)
         if not isinstance(cancelled, bool):
             raise where(f"was_cancelled must be true or false, got {cancelled!r}", row,

@@ -51,10 +51,9 @@ import os
 import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
-from ..tools._common import Where, is_collection, load_json_records, read_text, scalar_id
-from ..tools.label_studio import (CONLL_PEEK, CONLL_REFUSAL, MIN_META, NOBODY, UNANNOTATED,
-                                  _one_project, _table_records, _user_of, is_conll,
-                                  is_table_export, min_annotations, read_config,
+from ..tools._common import Where, is_collection, scalar_id
+from ..tools.label_studio import (MIN_META, NOBODY, UNANNOTATED, _one_project, _user_of,
+                                  export_records, min_annotations, read_config,
                                   task_annotations)
 from ._shared import declared_labels
 from .collect import SpanCollector
@@ -406,16 +405,8 @@ def read(path, *, control=None, labels=None):
         raise where("a Label Studio export is one file (JSON, JSON-min, CSV or TSV), not a "
                     "folder or a zip")
     universe, config = _declared(labels)
-    if is_table_export(path):
-        return _read_min(_table_records(path, where), where, universe, config, control)
-    text = read_text(path)
-    if is_conll(text[:CONLL_PEEK]):
-        raise where(CONLL_REFUSAL)
-    records, kind = load_json_records(path, text)
-    if kind != "array":
-        raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
-                    "lines")
-    if any("annotations" in record for _, record in records):
+    records, full = export_records(path, where)
+    if full:
         return _read_full(records, where, universe, config, control)
     return _read_min(records, where, universe, config, control)
 

@@ -272,6 +272,23 @@ def _latest(group: list[tuple], where) -> int:
     return len(group) - 1
 
 
+def export_records(path, where, text=None) -> tuple[list, bool]:
+    """(records, whether they are the full JSON export's tasks) of a Label Studio export
+    file: a CSV / TSV or JSON-min export gives one record per annotation, the JSON export one
+    per task with its ``annotations``. The CONLL2003 export and JSON lines are refused.
+    Shared with the span reader."""
+    if is_table_export(path):
+        return _table_records(path, where), False
+    text = read_text(path) if text is None else text
+    if is_conll(text[:CONLL_PEEK]):
+        raise where(CONLL_REFUSAL)
+    records, kind = load_json_records(path, text)
+    if kind != "array":
+        raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
+                    "lines")
+    return records, any("annotations" in r for _, r in records)
+
+
 def task_annotations(records, users, places, dropped, where):
     """(task, annotator, row, annotation, column) of the JSON export's annotations, the
     latest per annotator and task (:func:`_latest_per_annotator`), given each annotation's
@@ -341,18 +358,8 @@ def read_label_studio(path, *, universe=None, config=None, control=None, item="i
     taken silently; :func:`xr_agreement.read_spans` reads text spans as spans."""
     where = Where(path)
     spans_ok = bool(spans_as_label_sets)
-    if is_table_export(path):
-        records = _table_records(path, where)
-        return _read_min(records, where, universe, config, control, item, annotator, label,
-                         spans_ok)
-    text = read_text(path) if text is None else text
-    if is_conll(text[:CONLL_PEEK]):
-        raise where(CONLL_REFUSAL)
-    records, kind = load_json_records(path, text)
-    if kind != "array":
-        raise where("a Label Studio export is one JSON array of tasks; this file is JSON "
-                    "lines")
-    if any("annotations" in r for _, r in records):
+    records, full = export_records(path, where, text)
+    if full:
         return _read_full(records, where, universe, config, control, item, annotator, label,
                           spans_ok)
     return _read_min(records, where, universe, config, control, item, annotator, label,

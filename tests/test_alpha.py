@@ -326,9 +326,9 @@ def test_a_rating_outside_the_sampled_range(monkeypatch, metric, rare):
     """The range of integral ratings is read from every few items first: a rating lower or
     higher than any sampled one (or a non-integral one) on an item the sample skips must
     still be counted, its category reported."""
-    from xr_agreement.alpha import counts
+    from xr_agreement._core import categorical
 
-    monkeypatch.setattr(counts, "RANGE_SAMPLE_ITEMS", 8)  # every 5th of 40 items
+    monkeypatch.setattr(categorical, "RANGE_SAMPLE_ITEMS", 8)  # every 5th of 40 items
     x = random_ratings(21, [1, 2, 3, 4], n_items=40, n_annotators=5, missing=0.2)
     x[0, 0] = 1.0
     x[33, 1:3] = rare if metric != "ratio" else abs(rare)  # item 33: not sampled

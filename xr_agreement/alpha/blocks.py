@@ -25,15 +25,16 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _plain, kernel_input
-from .._core.categorical import declared_categories, encode_ratings
+from .._core.categorical import (declared_categories, encode_ratings, EXACT_INTEGERS,
+                                 integral_ratings, Ratings)
 from .._core.threads import _in_threads
 from .._core.validate import describe_position
 from . import kernels as _kernels
-from .counts import (_alpha_terms, _as_integers, _coded, _coded_label_sets, _describe_rating,
+from .counts import (_alpha_terms, _coded, _coded_label_sets, _describe_rating,
                      _describe_vector, _EMPTY_DELTA, _EMPTY_NUMBERS, _EMPTY_PACKED,
-                     _EMPTY_SIZES, _n_tasks, _nominal_sums, _pair_expected_sum, _Ratings,
+                     _EMPTY_SIZES, _n_tasks, _nominal_sums, _pair_expected_sum,
                      _set_expected_sums, _spread_expected, _undefined_reasons,
-                     COINCIDENCE_LIMIT, EXACT_INTEGERS, INTEGER_SPAN_LIMIT)
+                     COINCIDENCE_LIMIT, INTEGER_SPAN_LIMIT)
 from .distances import _cached_set_table, _callable_delta, SET_METRIC_IDS
 from .variance import (_distance_rows, _gwet_constants, _gwet_variance, _nominal_squares,
                        _standard_error_limits)
@@ -151,7 +152,7 @@ def _integer_range(values) -> bool:
             and bool(np.all(values == values[0] + np.arange(len(values)))))
 
 
-def _block_ratings(block, coords, plan: _Plan, values=None, sampled=True) -> _Ratings:
+def _block_ratings(block, coords, plan: _Plan, values=None, sampled=True) -> Ratings:
     """A block of single-label ratings as the kernels take them, with the value of each
     code: the declared categories, the given ``values`` (the merged values of all blocks,
     in the later passes) or the block's own distinct ratings (first pass). Integral
@@ -162,7 +163,7 @@ def _block_ratings(block, coords, plan: _Plan, values=None, sampled=True) -> _Ra
     N, n = block.shape[-2:]
     if N == 0:
         kept = plan.categories if plan.categories is not None else values
-        return _Ratings(np.zeros((G, 0, n), np.int32), 0,
+        return Ratings(np.zeros((G, 0, n), np.int32), 0,
                         kept if kept is not None else _empty_values(block, plan))
     x = np.asarray(block)
     if plan.float_error is not None:
@@ -171,29 +172,29 @@ def _block_ratings(block, coords, plan: _Plan, values=None, sampled=True) -> _Ra
         except (TypeError, ValueError):
             raise plan.float_error[0](plan.float_error[1]) from None
     if plan.categories is not None:
-        return _Ratings(_coded(_block_array(x, coords), plan.categories).values.reshape(G, N, n),
+        return Ratings(_coded(_block_array(x, coords), plan.categories).values.reshape(G, N, n),
                         0, plan.categories)
     if values is None:
         if plan.name != "callable":
             numeric = plan.name in ("interval", "ratio")
-            fast = _as_integers(x, INTEGER_SPAN_LIMIT if numeric else COINCIDENCE_LIMIT,
+            fast = integral_ratings(x, INTEGER_SPAN_LIMIT if numeric else COINCIDENCE_LIMIT,
                                 sampled)
             if fast is not None:
                 return fast
         return _coded(_block_array(x, coords), None)
     if x.dtype.kind in "biuf" and _integer_range(values):
         x = np.ascontiguousarray(x, dtype=np.float64).reshape(G, N, n)
-        return _Ratings(x, float(values[0]), values)
+        return Ratings(x, float(values[0]), values)
     if x.dtype.kind in "biuf":
         present = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(x.shape, bool)
         codes = np.full(x.shape, -1, np.int64)
         codes[present] = np.searchsorted(values, x[present])
     else:
         codes, _ = encode_ratings(_block_array(x, coords), values)
-    return _Ratings(codes.astype(np.int32).reshape(G, N, n), 0, values)
+    return Ratings(codes.astype(np.int32).reshape(G, N, n), 0, values)
 
 
-def _count(ratings: _Ratings, with_coincidence, plan: _Plan):
+def _count(ratings: Ratings, with_coincidence, plan: _Plan):
     """:func:`_kernels.rating_counts` of a block: runs of items on the thread pool for the
     numpy path (their number a function of the shape only, so that the coincidence sums do
     not depend on the number of threads), one run in the calling thread in a dask task.
@@ -337,7 +338,7 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
         values.reshape(G, N, n, k), plan.name,
         lambda: describe_position(values, coords), partial_vector,
         scope="" if plan.parallel else " in this block")
-    ratings = _Ratings(codes, 0, distinct)
+    ratings = Ratings(codes, 0, distinct)
     value_counts, seen, items, agreeing, coincidence, _, _ = _count(
         ratings, plan.with_coincidence, plan)
     stats = {"values": distinct, "value_counts": value_counts, "seen": seen,
@@ -494,7 +495,7 @@ def _finish_totals(totals, ranked_observed, delta, *, plan: _Plan, shape) -> dic
         scores = _interval_scores(numbers) if plan.name == "interval" else None
         # the distances need the category values only, not the ratings
         metric_id, delta, numbers, scores, rows = _distance_rows(
-            _Ratings(None, 0, values), counts, plan.name, plan.metric, numbers, scores, delta)
+            Ratings(None, 0, values), counts, plan.name, plan.metric, numbers, scores, delta)
         rows = np.ascontiguousarray(rows)
         constants = [
             _gwet_constants(int(counts.pairable_items[g]), float(counts.pairable[g]),

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 
 import numpy as np
 import xarray as xr
 
 from .._core.arrays import _plain
-from .._core.categorical import encode_ratings
+from .._core.categorical import encode_ratings, Ratings
 from .._core.threads import _in_threads, _pool_map
 from . import kernels as _kernels
 
@@ -38,11 +37,6 @@ LIST_PAIRS_PER_PAIR = 1
 # pool's threads costs more than it saves below (at 1,200 label sets of 31 labels, 0.7 M
 # pairs, two parts on two threads took 1.0-1.2 ms, one in the calling thread 0.5-0.8 ms).
 PAIRS_PER_THREAD = 1 << 21
-
-
-# Integral ratings are read as float codes (the kernels compare them with low + c) only below
-# this magnitude, where consecutive integers are distinct floats: 2^53 + 1 is 2^53.
-EXACT_INTEGERS = 2.0**52
 
 
 # Integral ratings spanning at most this many integers are read as codes directly
@@ -92,17 +86,6 @@ def _undefined_reasons(pairable, expected_sum) -> np.ndarray:
             "expected disagreement is 0: all pairable values are equal")
     reasons[n < 2] = "no pairable values"
     return reasons
-
-
-class _Ratings:
-    """Ratings as the kernels take them: ``values`` (G, N, n) and ``low``, so that a rating's
-    code is ``value - low`` (-1 or NaN missing), and the value of each code."""
-
-    def __init__(self, values, low, categories, sampled=False):
-        self.values = values
-        self.low = float(low)
-        self.categories = categories
-        self.sampled = sampled  # categories from a sample of items: may miss some ratings
 
 
 def _nominal_sums(counts):
@@ -162,7 +145,7 @@ def _pair_expected_sum(counts, metric_id, delta=_EMPTY_DELTA, numbers=_EMPTY_NUM
 # --- single-label ratings -------------------------------------------------------------
 
 
-def _coded(ordered: xr.DataArray, categories) -> _Ratings:
+def _coded(ordered: xr.DataArray, categories) -> Ratings:
     """Integer codes (-1 missing) of ratings and the value of each code.
 
     Strings, objects and declared categories go through :func:`encode_ratings`; numbers
@@ -182,42 +165,7 @@ def _coded(ordered: xr.DataArray, categories) -> _Ratings:
         codes = np.full(values.shape, -1, np.int64)
         codes[~missing] = inverse.reshape(-1)
     codes = codes.astype(np.int32).reshape((-1,) + values.shape[-2:])
-    return _Ratings(codes, 0, cats)
-
-
-# The range of integral ratings is first read from every (N // RANGE_SAMPLE_ITEMS)-th item:
-# reading all of them (nanmin and nanmax, two passes at memory speed) took a fifth of a
-# default alpha at 10^6 x 20. The counting pass reports ratings outside the sampled range
-# (``unmatched`` of :func:`_kernels.rating_counts`); then the whole range is read and the
-# ratings counted again. When none is outside, the sampled lowest and highest ratings are
-# the lowest and highest of all, so the result is the same either way.
-RANGE_SAMPLE_ITEMS = 4096
-
-
-def _as_integers(values: np.ndarray, span_limit: int, sampled: bool = True) -> _Ratings | None:
-    """Numeric ratings that may be integral within ``span_limit`` consecutive values: the
-    kernels read them directly (code = value - lowest), with no coding pass. Whether they
-    really are integral, and, if the range was read from a sample of items (``sampled``,
-    see :data:`RANGE_SAMPLE_ITEMS`), whether it holds them all, is checked by the counting
-    pass (``unmatched`` of :func:`_kernels.rating_counts`). A sample with a rating that is
-    not integral gives None (the ratings are coded)."""
-    values = np.asarray(values)
-    if values.dtype.kind not in "biuf":
-        return None
-    values = np.ascontiguousarray(values, dtype=np.float64).reshape((-1,) + values.shape[-2:])
-    step = values.shape[1] // RANGE_SAMPLE_ITEMS if sampled else 1
-    sample = values[:, ::step] if step > 1 else values
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN input
-        low, high = np.nanmin(sample), np.nanmax(sample)
-        if step > 1 and np.any(np.abs(np.modf(sample)[0]) > 0):  # (NaN > 0 is False)
-            return None  # a sampled rating is not integral: code them
-    if not (np.isfinite(low) and np.isfinite(high)) or high - low >= span_limit:
-        return _as_integers(values, span_limit, sampled=False) if step > 1 else None
-    if max(abs(low), abs(high)) >= EXACT_INTEGERS:
-        return None
-    span = int(high - low) + 1
-    return _Ratings(values, low, low + np.arange(span, dtype=np.float64), sampled=step > 1)
+    return Ratings(codes, 0, cats)
 
 
 def _describe_rating(da: xr.DataArray, mask: np.ndarray, problem: str) -> str:

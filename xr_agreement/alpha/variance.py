@@ -7,15 +7,16 @@ import math
 import numpy as np
 
 from .._core.arrays import _plain
+from .._core.categorical import Ratings
 from . import kernels as _kernels
-from .counts import _EMPTY_DELTA, _EMPTY_NUMBERS, _Ratings
+from .counts import _EMPTY_DELTA, _EMPTY_NUMBERS
 from .distances import _callable_delta
 
 
 # --- analytic standard errors (Gwet 2014) ----------------------------------------------
 
 
-def _distance_rows(ratings: _Ratings, counts, name, metric, numbers, scores,
+def _distance_rows(ratings: Ratings, counts, name, metric, numbers, scores,
                    delta=None):
     """The kernel's distance id and arrays, and ``rows[g, c] = sum_k n_k delta(c, k)``
     over the pairable values of group ``g`` (``delta``: a callable's distances, if known)."""

@@ -58,8 +58,8 @@ from .._core.categorical import MISSING_CODE
 from .._core.dataset import dataset, dimension_coordinates, input_coordinates
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
-from .encode import _encode, _prepare, REASONS
-from .gwet import _gwet_columns, _gwet_point, _gwet_values
+from .encode import _encode, _one_hot, _prepare, REASONS
+from .gwet import _gwet_columns, _gwet_replicate, _gwet_values
 from ..resampling.intervals import interval_variables
 from .intervals import (_bootstrap_options, _check_bootstrap, _kappa_intervals,
                         KappaStatistic)
@@ -648,7 +648,7 @@ def cohen(
     intervals = _intervals(locals())
     _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
     data = _prepare(da, weights, categories, item, annotator, label)
-    out, category_dim = _cohen_values(data, intervals[0] or 0.95, population_size)
+    out, category_dim = _cohen_values(_one_hot(data), intervals[0] or 0.95, population_size)
     result = _finish(out, data, category_dim, intervals, COHEN_VARIABLES,
                      "Cohen's kappa (pairwise)")
     result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"
@@ -659,7 +659,7 @@ def cohen(
         variables = interval_variables(result, item)
     else:
         variables = ["coefficient"]
-    statistic = KappaStatistic(data, _cohen_columns, _cohen_point, variables)
+    statistic = KappaStatistic(_one_hot(data), _cohen_columns, _cohen_point, variables)
     return _kappa_intervals(statistic, result, options)
 
 
@@ -667,15 +667,17 @@ def _coefficient(da, method, weights, categories, population_size, item, annotat
                  intervals):
     _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
     data = _prepare(da, weights, categories, item, annotator, label)
-    out, category_dim = _gwet_values(data, method, intervals[0] or 0.95, population_size)
+    analytic = intervals[0] is not None and intervals[1] == "analytic"
+    out, category_dim = _gwet_values(data, method, intervals[0] or 0.95, population_size,
+                                     with_error=analytic)
     result = _finish(out, data, category_dim, intervals, VARIABLES, METHOD_NAMES[method])
     if method == "gwet":
         result.attrs["coefficient_name"] = "AC1" if data["weights_name"] == "identity" else "AC2"
     options = intervals[2]
     if options is None:
         return result
-    statistic = KappaStatistic(data, partial(_gwet_columns, method=method),
-                               partial(_gwet_point, method=method),
+    statistic = KappaStatistic(_one_hot(data), partial(_gwet_columns, method=method),
+                               partial(_gwet_replicate, method=method),
                                interval_variables(result, item))
     return _kappa_intervals(statistic, result, options)
 

@@ -7,8 +7,8 @@ import pandas as pd
 import xarray as xr
 
 from .._core.arrays import _is_dask
-from .._core.categorical import (declared_categories, encode_ratings, MISSING_CODE,
-                                 observed_categories)
+from .._core.categorical import (declared_categories, encode_ratings, integral_ratings,
+                                 MISSING_CODE, observed_categories)
 from .._core.validate import check_annotators, check_dataarray, check_dims, describe_position
 
 
@@ -40,8 +40,14 @@ REASONS = {
 
 
 def _prepare(da, weights, categories, item, annotator, label):
-    """Validated indicator array (dims *extra, [label], item, annotator, _category), the rated
-    mask and the weight matrix (dims _category, _category_other)."""
+    """The ratings as the counting passes read them, with the weight matrix.
+
+    Single-label: ``codes`` (G, N, n) int32, -1 missing, else the index of the rating in
+    ``categories``; multi-label: ``decisions`` (G, N, n, L), the input's 0/1/NaN values
+    (checked). G is the product of the extra dims' sizes (``extra``, ``extra_shape``): the
+    result's lead dims are ``lead`` (the extra dims, and the label on multi-label input).
+    On dask input the arrays are dask arrays chunked along the items only. ``weights``:
+    (q, q) DataArray (dims _category, _category_other)."""
     check_dataarray(da, "ratings")
     reserved = {_CAT, _CAT2, _ROW, _COL, "annotator_1", "annotator_2"}
     clash = reserved & set(da.dims)
@@ -50,9 +56,16 @@ def _prepare(da, weights, categories, item, annotator, label):
     multi_label = label in da.dims
     if multi_label:
         check_dims(da, item=item, annotator=annotator, label=label)
-        check_annotators(da, annotator)
-        if "category" in da.dims:
-            raise ValueError("dim 'category' is reserved for outputs; rename it")
+    else:
+        check_dims(da, item=item, annotator=annotator)
+    check_annotators(da, annotator)
+    if "category" in da.dims:
+        raise ValueError("dim 'category' is reserved for outputs; rename it")
+    extra = tuple(d for d in da.dims if d not in (item, annotator, label))
+    extra_shape = tuple(da.sizes[d] for d in extra)
+    data = {"extra": extra, "extra_shape": extra_shape, "multi_label": multi_label,
+            "item": item, "annotator": annotator, "label": label, "da": da}
+    if multi_label:
         if categories is not None:
             raise ValueError(
                 "categories= applies to single-label ratings; multi-label input "
@@ -63,44 +76,123 @@ def _prepare(da, weights, categories, item, annotator, label):
                 f"multi-label decisions must be 0/1 (bool, int or float, NaN "
                 f"missing); got dtype {da.dtype}"
             )
-        coords = [
-            (d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in da.dims
-        ]
-        if _is_dask(da.data):
-            # checked block by block when computed (the graph is built without computing)
-            decisions = da.data.map_blocks(_check_decisions, coords=coords, dtype=da.dtype)
-        else:
-            decisions = _check_decisions(np.asarray(da.values), coords)
+        ordered = da.transpose(*extra, item, annotator, label)
+        data["decisions"] = _checked_decisions(ordered)
         cats = np.array([0, 1])
+        data["lead"] = (*extra, label)
+    else:
+        ordered = da.transpose(*extra, item, annotator)
+        data["codes"], cats = _single_label_codes(ordered, categories)
+        if len(cats) == 0:
+            raise ValueError("every rating is missing: there is nothing to compare")
+        data["lead"] = extra
+    data["lead_shape"] = tuple(da.sizes[d] for d in data["lead"])
+    w, weights_name = _weight_matrix(weights, cats)
+    data.update(weights=xr.DataArray(w, dims=(_CAT, _CAT2)), weights_name=weights_name,
+                categories=cats)
+    return data
+
+
+# Integral ratings spanning at most this many integers are coded by a kernel (code = value -
+# lowest); others go through encode_ratings (pandas: about 10x slower).
+CODE_SPAN_LIMIT = 256
+
+
+def _single_label_codes(ordered, categories):
+    """(codes (G, N, n) int32, categories) of single-label ratings ordered (*extra, item,
+    annotator). Integral numbers in a short range are coded by a kernel, after alpha's
+    reading (``integral_ratings``: the range from a sample of items, checked by the coding
+    pass); the rest, and declared categories, by ``encode_ratings``."""
+    N, n = ordered.shape[-2:]
+    if _is_dask(ordered.data):
+        codes, cats = _encoded(ordered, categories)
+        codes = codes.astype(np.int32).rechunk({axis: -1 for axis in range(ordered.ndim)
+                                                if axis != ordered.ndim - 2})
+        return codes.reshape(-1, N, n), cats
+    values = np.asarray(ordered.values)
+    if categories is None and values.dtype.kind in "biuf" and values.size:
+        coded = _coded_integers(values)
+        if coded is not None:
+            return coded
+    codes, cats = encode_ratings(ordered, categories)
+    return np.ascontiguousarray(codes.reshape(-1, N, n), dtype=np.int32), cats
+
+
+def _coded_integers(values):
+    """(codes, categories) of numeric ratings that are integers in a short range (the
+    categories: the distinct ratings, in the ratings' dtype, bool as int64), else None."""
+    from .._core.threads import _in_threads
+    from .counts import _added, _runs
+    from .kernels import code_ratings
+
+    ratings = integral_ratings(values, CODE_SPAN_LIMIT)
+    while ratings is not None:
+        grid = ratings.values
+        G, N, n = grid.shape
+        codes = np.empty((G, N, n), np.int32)
+        span = len(ratings.categories)
+        totals, unmatched = _added(_in_threads(lambda i0, i1: code_ratings(
+            grid, ratings.low, span, codes, i0, i1), N, _runs(N)))
+        if not unmatched:
+            used = totals > 0
+            dtype = values.dtype if values.dtype.kind != "b" else np.dtype(np.int64)
+            cats = ratings.categories[used].astype(dtype)
+            if not used.all():  # integers in the range no one chose: not categories
+                index = np.full(span + 1, -1, np.int32)  # the last entry maps -1 to -1
+                index[np.flatnonzero(used)] = np.arange(used.sum(), dtype=np.int32)
+                codes = index[codes]
+            return codes, cats
+        # outside the range read from a sample: read it from all; not integral: code them
+        ratings = (integral_ratings(values, CODE_SPAN_LIMIT, sampled=False)
+                   if ratings.sampled else None)
+    return None
+
+
+def _checked_decisions(ordered):
+    """Multi-label decisions (*extra, item, annotator, label) as (G, N, n, L), C-contiguous,
+    checked to be 0/1/NaN (on dask block by block when computed)."""
+    N, n, L = ordered.shape[-3:]
+    coords = [(d, ordered[d].values if d in ordered.coords else np.arange(ordered.sizes[d]))
+              for d in ordered.dims]
+    if _is_dask(ordered.data):
+        # checked block by block when computed (the graph is built without computing)
+        decisions = ordered.data.map_blocks(_check_decisions, coords=coords,
+                                            dtype=ordered.dtype)
+        decisions = decisions.rechunk({axis: -1 for axis in range(ordered.ndim)
+                                       if axis != ordered.ndim - 3})
+        return decisions.reshape(-1, N, n, L)
+    values = np.ascontiguousarray(ordered.values).reshape(-1, N, n, L)
+    if values.dtype.kind != "b":
+        from .kernels import count_not_binary
+
+        if count_not_binary(values.reshape(-1)):
+            _check_decisions(np.asarray(ordered.values), coords)  # names the first one
+    return values
+
+
+def _one_hot(data) -> dict:
+    """``data`` with the one-hot ``indicator`` (dims *extra, [label], item, annotator,
+    _category; float) and ``rated`` (bool) arrays that the bootstrap's per-item tables are
+    built from."""
+    item, annotator, label = data["item"], data["annotator"], data["label"]
+    extra = data["extra"]
+    if data["multi_label"]:
+        decisions = data["decisions"]  # (G, N, n, L)
         rated = (~np.isnan(decisions) if decisions.dtype.kind == "f"
                  else np.ones_like(decisions, dtype=bool))
         ind = np.stack([decisions == 0, decisions == 1], axis=-1).astype(np.float64)
+        dims = (*extra, item, annotator, label)
     else:
-        check_dims(da, item=item, annotator=annotator)
-        check_annotators(da, annotator)
-        if "category" in da.dims:
-            raise ValueError("dim 'category' is reserved for outputs; rename it")
-        codes, cats = _encoded(da, categories)
-        if len(cats) == 0:
-            raise ValueError("every rating is missing: there is nothing to compare")
+        codes = data["codes"]
         rated = codes != MISSING_CODE
-        ind = (codes[..., None] == np.arange(len(cats))).astype(np.float64)
-    w, weights_name = _weight_matrix(weights, cats)
-    # plain arrays with dims, no coordinates: the results take theirs from ``da``
-    extra = [d for d in da.dims if d not in (item, annotator)]
-    ind = xr.DataArray(ind, dims=(*da.dims, _CAT)).transpose(*extra, item, annotator, _CAT)
-    return {
-        "indicator": ind,
-        "rated": xr.DataArray(rated, dims=da.dims).transpose(*extra, item, annotator),
-        "weights": xr.DataArray(w, dims=(_CAT, _CAT2)),
-        "weights_name": weights_name,
-        "categories": cats,
-        "multi_label": multi_label,
-        "item": item,
-        "annotator": annotator,
-        "label": label,
-        "da": da,
-    }
+        ind = (codes[..., None] == np.arange(len(data["categories"]))).astype(np.float64)
+        dims = (*extra, item, annotator)
+    shape = tuple(data["da"].sizes[d] for d in dims)
+    ind = xr.DataArray(ind.reshape(*shape, ind.shape[-1]), dims=(*dims, _CAT))
+    rated = xr.DataArray(rated.reshape(shape), dims=dims)
+    lead = [d for d in dims if d not in (item, annotator)]
+    return dict(data, indicator=ind.transpose(*lead, item, annotator, _CAT),
+                rated=rated.transpose(*lead, item, annotator))
 
 
 def _check_decisions(block, coords, block_info=None):

@@ -78,59 +78,51 @@ def _nan_where_not(values, condition):
     return np.where(condition, values, np.nan)
 
 
-def _problem_terms(sums, w, method, columns=None):
-    """Per-problem quantities of Gwet's formulas from ``sums``, the sums over items of
-    :func:`_problem_columns` (weighted sums, with a leading resample axis, give the values on
-    item-resampled data: Gwet's statistics are sums of per-item terms). The per-item terms,
-    needed only for the standard error, come with the per-item ``columns`` (else None)."""
+def _problem_terms(sums, w, method, with_chance=False):
+    """Per-problem point quantities of Gwet's formulas from ``sums``, the sums over items
+    of :func:`_problem_columns` (weighted sums, with a leading resample axis, give the values
+    on item-resampled data: Gwet's statistics are sums of per-item terms). With
+    ``with_chance``, also what the per-item chance term of the standard error needs:
+    ``chance`` (..., q), the c_k of sum_k (r_ik / r_i) c_k (Fleiss, Gwet), or for Conger
+    ``conger`` (his per-annotator table, constant and scale: :func:`_conger_chance`)."""
     q = w.shape[0]
     n, n_pairable = sums["rated_item"], sums["pairable"]
     observed = sums["item_observed"] / _nan_where_not(n_pairable, n_pairable > 0)
     pi = sums["share"] / _nan_where_not(n, n > 0)[..., None]
-    share = None if columns is None else columns["share"]
     total_weight = float(w.sum())
-    item_expected = None
+    chance = conger = None
     if method == "fleiss":
         expected = np.einsum("kl,...k,...l->...", w, pi, pi)
-        if share is not None:
-            # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
-            pi_w = np.einsum("kl,...l->...k", w, pi) + np.einsum("kl,...k->...l", w, pi)
-            item_expected = np.einsum("...ik,...k->...i", share, pi_w / 2)
+        # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
+        chance = (np.einsum("kl,...l->...k", w, pi) + np.einsum("kl,...k->...l", w, pi)) / 2
     elif method == "gwet":
         scale = total_weight / (q * (q - 1)) if q >= 2 else np.nan
         expected = scale * (pi * (1 - pi)).sum(axis=-1)
-        if share is not None:
-            item_expected = scale * np.einsum("...ik,...k->...i", share, 1 - pi)
+        chance = scale * (1 - pi)
     elif method == "brennan_prediger":
         expected = np.full_like(observed, total_weight / q**2)
     elif method == "percent":
         expected = np.zeros_like(observed)
     elif method == "conger":
-        expected, item_expected = _conger_terms(sums, w, columns)
+        expected, conger = _conger_chance(sums, w, with_chance)
     else:  # pragma: no cover - internal
         raise ValueError(method)
-    per_item = columns or {}
-    return {
-        "observed": observed,
-        "expected": expected,
-        "item_observed": per_item.get("item_observed"),
-        "item_expected": item_expected,
-        "rated_item": per_item.get("rated_item"),
-        "pairable": per_item.get("pairable"),
-        "n": n,
-        "n_pairable": n_pairable,
-        "q": q,
-    }
+    terms = {"observed": observed, "expected": expected, "n": n, "n_pairable": n_pairable,
+             "q": q}
+    if with_chance:
+        terms.update(chance=chance, conger=conger)
+    return terms
 
 
-def _conger_terms(sums, w, columns=None):
-    """Conger's chance agreement and, given the per-item ``columns``, Gwet's per-item
-    chance terms (Gwet 2014, ch. 5).
+def _conger_chance(sums, w, with_chance=True):
+    """Conger's chance agreement and, with ``with_chance``, what Gwet's per-item chance
+    terms need (Gwet 2014, ch. 5): ``(annotator table (..., annotator, q), constant D,
+    scale)`` with lambda_i / (r (r - 1)) = (sum over the item's raters g of table[g,
+    code(i, g)] + D) * scale.
 
     Gwet's ``lambda_ig = (n / n_g) sum_kl (r pbar_k - p_gk) w_kl (delta_igl - (eps_ig - n_g /
     n) p_gl)`` summed over annotators is ``sum_g B_g,code(i,g) - sum_g eps_ig C_g + sum_g D_g``
-    with small (annotator x category) factors, so no (item x annotator x category x category)
-    array is formed.
+    with small (annotator x category) factors: table = B - C, D = sum_g D_g.
     """
     n, n_g = sums["rated_item"], sums["rated"]  # (..., ), (..., annotator)
     active = n_g > 0  # annotators without any rating are left out
@@ -143,21 +135,17 @@ def _conger_terms(sums, w, columns=None):
     mean_outer = p_mean[..., :, None] * p_mean[..., None, :]
     s2 = (cross - r2 * mean_outer) / _nan_where_not(r2 - 1, r2 > 1)
     expected = (w * (mean_outer - s2 / r2)).sum(axis=(-2, -1))
-    if columns is None:  # per-item terms serve the standard error only
+    if not with_chance:
         return expected, None
-    ind, rated = columns["indicator"], columns["rated"]
     factor = ((n[..., None] / _nan_where_not(n_g, active))[..., None]
               * np.einsum("...gk,kl->...gl", r[..., None, None] * p_mean[..., None, :] - p_gk, w))
     factor = np.where(active[..., None], factor, 0.0)  # B_gl
     c_g = np.einsum("...gl,...gl->...g", factor, p_known)
     d_g = (n_g / n[..., None]) * c_g
-    lam = (
-        np.einsum("...iak,...ak->...i", ind, factor)
-        - np.einsum("...ia,...a->...i", rated, c_g)
-        + np.nansum(d_g, axis=-1)[..., None]
-    )
-    item_expected = lam / _nan_where_not(r * (r - 1), r > 1)[..., None]
-    return expected, item_expected
+    table = factor - c_g[..., None]
+    constant = np.nansum(d_g, axis=-1)
+    scale = 1 / _nan_where_not(r * (r - 1), r > 1)
+    return expected, (table, constant, scale)
 
 
 def _pool_mean(values, used, axis):
@@ -170,73 +158,55 @@ def _pool_mean(values, used, axis):
 
 def _t_quantile(level, dof):
     """Student's t quantile ``level`` at ``dof`` degrees of freedom (NaN stays NaN); block
-    by block on dask."""
-    from scipy import stats  # imported here so that ``import xr_agreement`` stays light
+    by block on dask. scipy.special's ufunc: ``scipy.stats.t.ppf`` costs some 60 us a call
+    in argument handling, a fifth of a small call."""
+    from scipy import special  # imported here so that ``import xr_agreement`` stays light
 
     if _is_dask(dof):
-        return dof.map_blocks(lambda block: stats.t.ppf(level, block), dtype=np.float64)
-    return stats.t.ppf(level, dof)
+        return dof.map_blocks(lambda block: special.stdtrit(block, level), dtype=np.float64)
+    return special.stdtrit(dof, level)
 
 
-def _gwet_finish(terms, method, confidence, population_size, pooled, point_only=False,
-                 limits=True):
-    """Coefficient, its standard error and limits from :func:`_problem_terms`, pooling the
-    problems along the last lead axis (the labels) when ``pooled``; only coefficient,
-    observed and expected with ``point_only`` (bootstrap replicates), and no limits, counts
-    or reasons without ``limits`` (the category and label levels report none)."""
-    observed_j, expected_j = terms["observed"], terms["expected"]
-    n_j, n2_j = terms["n"], terms["n_pairable"]
-    used = n2_j > 0 if pooled else None
-    observed = _pool_mean(observed_j, used, -1) if pooled else observed_j
-    expected = _pool_mean(expected_j, used, -1) if pooled else expected_j
+def _gwet_point(terms, pooled):
+    """Observed and chance agreement, 1 - P_e (NaN where 0) and the coefficient from
+    :func:`_problem_terms`, the problems (labels, the last lead axis) pooled when
+    ``pooled``: ``(mean_j P_o,j - mean_j P_e,j) / (1 - mean_j P_e,j)`` over the labels with
+    a pairable item."""
+    observed, expected = terms["observed"], terms["expected"]
+    if pooled:
+        used = terms["n_pairable"] > 0
+        observed = _pool_mean(observed, used, -1)
+        expected = _pool_mean(expected, used, -1)
     gap = 1 - expected
     gap = _nan_where_not(gap, np.abs(gap) > _ZERO_GAP)
-    coefficient = (observed - expected) / gap
-    if point_only:
-        return {"coefficient": coefficient, "observed": observed, "expected": expected}
-    rated_j, pairable_j = terms["rated_item"], terms["pairable"]  # (..., item)
-    rated_any = rated_j.any(axis=-2) if pooled else rated_j
-    n = rated_any.sum(axis=-1)
-    n_problem = n[..., None] if pooled else n  # n against each problem's (label's) own
-    # Gwet's linearized per-item terms, rescaled from each problem's n'' (or n) to the pooled n
-    obs_term = np.where(pairable_j, (n_problem / _nan_where_not(n2_j, n2_j > 0))[..., None]
-                        * (terms["item_observed"] - expected_j[..., None]), 0.0)
-    if method in ("fleiss", "gwet", "conger"):
-        exp_term = np.where(rated_j, (n_problem / _nan_where_not(n_j, n_j > 0))[..., None]
-                            * (terms["item_expected"] - expected_j[..., None]), 0.0)
-    else:  # fixed chance agreement: no sampling variation
-        exp_term = np.zeros_like(obs_term)
-    if pooled:
-        obs_term = _pool_mean(obs_term, used[..., None], -2)
-        exp_term = _pool_mean(exp_term, used[..., None], -2)
-    item_coefficient = (obs_term / gap[..., None]
-                        - 2 * (1 - coefficient[..., None]) * exp_term / gap[..., None])
-    spread = np.nansum(np.where(rated_any, (item_coefficient - coefficient[..., None]) ** 2,
-                                0.0), axis=-1)
+    return {"coefficient": (observed - expected) / gap, "observed": observed,
+            "expected": expected, "gap": gap}
+
+
+def _gwet_error(point, n, n_pairable, spread, method, q, confidence, population_size,
+                limits=True):
+    """``point`` (:func:`_gwet_point`) with Gwet's standard error from ``spread``, the sum
+    over the ``n`` rated items of the squared deviations of his linearized per-item terms
+    from the coefficient (the standard error's pass), and, with ``limits``, the t-based
+    limits, the counts and why a value is undefined (the category and label levels report
+    none)."""
+    coefficient = point["coefficient"]
     finite = 1.0 if population_size is None else 1 - n / population_size
     variance = finite * spread / _nan_where_not(n * (n - 1), n > 1)
     se = np.where(np.isnan(coefficient), np.nan, np.sqrt(variance))
+    values = {"coefficient": coefficient, "observed": point["observed"],
+              "expected": point["expected"], "coefficient_se": se}
     if not limits:
-        return {"coefficient": coefficient, "observed": observed, "expected": expected,
-                "coefficient_se": se}
+        return values
     t = _t_quantile(0.5 + confidence / 2, _nan_where_not(n - 1, n > 1).astype(np.float64))
-    n2 = pairable_j.any(axis=-2).sum(axis=-1) if pooled else n2_j
-    reason = np.where(np.isnan(observed), REASONS["no_pairs"], "")
-    if method == "gwet" and terms["q"] < 2:
+    reason = np.where(np.isnan(point["observed"]), REASONS["no_pairs"], "")
+    if method == "gwet" and q < 2:
         reason = np.where(reason == "", REASONS["q"], reason)
     reason = np.where((reason == "") & np.isnan(coefficient), REASONS["gap"], reason)
     reason = np.where((reason == "") & np.isnan(se), REASONS["se"], reason)
-    return {
-        "coefficient": coefficient,
-        "observed": observed,
-        "expected": expected,
-        "coefficient_se": se,
-        "coefficient_lower": coefficient - t * se,
-        "coefficient_upper": np.minimum(coefficient + t * se, 1.0),
-        "n_rated_items": n,
-        "n_pairable_items": n2,
-        "undefined_reason": reason,
-    }
+    return dict(values, coefficient_lower=coefficient - t * se,
+                coefficient_upper=np.minimum(coefficient + t * se, 1.0),
+                n_rated_items=n, n_pairable_items=n_pairable, undefined_reason=reason)
 
 
 _BINARY_IDENTITY = np.eye(2)
@@ -290,42 +260,32 @@ def _summed_problems(data, sums):
     return problems
 
 
-def _gwet_values(data, method, confidence, population_size, sums=None):
+def _gwet_values(data, method, confidence, population_size, sums=None, with_error=True):
     """Overall and per-category (or per-label) values of a Gwet-family coefficient from
-    :func:`_prepare`'s output, as DataArrays, and the category dim. Given ``sums`` (the
-    weighted sums over items of :func:`_gwet_columns`, dims resample, ...) point estimates
-    only: the values on item-resampled data."""
-    point_only = sums is not None
-    finish = dict(method=method, confidence=confidence, population_size=population_size,
-                  point_only=point_only)
-    values, dims = {}, {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if point_only:
-            problems = [(problem, prefix, lead, w, problem_sums, None)
-                        for problem, prefix, lead, w, problem_sums
-                        in _summed_problems(data, sums)]
-        else:
-            problems = []
-            for problem, lead, ind, w in _problems(data):
-                columns = _problem_columns(ind, w, method)
-                problem_sums = {name: column.sum(axis=len(lead))  # the item axis
-                                for name, column in columns.items()}
-                problems.append((problem, (), lead, w, problem_sums, columns))
-        for problem, prefix, lead, w, problem_sums, columns in problems:
-            terms = _problem_terms(problem_sums, w, method, columns)
-            if problem == "overall" and data["multi_label"]:
-                # each label is a binary problem; pooled over labels for the overall coefficient
-                values["overall"] = _gwet_finish(terms, pooled=True, **finish)
-                dims["overall"] = (*prefix, *lead[:-1])
-                # the labels' own binary problems (the pooled constituents, same weights)
-                values["category"] = _gwet_finish(terms, pooled=False, limits=False, **finish)
-                dims["category"] = (*prefix, *lead)
-            else:
-                values[problem] = _gwet_finish(terms, pooled=False,
-                                               limits=problem == "overall", **finish)
-                dims[problem] = (*prefix, *lead)
+    :func:`_prepare`'s output, as DataArrays, and the category dim: from the counting passes
+    (:mod:`.finish`), or, given ``sums`` (the weighted sums over items of
+    :func:`_gwet_columns`, dims resample, ...), the point estimates on item-resampled data.
+    Without ``with_error`` no standard error is computed (its values are NaN)."""
+    if sums is None:
+        from .finish import counted_values
+
+        values, dims = counted_values(data, method, confidence, population_size, with_error)
+    else:
+        values, dims = {}, {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for problem, prefix, lead, w, problem_sums in _summed_problems(data, sums):
+                terms = _problem_terms(problem_sums, w, method)
+                if problem == "overall" and data["multi_label"]:
+                    # each label is a binary problem; pooled for the overall coefficient
+                    values["overall"] = _gwet_point(terms, pooled=True)
+                    dims["overall"] = (*prefix, *lead[:-1])
+                    values["category"] = _gwet_point(terms, pooled=False)
+                    dims["category"] = (*prefix, *lead)
+                else:
+                    values[problem] = _gwet_point(terms, pooled=False)
+                    dims[problem] = (*prefix, *lead)
     out = {name: xr.DataArray(value, dims=dims["overall"])
-           for name, value in values["overall"].items()}
+           for name, value in values["overall"].items() if name != "gap"}
     level = "label" if data["multi_label"] else "category"  # the level prefix of the names
     for key in ("coefficient", "observed", "expected", "coefficient_se"):
         if key in values["category"]:
@@ -334,6 +294,6 @@ def _gwet_values(data, method, confidence, population_size, sums=None):
     return out, data["label"] if data["multi_label"] else "category"
 
 
-def _gwet_point(data, sums, method) -> dict:
+def _gwet_replicate(data, sums, method) -> dict:
     """A Gwet-family coefficient's values from column sums (bootstrap replicates)."""
     return _gwet_values(data, method, 0.95, None, sums)[0]

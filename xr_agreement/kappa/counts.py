@@ -1,0 +1,90 @@
+"""The Gwet family's passes over the ratings (:mod:`.kernels`), run on the thread pool.
+
+Each pass runs on runs of items whose number depends on the shape only, each with its own
+accumulators, added in a fixed order: results do not depend on the number of threads
+(``_core/threads.py``). Every pass is additive over items, so on dask input
+(:mod:`.lazy`) the same functions count one block of items each.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+import numpy as np
+
+from .._core.threads import _in_threads
+from . import kernels as _kernels
+
+
+def _runs(n_items: int) -> int:
+    """Runs of items per pass: about 4,096 items or more each, at most 16."""
+    return int(max(1, min(16, n_items // 4096)))
+
+
+def _added(parts) -> tuple:
+    """The runs' results added in order (a single run as it is)."""
+    return tuple(functools.reduce(operator.add, values) for values in zip(*parts))
+
+
+def single_label_tables(codes: np.ndarray, q: int, with_annotators: bool) -> dict:
+    """The counting pass over single-label ``codes`` (G, N, n): see
+    :func:`.kernels.single_label_counts`."""
+    N = codes.shape[1]
+    parts = _in_threads(lambda i0, i1: _kernels.single_label_counts(
+        codes, q, i0, i1, with_annotators), N, _runs(N))
+    by_m, sums, products, histogram, annotators = _added(parts)
+    return {"by_m": by_m, "sums": sums, "products": products, "histogram": histogram,
+            "annotators": annotators}
+
+
+def single_label_spread(codes, w, constants, chance, annotator_chance) -> np.ndarray:
+    """The standard error's pass over single-label ``codes``: see
+    :func:`.kernels.single_label_spread`."""
+    N = codes.shape[1]
+    parts = _in_threads(lambda i0, i1: (_kernels.single_label_spread(
+        codes, w, constants, chance, annotator_chance, i0, i1),), N, _runs(N))
+    return _added(parts)[0]
+
+
+def state_dtype(n_annotators: int):
+    """The narrowest integer type holding every state ``m * (n + 1) + x``."""
+    states = (n_annotators + 1) ** 2
+    return np.uint8 if states <= 256 else np.uint16 if states <= 1 << 16 else np.int32
+
+
+def binary_tables(decisions: np.ndarray, with_annotators: bool) -> tuple[dict, np.ndarray]:
+    """The counting pass over multi-label ``decisions`` (G, N, n, L): the histogram of each
+    label's states, the items rated and pairable on some label, Conger's marginals (when
+    asked for), and the states (G, N, L) for the standard error's pass."""
+    G, N, n, L = decisions.shape
+    state = np.empty((G, N, L), state_dtype(n))
+    parts = _in_threads(lambda i0, i1: _kernels.binary_states(decisions, i0, i1, state),
+                        N, _runs(N))
+    histogram, rated_items, pairable_items = _added(parts)
+    tables = {"histogram": histogram, "rated_items": rated_items,
+              "pairable_items": pairable_items}
+    if with_annotators:
+        tables["annotators"] = _added(_in_threads(lambda i0, i1: (
+            _kernels.binary_annotator_counts(decisions, i0, i1),), N, _runs(N)))[0]
+    return tables, state
+
+
+def pooled_spread(state, table, rated_state, kappa) -> np.ndarray:
+    """The pooled coefficient's standard-error pass over the states: see
+    :func:`.kernels.pooled_spread`."""
+    N = state.shape[1]
+    parts = _in_threads(lambda i0, i1: (_kernels.pooled_spread(
+        state, table, rated_state, kappa, i0, i1),), N, _runs(N))
+    return _added(parts)[0]
+
+
+def conger_binary_spread(values, vs_rest, n_problems, w, constants, annotator_chance,
+                         pooled_constants, pooled) -> tuple:
+    """Conger's standard-error pass over binary problems: see
+    :func:`.kernels.conger_binary_spread`."""
+    N = values.shape[1]
+    parts = _in_threads(lambda i0, i1: _kernels.conger_binary_spread(
+        values, vs_rest, n_problems, w, constants, annotator_chance, pooled_constants,
+        pooled, i0, i1), N, _runs(N))
+    return _added(parts)

@@ -1,0 +1,330 @@
+"""The Gwet family's values from the counting passes (:mod:`.counts`): small tables to
+coefficients, standard errors and limits.
+
+- Single-label ratings: the overall coefficient from the counts per number of ratings ``m``
+  (items, sums of r_ik and of r_ik r_il: exact integers), its standard error from a second
+  pass over the ratings; the category-vs-rest problems from the histogram of their states.
+- Multi-label decisions: every label is a binary problem whose values, standard error
+  included, follow from the histogram of its states (items by ``m`` raters and ``x`` 1s):
+  the standard error's sum of squared per-item terms is a sum over states, exact, with no
+  second pass. The pooled coefficient's per-item term sums the labels' terms of the item, so
+  its standard error takes a second pass over the states.
+- Conger's per-item chance term depends on who rated what, so his standard errors take a
+  pass over the ratings (:func:`.kernels.conger_binary_spread`).
+
+The work runs in four steps: ``count`` (the first pass, additive over items), ``plan``
+(the point values and the constants of the standard error's pass, from the counts),
+``spread`` (the second pass, additive over items) and ``final``. On numpy input they run
+in a row (:func:`counted_values`); on dask input the passes run block by block
+(:mod:`.lazy`). Arrays have a leading group axis (G: the extra dims flattened) and, for
+binary problems, a problem axis (the labels, or the categories against the rest).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import counts as _counts
+from .gwet import _gwet_error, _gwet_point, _nan_where_not, _problem_terms
+
+_IDENTITY = np.eye(2)
+
+
+# chance agreement varies with the sample (and enters the per-item terms) for these
+_VARYING = ("fleiss", "gwet", "conger")
+
+
+def counted_values(data, method, confidence, population_size, with_error=True):
+    """``({"overall": values, "category": values}, {"overall": dims, "category": dims})``
+    of a Gwet-family coefficient (see :func:`.gwet._gwet_values`); without ``with_error``
+    no standard-error pass (its values are NaN)."""
+    multi_label = data["multi_label"]
+    array = data["decisions"] if multi_label else data["codes"]
+    setting = settings(data, method, confidence, population_size, with_error)
+    from .._core.arrays import _is_dask
+
+    if _is_dask(array):
+        from .lazy import lazy_values
+
+        values = lazy_values(array, setting)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tables = count(array, setting)
+            plan = planned(tables, setting)
+            spreads = spread(array, plan, setting) if with_error else None
+            values = final(plan, spreads, setting)
+    return shaped(values, data)
+
+
+def settings(data, method, confidence, population_size, with_error) -> dict:
+    """What every step needs besides the arrays (small, picklable)."""
+    return {"method": method, "confidence": confidence, "population_size": population_size,
+            "with_error": with_error, "multi_label": data["multi_label"],
+            "weights": np.ascontiguousarray(data["weights"].values, np.float64)}
+
+
+def shaped(values, data):
+    """``final``'s values with the extra dims unflattened, and their dims."""
+    extra, extra_shape = data["extra"], data["extra_shape"]
+    overall, category = values
+    category_dims = (*extra, data["label"] if data["multi_label"] else "category")
+    out = {
+        "overall": {k: np.reshape(v, extra_shape) for k, v in overall.items()},
+        "category": {k: np.reshape(v, (*extra_shape, v.shape[-1]))
+                     for k, v in category.items()},
+    }
+    return out, {"overall": extra, "category": category_dims}
+
+
+# --------------------------------------------------------------------------- the steps
+
+
+def count(array, setting) -> dict:
+    """The first pass over one block of items (additive tables)."""
+    conger = setting["method"] == "conger"
+    if setting["multi_label"]:
+        tables, _ = _counts.binary_tables(array, conger)
+        return tables
+    return _counts.single_label_tables(array, setting["weights"].shape[0], conger)
+
+
+def planned(tables, setting) -> dict:
+    """Point values and the standard error's constants from the summed tables."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if setting["multi_label"]:
+            return _multi_label_plan(tables, setting)
+        return _single_label_plan(tables, setting)
+
+
+def spread(array, plan, setting) -> dict:
+    """The standard error's pass over one block of items (additive sums)."""
+    method = setting["method"]
+    out = {}
+    if setting["multi_label"]:
+        binary = plan["binary"]
+        if method == "conger":
+            out["category"], out["overall"] = _conger_pass(array, False, binary)
+        else:
+            state = _counts.binary_tables(array, False)[1]
+            out["overall"] = _counts.pooled_spread(state, binary["pooled_table"],
+                                                   binary["rated_state"],
+                                                   binary["pooled_kappa"])
+        return out
+    out["overall"] = _counts.single_label_spread(array, setting["weights"], *plan["spread"])
+    if method == "conger":
+        out["category"] = _conger_pass(array[..., None], True, plan["binary"])[0]
+    return out
+
+
+def final(plan, spreads, setting) -> tuple[dict, dict]:
+    """(overall values, per-category or per-label values) from the plan and the summed
+    spreads (None: no standard error)."""
+    spreads = spreads or {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        binary = plan["binary"]
+        category_spread = spreads.get("category", binary.get("spread"))
+        if category_spread is None or not setting["with_error"]:
+            category_spread = np.full(binary["n"].shape, np.nan)
+        options = (setting["method"], setting["confidence"], setting["population_size"])
+        category = _gwet_error(binary["point"], binary["n"], binary["n_pairable"],
+                               category_spread, options[0], 2, options[1], options[2],
+                               limits=False)
+        overall_point, n, n2 = plan["overall"]
+        overall_spread = spreads.get("overall", np.full(n.shape, np.nan))
+        overall = _gwet_error(overall_point, n, n2, overall_spread, options[0], plan["q"],
+                              *options[1:])
+    return overall, category
+
+
+# --------------------------------------------------------------------------- single-label
+
+
+def _single_label_plan(tables, setting):
+    method, w = setting["method"], setting["weights"]
+    q = w.shape[0]
+    conger = method == "conger"
+    by_m = tables["by_m"]
+    G, side = by_m.shape
+    m = np.arange(side)
+    # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
+    # m (m - 1) once per m
+    agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
+    sums = {
+        "rated_item": by_m[:, 1:].sum(axis=1),
+        "pairable": by_m[:, 2:].sum(axis=1),
+        "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
+        "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
+    }
+    if conger:
+        annotators = tables["annotators"].astype(np.float64)
+        sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
+    terms = _problem_terms(sums, w, method, with_chance=True)
+    point = _gwet_point(terms, pooled=False)
+    n_rated, n_pairable = sums["rated_item"], sums["pairable"]
+    constants = np.zeros((G, 6))
+    constants[:, 0] = point["coefficient"]
+    constants[:, 1] = point["gap"]
+    constants[:, 2] = point["expected"]
+    constants[:, 3] = n_rated / _nan_where_not(n_pairable, n_pairable > 0)
+    constants[:, 4] = method in _VARYING
+    chance = np.zeros((G, q))
+    annotator_chance = np.zeros((G, side - 1 if conger else 0, q))
+    if conger:
+        table, constant, scale = terms["conger"]
+        annotator_chance[:] = table
+        chance[:, 0] = constant
+        constants[:, 5] = scale
+    elif terms["chance"] is not None:
+        chance[:] = terms["chance"]
+    # category k against the rest: category 0 of the binary problem is k
+    columns = _state_columns(side - 1, x_category=0, w=_IDENTITY)
+    binary_sums = _binary_sums(tables["histogram"], columns)
+    if conger:
+        annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
+        rated = annotators.sum(axis=-1)
+        chosen = np.moveaxis(annotators, -1, 1)  # (G, q, n)
+        binary_sums.update(indicator=np.stack([chosen, rated[:, None] - chosen], axis=-1),
+                           rated=np.broadcast_to(rated[:, None], chosen.shape))
+    return {"overall": (point, n_rated, n_pairable), "q": q,
+            "spread": (constants, chance, annotator_chance),
+            "binary": _binary_plan(binary_sums, columns, tables["histogram"], _IDENTITY,
+                                   setting)}
+
+
+# --------------------------------------------------------------------------- binary problems
+
+
+def _state_columns(n_annotators, x_category, w):
+    """Per state s = m (n + 1) + x of a binary problem: ``m``, the per-item observed
+    agreement ``observed`` (0 where m < 2) and the two categories' shares ``share`` (S, 2)
+    (0 where m = 0; ``x`` counts category ``x_category``); states with x > m do not occur
+    and have all zero."""
+    side = n_annotators + 1
+    s = np.arange(side * side)
+    m, x = s // side, s % side
+    valid = x <= m
+    other = np.where(valid, m - x, 0)
+    x = np.where(valid, x, 0)
+    r = np.stack([other, x] if x_category == 1 else [x, other], axis=-1)
+    weighted = r @ w.T  # r*_k = sum_l w_kl r_l
+    pairs = np.maximum(m * (m - 1), 1)
+    observed = np.where(valid & (m >= 2), (r * (weighted - 1)).sum(axis=-1) / pairs, 0.0)
+    share = np.where((valid & (m >= 1))[:, None], r / np.maximum(m, 1)[:, None], 0.0)
+    return {"m": m, "observed": observed, "share": share}
+
+
+def _binary_sums(histogram, columns) -> dict:
+    """The sums over items of :func:`.gwet._problem_columns` from the histogram of states
+    (G, P, S)."""
+    m = columns["m"]
+    return {
+        "rated_item": histogram[..., m >= 1].sum(axis=-1),
+        "pairable": histogram[..., m >= 2].sum(axis=-1),
+        "item_observed": histogram @ columns["observed"],
+        "share": histogram @ columns["share"],
+    }
+
+
+def _per_state(columns, terms, expected, kappa, scale_observed, scale_expected, varies):
+    """The linearized per-item term of each problem at each state (G, P, S), before the
+    division by 1 - P_e and without Conger's chance part: ``scale_observed`` (P_o,i - P_e)
+    (m >= 2) - 2 (1 - ``kappa``) ``scale_expected`` (P_e,i - P_e) (m >= 1)."""
+    m = columns["m"]
+    expected = expected[..., None]
+    observed = np.where(m >= 2, scale_observed[..., None] * (columns["observed"] - expected),
+                        0.0)
+    if not varies:
+        return observed
+    item_chance = np.einsum("sk,...k->...s", columns["share"], terms["chance"])
+    chance = np.where(m >= 1, scale_expected[..., None] * (item_chance - expected), 0.0)
+    return observed - 2 * (1 - kappa[..., None]) * chance
+
+
+def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
+    """Each binary problem's point values (G, P) and standard-error sums where the histogram
+    gives them; with ``pooled`` (the items rated and pairable on some problem: multi-label
+    input) the pooled coefficient's point values and its pass's table of per-state terms."""
+    method = setting["method"]
+    terms = _problem_terms(sums, w, method, with_chance=True)
+    point = _gwet_point(terms, pooled=False)
+    n, n2 = sums["rated_item"], sums["pairable"]
+    plan = {"point": point, "n": n, "n_pairable": n2, "w": w}
+    pooled_point = None
+    if pooled is not None:
+        pooled_point = _gwet_point(terms, pooled=True)
+        plan["pooled_point"] = pooled_point
+    if method == "conger":
+        plan["conger"] = _conger_constants(terms, point, pooled_point, n, n2, pooled)
+        return plan
+    if not setting["with_error"]:
+        return plan
+    varies = method in _VARYING
+    scale_observed = n / _nan_where_not(n2, n2 > 0)
+    term = _per_state(columns, terms, point["expected"], point["coefficient"],
+                      scale_observed, np.ones_like(scale_observed), varies)
+    deviation = term / point["gap"][..., None] - point["coefficient"][..., None]
+    squares = np.where(columns["m"] >= 1, deviation * deviation, 0.0)
+    plan["spread"] = np.nansum(histogram * squares, axis=-1)
+    if pooled is not None:
+        rated_items, _ = pooled
+        used = n2 > 0
+        weight = used / _nan_where_not(used.sum(axis=-1), used.any(axis=-1))[:, None]
+        rated = rated_items[:, None]
+        # the labels' terms scaled to the pooled n; the chance part with the pooled kappa
+        kappa = np.broadcast_to(pooled_point["coefficient"][:, None], n.shape)
+        term = _per_state(columns, terms, point["expected"], kappa,
+                          rated / _nan_where_not(n2, used), rated / _nan_where_not(n, n > 0),
+                          varies)
+        table = weight[..., None] * term / pooled_point["gap"][:, None, None]
+        plan["pooled_table"] = np.ascontiguousarray(np.where(np.isnan(table), 0.0, table))
+        plan["rated_state"] = columns["m"] >= 1
+        plan["pooled_kappa"] = np.ascontiguousarray(pooled_point["coefficient"], np.float64)
+    return plan
+
+
+def _conger_constants(terms, point, pooled_point, n, n2, pooled):
+    """The constants of Conger's standard-error pass over binary problems (see
+    :func:`.kernels.conger_binary_spread`)."""
+    G, P = n.shape
+    table, constant, scale = terms["conger"]
+    constants = np.stack([point["coefficient"], point["gap"], point["expected"],
+                          n / _nan_where_not(n2, n2 > 0), constant, scale], axis=-1)
+    pooled_constants = np.zeros((G, P, 5))
+    if pooled is not None:
+        rated_items, _ = pooled
+        used = n2 > 0
+        rated = rated_items[:, None]
+        pooled_constants[..., 0] = used / _nan_where_not(used.sum(axis=-1),
+                                                         used.any(axis=-1))[:, None]
+        pooled_constants[..., 1] = rated / _nan_where_not(n2, used)
+        pooled_constants[..., 2] = rated / _nan_where_not(n, n > 0)
+        pooled_constants[:, 0, 3] = pooled_point["coefficient"]
+        pooled_constants[:, 0, 4] = pooled_point["gap"]
+    return (np.ascontiguousarray(constants), np.ascontiguousarray(table, np.float64),
+            pooled_constants, pooled is not None)
+
+
+def _conger_pass(values, vs_rest, binary):
+    """Conger's standard-error sums of binary problems over a block of ratings
+    (``values``: multi-label decisions, or single-label codes (G, N, n, 1) for the
+    category-vs-rest problems: ``vs_rest``)."""
+    constants, table, pooled_constants, pooled = binary["conger"]
+    return _counts.conger_binary_spread(values, vs_rest, constants.shape[1], binary["w"],
+                                        constants, table, pooled_constants, pooled)
+
+
+# --------------------------------------------------------------------------- multi-label
+
+
+def _multi_label_plan(tables, setting):
+    w = setting["weights"]
+    histogram = tables["histogram"]
+    side = int(round(np.sqrt(histogram.shape[-1])))
+    columns = _state_columns(side - 1, x_category=1, w=w)
+    sums = _binary_sums(histogram, columns)
+    if setting["method"] == "conger":
+        annotators = tables["annotators"].astype(np.float64)  # (G, L, n, 2)
+        sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
+    pooled = (tables["rated_items"], tables["pairable_items"])
+    binary = _binary_plan(sums, columns, histogram, w, setting, pooled)
+    return {"overall": (binary["pooled_point"], *pooled), "q": 2, "binary": binary}

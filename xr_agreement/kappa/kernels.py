@@ -1,0 +1,343 @@
+"""Numba kernels of the Gwet family (Fleiss, Conger, Gwet's AC1/AC2, Brennan-Prediger,
+percent): one counting pass, one pass for the standard error. No xarray in this module.
+
+Every coefficient of the family is a function of per-item category counts ``r_ik`` (Conger's
+also of each annotator's own ratings), and its standard error a sum over items of squared
+per-item terms that need the coefficient first. So the first pass counts, the finishing
+works on small tables, and a second pass (only for the standard error) sums the squares.
+
+Layouts
+-------
+``codes``      (G, N, n) int32: G = product of the extra dims, N items, n annotators; -1 a
+               missing rating, else the category's index 0..q-1.
+``decisions``  (G, N, n, L): multi-label 0/1 decisions of L labels (bool, ints, or float with
+               NaN missing), each label a binary problem.
+``state``      a binary problem's count on one item, ``m * (n + 1) + x``: ``m`` annotators
+               rated it, ``x`` of them chose the problem's category 1 (on multi-label input
+               the label; for a category-vs-rest problem, the category). Every term of the
+               family's formulas except Conger's per-annotator ones is a function of it.
+``histogram``  (G, P, (n + 1)**2) int64: items per state of each binary problem (additive).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.jit import njit
+
+
+# --- reading ratings -----------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def code_ratings(values, low, span, codes, i0, i1):
+    """Codes of integral ratings ``values`` (G, N, n) float64, NaN missing, for items
+    i0..i1 into ``codes``: ``value - low`` when that is an integer in 0..span-1, else -1 and
+    counted as unmatched. Returns (per-code totals (span,) int64, unmatched)."""
+    G, N, n = values.shape
+    totals = np.zeros(span, np.int64)
+    unmatched = 0
+    for g in range(G):
+        for i in range(i0, i1):
+            for a in range(n):
+                v = values[g, i, a]
+                code = -1
+                if v == v:
+                    offset = v - low
+                    if offset >= 0.0 and offset < span:
+                        c = np.int64(offset)
+                        if c == offset:
+                            code = c
+                            totals[c] += 1
+                    if code < 0:
+                        unmatched += 1
+                codes[g, i, a] = code
+    return totals, unmatched
+
+
+@njit(cache=True, nogil=True)
+def count_not_binary(flat):
+    """How many of ``flat``'s values are neither 0, 1 nor NaN."""
+    bad = 0
+    for v in flat:
+        bad += (v != 0) & (v != 1) & (v == v)
+    return bad
+
+
+# --- single-label ratings: the counting pass ------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def single_label_counts(codes, q, i0, i1, with_annotators):
+    """The counts of items i0..i1 (G, N, n) int32 codes with q categories.
+
+    Returns, per group: ``by_m`` (G, n + 1) int64, items with m ratings; ``sums`` (G, n + 1,
+    q) int64, the sum of r_ik over the items with m ratings; ``products`` (G, n + 1, q, q)
+    int64, the sum of r_ik r_il over them; ``histogram`` (G, q, (n + 1)**2) int64, the
+    items per state (m, r_ik) of each category-vs-rest problem; and, if
+    ``with_annotators`` (Conger), ``annotators`` (G, n, q) int64, each annotator's ratings
+    per category (else empty). Integer sums, exact; the finishing divides by m once per m.
+    """
+    G, N, n = codes.shape
+    side = n + 1
+    by_m = np.zeros((G, side), np.int64)
+    sums = np.zeros((G, side, q), np.int64)
+    products = np.zeros((G, side, q, q), np.int64)
+    histogram = np.zeros((G, q, side * side), np.int64)
+    annotators = np.zeros((G, n if with_annotators else 0, q), np.int64)
+    r = np.zeros(q, np.int64)
+    for g in range(G):
+        for i in range(i0, i1):
+            r[:] = 0
+            m = 0
+            for a in range(n):
+                c = codes[g, i, a]
+                if c >= 0:
+                    r[c] += 1
+                    m += 1
+                    if with_annotators:
+                        annotators[g, a, c] += 1
+            by_m[g, m] += 1
+            for k in range(q):
+                histogram[g, k, m * side + r[k]] += 1
+            if m == 0:
+                continue
+            for k in range(q):
+                rk = r[k]
+                if rk == 0:
+                    continue
+                sums[g, m, k] += rk
+                for l in range(q):
+                    products[g, m, k, l] += rk * r[l]
+    return by_m, sums, products, histogram, annotators
+
+
+# --- single-label ratings: the standard error's pass ----------------------------------
+
+
+@njit(cache=True, nogil=True)
+def single_label_spread(codes, w, constants, chance, annotator_chance, i0, i1):
+    """Per group (G,) float64, the sum over the rated items i0..i1 of (t_i - kappa)**2, t_i
+    Gwet's linearized per-item term of the overall (q-category) coefficient.
+
+    ``constants`` (G, 6): kappa, 1 - P_e, P_e, n / n'' (items rated over items pairable),
+    whether the chance agreement varies with the sample (1, else 0: Brennan-Prediger and
+    percent) and Conger's 1 / (r (r - 1)) (0 for the other coefficients). The per-item
+    chance term is sum_k (r_ik / r_i) chance[g, k] (Fleiss, Gwet) or, for Conger,
+    (sum over the item's raters of annotator_chance[g, a, code] + chance[g, 0]) / (r (r - 1))
+    (Gwet's lambda_i; see ``gwet._conger_chance``).
+    """
+    G, N, n = codes.shape
+    q = w.shape[0]
+    spread = np.zeros(G)
+    r = np.zeros(q, np.int64)
+    for g in range(G):
+        kappa = constants[g, 0]
+        gap = constants[g, 1]
+        expected = constants[g, 2]
+        scale = constants[g, 3]
+        varies = constants[g, 4] != 0.0
+        conger_scale = constants[g, 5]
+        conger = conger_scale != 0.0
+        total = 0.0
+        for i in range(i0, i1):
+            r[:] = 0
+            m = 0
+            lam = 0.0
+            for a in range(n):
+                c = codes[g, i, a]
+                if c >= 0:
+                    r[c] += 1
+                    m += 1
+                    if conger:
+                        lam += annotator_chance[g, a, c]
+            if m == 0:
+                continue
+            observed_term = 0.0
+            if m >= 2:
+                agreeing = 0.0
+                for k in range(q):
+                    if r[k] == 0:
+                        continue
+                    weighted = 0.0
+                    for l in range(q):
+                        weighted += w[k, l] * r[l]
+                    agreeing += r[k] * (weighted - 1)
+                observed_term = scale * (agreeing / (m * (m - 1)) - expected)
+            expected_term = 0.0
+            if varies:
+                if conger:
+                    item_expected = (lam + chance[g, 0]) * conger_scale
+                else:
+                    item_expected = 0.0
+                    for k in range(q):
+                        item_expected += r[k] * chance[g, k]
+                    item_expected /= m
+                expected_term = item_expected - expected
+            term = (observed_term - 2 * (1 - kappa) * expected_term) / gap - kappa
+            if term == term:  # NaN terms are left out, as numpy's nansum did
+                total += term * term
+        spread[g] += total
+    return spread
+
+
+# --- binary problems (multi-label input) ----------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def binary_states(decisions, i0, i1, state):
+    """States (see the module's layouts) of items i0..i1 of multi-label ``decisions`` (G, N,
+    n, L) into ``state`` (G, N, L). Returns (histogram (G, L, (n + 1)**2) int64, items with
+    a decision on some label (G,) int64, items with two on some label (G,) int64)."""
+    G, N, n, L = decisions.shape
+    side = n + 1
+    histogram = np.zeros((G, L, side * side), np.int64)
+    rated_items = np.zeros(G, np.int64)
+    pairable_items = np.zeros(G, np.int64)
+    x = np.zeros(L, np.int64)
+    m = np.zeros(L, np.int64)
+    for g in range(G):
+        for i in range(i0, i1):
+            x[:] = 0
+            m[:] = 0
+            for a in range(n):
+                row = decisions[g, i, a]
+                for j in range(L):
+                    v = row[j]
+                    x[j] += v == 1
+                    m[j] += v == v
+            most = 0
+            for j in range(L):
+                s = m[j] * side + x[j]
+                state[g, i, j] = s
+                histogram[g, j, s] += 1
+                most = max(most, m[j])
+            rated_items[g] += most >= 1
+            pairable_items[g] += most >= 2
+    return histogram, rated_items, pairable_items
+
+
+@njit(cache=True, nogil=True)
+def pooled_spread(state, table, rated_state, kappa, i0, i1):
+    """Per group, the sum over items i0..i1 rated on some label of (T_i - kappa)**2 with
+    T_i = sum_j table[g, j, state[g, i, j]] (the pooled coefficient's per-item term, each
+    label's part looked up by its state; see ``gwet._pooled_table``). ``rated_state[s]``:
+    whether state s has a rating."""
+    G, N, L = state.shape
+    spread = np.zeros(G)
+    for g in range(G):
+        total = 0.0
+        for i in range(i0, i1):
+            term = 0.0
+            rated = False
+            for j in range(L):
+                s = state[g, i, j]
+                term += table[g, j, s]
+                rated |= rated_state[s]
+            if rated:
+                deviation = term - kappa[g]
+                total += deviation * deviation
+        spread[g] += total
+    return spread
+
+
+@njit(cache=True, nogil=True)
+def binary_annotator_counts(decisions, i0, i1):
+    """Conger's marginals of multi-label ``decisions`` (G, N, n, L), items i0..i1: (G, L, n,
+    2) int64, each annotator's decisions 0 and 1 on each label."""
+    G, N, n, L = decisions.shape
+    counts = np.zeros((G, L, n, 2), np.int64)
+    for g in range(G):
+        for i in range(i0, i1):
+            for a in range(n):
+                row = decisions[g, i, a]
+                for j in range(L):
+                    v = row[j]
+                    if v == 1:
+                        counts[g, j, a, 1] += 1
+                    elif v == 0:
+                        counts[g, j, a, 0] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _binary_category(values, g, i, a, j, vs_rest):
+    """An annotator's category (0 or 1) in binary problem j, -1 if not rated: the decision
+    itself on multi-label input; on single-label codes (``vs_rest``) 0 if the rating is
+    category j and 1 if it is another."""
+    v = values[g, i, a, 0 if vs_rest else j]
+    if vs_rest:
+        if v < 0:
+            return -1
+        return 0 if v == j else 1
+    if v == 1:
+        return 1
+    if v == 0:
+        return 0
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def conger_binary_spread(values, vs_rest, n_problems, w, constants, annotator_chance,
+                         pooled_constants, pooled, i0, i1):
+    """Conger's standard-error sums of binary problems, items i0..i1: per problem (G, P) the
+    sum over its rated items of (t_ij - kappa_j)**2 and, if ``pooled``, per group (G,) the
+    sum over items rated on some problem of (T_i - kappa)**2, T_i the pooled coefficient's
+    per-item term (the mean over the used problems of theirs).
+
+    ``values``: multi-label decisions (G, N, n, P), or single-label codes (G, N, n, 1) when
+    ``vs_rest`` (problem k: category k against the rest). ``w`` (2, 2) the weights.
+    ``constants`` (G, P, 6): kappa_j, 1 - P_e,j, P_e,j, n_j / n''_j, Conger's constant D_j
+    and 1 / (r_j (r_j - 1)); ``annotator_chance`` (G, P, n, 2) his per-annotator terms (see
+    ``gwet._conger_chance``). ``pooled_constants`` (G, P, 5): the problem's
+    weight in the mean (1 / the number of used problems, 0 if unused), n / n''_j and n / n_j,
+    n the items rated on some problem; columns 3 and 4 of problem 0 hold the pooled
+    coefficient's kappa and 1 - P_e.
+    """
+    G, n = values.shape[0], values.shape[2]
+    P = n_problems
+    spread = np.zeros((G, P))
+    pooled_spread = np.zeros(G)
+    for g in range(G):
+        kappa_pooled = pooled_constants[g, 0, 3]
+        gap_pooled = pooled_constants[g, 0, 4]
+        for i in range(i0, i1):
+            term_pooled = 0.0
+            rated_any = False
+            for j in range(P):
+                m = 0
+                x = 0
+                lam = 0.0
+                for a in range(n):
+                    b = _binary_category(values, g, i, a, j, vs_rest)
+                    if b >= 0:
+                        m += 1
+                        x += b
+                        lam += annotator_chance[g, j, a, b]
+                if m == 0:
+                    continue
+                rated_any = True
+                kappa = constants[g, j, 0]
+                gap = constants[g, j, 1]
+                expected = constants[g, j, 2]
+                observed = 0.0
+                if m >= 2:
+                    r0 = m - x
+                    agreeing = (r0 * (w[0, 0] * r0 + w[0, 1] * x - 1)
+                                + x * (w[1, 0] * r0 + w[1, 1] * x - 1))
+                    observed = agreeing / (m * (m - 1)) - expected
+                chance = (lam + constants[g, j, 4]) * constants[g, j, 5] - expected
+                term = (constants[g, j, 3] * observed - 2 * (1 - kappa) * chance) / gap - kappa
+                if term == term:
+                    spread[g, j] += term * term
+                if pooled:
+                    part = pooled_constants[g, j, 0] * (
+                        pooled_constants[g, j, 1] * observed
+                        - 2 * (1 - kappa_pooled) * pooled_constants[g, j, 2] * chance
+                    ) / gap_pooled
+                    if part == part:
+                        term_pooled += part
+            if pooled and rated_any:
+                deviation = term_pooled - kappa_pooled
+                pooled_spread[g] += deviation * deviation
+    return spread, pooled_spread

@@ -1,0 +1,83 @@
+"""The Gwet family on dask input: the steps of :mod:`.finish` as a graph, nothing computed.
+
+One ``kappa-count`` task per block of items runs the first pass, a tree of
+``kappa-count-sum`` tasks adds the tables, one ``kappa-plan`` task finishes the point values,
+one ``kappa-spread`` task per block runs the standard error's pass with the plan, a tree adds
+those, and one ``kappa-final`` task gives the values, each sliced out as a lazy array. The
+ratings arrive chunked along the items only (``encode._prepare``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import finish as _finish
+from .encode import REASONS
+
+
+def _tree_sum(parts, name):
+    """The sum of delayed dicts of arrays, added pairwise (a tree of depth log2)."""
+    import dask
+
+    add = dask.delayed(_add_tables, pure=True)
+    level = 0
+    while len(parts) > 1:
+        parts = [add(parts[i], parts[i + 1], dask_key_name=f"{name}-{level}-{i}")
+                 if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)]
+        level += 1
+    return parts[0]
+
+
+def _add_tables(first, second):
+    return {key: first[key] + second[key] for key in first}
+
+
+def lazy_values(array, setting):
+    """``finish.final``'s values as dask arrays (shapes and dtypes from the same steps run on
+    no items)."""
+    import dask
+    import dask.array as da
+
+    token = dask.base.tokenize(array, setting["method"], setting["confidence"],
+                               setting["population_size"], setting["with_error"],
+                               setting["weights"])
+    blocks = array.to_delayed().ravel()
+    count = dask.delayed(_finish.count, pure=True)
+    tables = _tree_sum([count(block, setting, dask_key_name=f"kappa-count-{token}-{b}")
+                        for b, block in enumerate(blocks)], f"kappa-count-sum-{token}")
+    plan = dask.delayed(_finish.planned, pure=True)(tables, setting,
+                                                    dask_key_name=f"kappa-plan-{token}")
+    spreads = None
+    if setting["with_error"]:
+        spread = dask.delayed(_finish.spread, pure=True)
+        spreads = _tree_sum([spread(block, plan, setting,
+                                    dask_key_name=f"kappa-spread-{token}-{b}")
+                             for b, block in enumerate(blocks)], f"kappa-spread-sum-{token}")
+    values = dask.delayed(_final, pure=True)(plan, spreads, setting,
+                                             dask_key_name=f"kappa-final-{token}")
+    # the shapes and dtypes of the values: the same steps on no items
+    empty = np.zeros((array.shape[0], 0, *array.shape[2:]), array.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        template_plan = _finish.planned(_finish.count(empty, setting), setting)
+        template = _final(template_plan, None, setting)
+    out = []
+    for level, level_values in enumerate(template):
+        out.append({name: da.from_delayed(values[level][name], shape=np.shape(value),
+                                          dtype=np.asarray(value).dtype)
+                    for name, value in level_values.items()})
+    return tuple(out)
+
+
+# the reasons' strings at one width, the template's and the values' alike
+_REASON_DTYPE = np.dtype(f"<U{max(len(reason) for reason in REASONS.values())}")
+
+
+def _final(plan, spreads, setting):
+    """``finish.final`` with every value an array (strings at one width)."""
+    def fixed(value):
+        value = np.asarray(value)
+        return value.astype(_REASON_DTYPE) if value.dtype.kind == "U" else value
+
+    overall, category = _finish.final(plan, spreads, setting)
+    return ({k: fixed(v) for k, v in overall.items()},
+            {k: fixed(v) for k, v in category.items()})

@@ -55,7 +55,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
-from .._core.dataset import dataset, dimension_coordinates, input_coordinates
+from .._core.dataset import dataset, dimension_coordinates, input_coordinates, variable
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _one_hot, _prepare, REASONS
@@ -705,27 +705,30 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
     values come from plain arrays, with dims and no coordinates)."""
     ci, ci_method = intervals[0], intervals[1]
     analytic = ci is not None and ci_method == "analytic"
+    out = {name: (value.dims, value.data) for name, value in out.items()}
     if not analytic:
         out = {name: value for name, value in out.items()
                if not name.endswith(("_se", "_lower", "_upper"))}
         for name in ("undefined_reason", "pair_undefined_reason"):
             if name in out:  # the standard error's reason concerns a value not returned
-                out[name] = xr.where(out[name] == REASONS["se"], "", out[name])
+                value_dims, reasons = out[name]
+                out[name] = (value_dims, np.where(reasons == REASONS["se"], "", reasons))
     da = data["da"]
-    dims = {d for value in out.values() for d in value.dims}
+    dims = {d for value_dims, _ in out.values() for d in value_dims}
     # a dim order that reads naturally: *extra (as in the input), annotator_1, annotator_2,
     # category
     ends = ("annotator_1", "annotator_2", category_dim)
     order = [d for d in da.dims if d in dims and d not in ends]
     order += [d for d in ends if d in dims]
     result_variables = {}
-    for name, value in out.items():
-        variable = value.variable.transpose(*[d for d in order if d in value.dims])
-        if name in variables:
-            long_name, symbol, description = variables[name]
-            variable.attrs = {"long_name": long_name, "symbol": symbol,
-                              "description": description}
-        result_variables[name] = variable
+    for name, (value_dims, values) in out.items():
+        target = [d for d in order if d in value_dims]
+        if list(value_dims) != target:
+            values = values.transpose([value_dims.index(d) for d in target])
+        described = variables.get(name)
+        attrs = None if described is None else dict(zip(("long_name", "symbol",
+                                                         "description"), described))
+        result_variables[name] = variable(target, values, attrs)
     attrs = _dataset_attrs(data, method_name)
     if analytic:
         attrs.update(ci_level=float(ci), ci_method="analytic")

@@ -29,7 +29,7 @@ def _per_item(data):
     float and, on multi-label input, ``both`` and ``agreement`` (*lead, item, annotator_1,
     annotator_2) and ``common`` (the same without the label)."""
     lead, ind, rated = _canonical(data)
-    w = np.asarray(data["weights"].values)
+    w = data["weights"]
     terms = {"indicator": ind, "rated": rated.astype(np.float64)}
     if data["multi_label"]:
         rated = terms["rated"]
@@ -120,7 +120,7 @@ def _cohen_values(data, confidence, population_size=None, sums=None):
     except the pooled multi-label standard error, then NaN (its per-item terms are not
     formed). ``population_size`` scales the variances by ``1 - n / population_size``.
     """
-    w = np.asarray(data["weights"].values)
+    w = data["weights"]
     multi_label = data["multi_label"]
     with np.errstate(divide="ignore", invalid="ignore"):
         if sums is None:

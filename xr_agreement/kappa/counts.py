@@ -38,6 +38,31 @@ def single_label_tables(codes: np.ndarray, q: int, with_annotators: bool) -> dic
             "annotators": annotators}
 
 
+def by_patterns(n_annotators: int, q: int) -> bool:
+    """Whether single-label ratings are counted by composition (see
+    :data:`.kernels.PATTERN_LIMIT`)."""
+    return float(n_annotators + 1) ** q <= _kernels.PATTERN_LIMIT
+
+
+def pattern_histogram(codes: np.ndarray, q: int) -> np.ndarray:
+    """Items per composition of single-label ``codes`` (G, N, n): see
+    :func:`.kernels.pattern_histogram`."""
+    G, N, n = codes.shape
+    powers = np.zeros(q + 1, np.int64)
+    powers[1:] = (n + 1) ** np.arange(q, dtype=np.int64)
+    parts = _in_threads(lambda i0, i1: (_kernels.pattern_histogram(
+        codes, powers, (n + 1) ** q, i0, i1),), N, _runs(N))
+    return _added(parts)[0]
+
+
+def annotator_counts(codes: np.ndarray, q: int) -> np.ndarray:
+    """Each annotator's ratings per category (G, n, q) (Conger's marginals)."""
+    N = codes.shape[1]
+    parts = _in_threads(lambda i0, i1: (_kernels.annotator_counts(codes, q, i0, i1),), N,
+                        _runs(N))
+    return _added(parts)[0]
+
+
 def single_label_spread(codes, w, constants, chance, annotator_chance) -> np.ndarray:
     """The standard error's pass over single-label ``codes``: see
     :func:`.kernels.single_label_spread`."""

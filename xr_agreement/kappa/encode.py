@@ -47,7 +47,7 @@ def _prepare(da, weights, categories, item, annotator, label):
     (checked). G is the product of the extra dims' sizes (``extra``, ``extra_shape``): the
     result's lead dims are ``lead`` (the extra dims, and the label on multi-label input).
     On dask input the arrays are dask arrays chunked along the items only. ``weights``:
-    (q, q) DataArray (dims _category, _category_other)."""
+    the (q, q) float64 matrix."""
     check_dataarray(da, "ratings")
     reserved = {_CAT, _CAT2, _ROW, _COL, "annotator_1", "annotator_2"}
     clash = reserved & set(da.dims)
@@ -76,19 +76,17 @@ def _prepare(da, weights, categories, item, annotator, label):
                 f"multi-label decisions must be 0/1 (bool, int or float, NaN "
                 f"missing); got dtype {da.dtype}"
             )
-        ordered = da.transpose(*extra, item, annotator, label)
-        data["decisions"] = _checked_decisions(ordered)
+        data["decisions"] = _checked_decisions(da, (*extra, item, annotator, label))
         cats = np.array([0, 1])
         data["lead"] = (*extra, label)
     else:
-        ordered = da.transpose(*extra, item, annotator)
-        data["codes"], cats = _single_label_codes(ordered, categories)
+        data["codes"], cats = _single_label_codes(da, (*extra, item, annotator), categories)
         if len(cats) == 0:
             raise ValueError("every rating is missing: there is nothing to compare")
         data["lead"] = extra
     data["lead_shape"] = tuple(da.sizes[d] for d in data["lead"])
     w, weights_name = _weight_matrix(weights, cats)
-    data.update(weights=xr.DataArray(w, dims=(_CAT, _CAT2)), weights_name=weights_name,
+    data.update(weights=np.ascontiguousarray(w, np.float64), weights_name=weights_name,
                 categories=cats)
     return data
 
@@ -98,23 +96,24 @@ def _prepare(da, weights, categories, item, annotator, label):
 CODE_SPAN_LIMIT = 256
 
 
-def _single_label_codes(ordered, categories):
-    """(codes (G, N, n) int32, categories) of single-label ratings ordered (*extra, item,
-    annotator). Integral numbers in a short range are coded by a kernel, after alpha's
-    reading (``integral_ratings``: the range from a sample of items, checked by the coding
-    pass); the rest, and declared categories, by ``encode_ratings``."""
-    N, n = ordered.shape[-2:]
-    if _is_dask(ordered.data):
+def _single_label_codes(da, order, categories):
+    """(codes (G, N, n) int32, categories) of single-label ratings ``da`` with its dims in
+    ``order`` (*extra, item, annotator). Integral numbers in a short range are coded by a
+    kernel, after alpha's reading (``integral_ratings``: the range from a sample of items,
+    checked by the coding pass); the rest, and declared categories, by ``encode_ratings``."""
+    N, n = da.sizes[order[-2]], da.sizes[order[-1]]
+    if _is_dask(da.data):
+        ordered = da.transpose(*order)
         codes, cats = _encoded(ordered, categories)
         codes = codes.astype(np.int32).rechunk({axis: -1 for axis in range(ordered.ndim)
                                                 if axis != ordered.ndim - 2})
         return codes.reshape(-1, N, n), cats
-    values = np.asarray(ordered.values)
+    values = np.transpose(np.asarray(da.data), [da.dims.index(d) for d in order])
     if categories is None and values.dtype.kind in "biuf" and values.size:
         coded = _coded_integers(values)
         if coded is not None:
             return coded
-    codes, cats = encode_ratings(ordered, categories)
+    codes, cats = encode_ratings(da.transpose(*order), categories)
     return np.ascontiguousarray(codes.reshape(-1, N, n), dtype=np.int32), cats
 
 
@@ -131,8 +130,9 @@ def _coded_integers(values):
         G, N, n = grid.shape
         codes = np.empty((G, N, n), np.int32)
         span = len(ratings.categories)
-        totals, unmatched = _added(_in_threads(lambda i0, i1: code_ratings(
-            grid, ratings.low, span, codes, i0, i1), N, _runs(N)))
+        flat, flat_codes = grid.reshape(-1), codes.reshape(-1)
+        totals, unmatched = _added(_in_threads(lambda e0, e1: code_ratings(
+            flat, ratings.low, span, flat_codes, e0, e1), flat.size, _runs(N)))
         if not unmatched:
             used = totals > 0
             dtype = values.dtype if values.dtype.kind != "b" else np.dtype(np.int64)
@@ -148,25 +148,26 @@ def _coded_integers(values):
     return None
 
 
-def _checked_decisions(ordered):
-    """Multi-label decisions (*extra, item, annotator, label) as (G, N, n, L), C-contiguous,
-    checked to be 0/1/NaN (on dask block by block when computed)."""
-    N, n, L = ordered.shape[-3:]
-    coords = [(d, ordered[d].values if d in ordered.coords else np.arange(ordered.sizes[d]))
-              for d in ordered.dims]
-    if _is_dask(ordered.data):
+def _checked_decisions(da, order):
+    """Multi-label decisions ``da`` with its dims in ``order`` (*extra, item, annotator,
+    label) as (G, N, n, L), C-contiguous, checked to be 0/1/NaN (on dask block by block
+    when computed)."""
+    N, n, L = (da.sizes[d] for d in order[-3:])
+    coords = [(d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in order]
+    if _is_dask(da.data):
         # checked block by block when computed (the graph is built without computing)
-        decisions = ordered.data.map_blocks(_check_decisions, coords=coords,
-                                            dtype=ordered.dtype)
-        decisions = decisions.rechunk({axis: -1 for axis in range(ordered.ndim)
-                                       if axis != ordered.ndim - 3})
+        decisions = da.transpose(*order).data.map_blocks(_check_decisions, coords=coords,
+                                                         dtype=da.dtype)
+        decisions = decisions.rechunk({axis: -1 for axis in range(da.ndim)
+                                       if axis != da.ndim - 3})
         return decisions.reshape(-1, N, n, L)
-    values = np.ascontiguousarray(ordered.values).reshape(-1, N, n, L)
+    ordered = np.transpose(np.asarray(da.data), [da.dims.index(d) for d in order])
+    values = np.ascontiguousarray(ordered).reshape(-1, N, n, L)
     if values.dtype.kind != "b":
         from .kernels import count_not_binary
 
         if count_not_binary(values.reshape(-1)):
-            _check_decisions(np.asarray(ordered.values), coords)  # names the first one
+            _check_decisions(ordered, coords)  # names the first one
     return values
 
 

@@ -58,9 +58,11 @@ def counted_values(data, method, confidence, population_size, with_error=True):
 
 def settings(data, method, confidence, population_size, with_error) -> dict:
     """What every step needs besides the arrays (small, picklable)."""
+    array = data["decisions"] if data["multi_label"] else data["codes"]
     return {"method": method, "confidence": confidence, "population_size": population_size,
             "with_error": with_error, "multi_label": data["multi_label"],
-            "weights": np.ascontiguousarray(data["weights"].values, np.float64)}
+            "n_annotators": array.shape[2],
+            "weights": data["weights"]}
 
 
 def shaped(values, data):
@@ -85,7 +87,13 @@ def count(array, setting) -> dict:
     if setting["multi_label"]:
         tables, _ = _counts.binary_tables(array, conger)
         return tables
-    return _counts.single_label_tables(array, setting["weights"].shape[0], conger)
+    q = setting["weights"].shape[0]
+    if _counts.by_patterns(setting["n_annotators"], q):
+        tables = {"patterns": _counts.pattern_histogram(array, q)}
+        if conger:
+            tables["annotators"] = _counts.annotator_counts(array, q)
+        return tables
+    return _counts.single_label_tables(array, q, conger)
 
 
 def planned(tables, setting) -> dict:
@@ -110,7 +118,9 @@ def spread(array, plan, setting) -> dict:
                                                    binary["rated_state"],
                                                    binary["pooled_kappa"])
         return out
-    out["overall"] = _counts.single_label_spread(array, setting["weights"], *plan["spread"])
+    if "overall_spread" not in plan:  # else a sum over the compositions seen (the plan's)
+        out["overall"] = _counts.single_label_spread(array, setting["weights"],
+                                                     *plan["spread"])
     if method == "conger":
         out["category"] = _conger_pass(array[..., None], True, plan["binary"])[0]
     return out
@@ -130,7 +140,9 @@ def final(plan, spreads, setting) -> tuple[dict, dict]:
                                category_spread, options[0], 2, options[1], options[2],
                                limits=False)
         overall_point, n, n2 = plan["overall"]
-        overall_spread = spreads.get("overall", np.full(n.shape, np.nan))
+        overall_spread = spreads.get("overall", plan.get("overall_spread"))
+        if overall_spread is None or not setting["with_error"]:
+            overall_spread = np.full(n.shape, np.nan)
         overall = _gwet_error(overall_point, n, n2, overall_spread, options[0], plan["q"],
                               *options[1:])
     return overall, category
@@ -142,53 +154,114 @@ def final(plan, spreads, setting) -> tuple[dict, dict]:
 def _single_label_plan(tables, setting):
     method, w = setting["method"], setting["weights"]
     q = w.shape[0]
+    n = setting["n_annotators"]
     conger = method == "conger"
-    by_m = tables["by_m"]
-    G, side = by_m.shape
-    m = np.arange(side)
-    # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
-    # m (m - 1) once per m
-    agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
-    sums = {
-        "rated_item": by_m[:, 1:].sum(axis=1),
-        "pairable": by_m[:, 2:].sum(axis=1),
-        "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
-        "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
-    }
+    if "patterns" in tables:
+        counts, overall_columns = _compositions(tables["patterns"], n, q, w)
+        m = overall_columns["m"]
+        weighted = counts.astype(np.float64)
+        sums = {"rated_item": counts @ (m >= 1).astype(np.int64),
+                "pairable": counts @ (m >= 2).astype(np.int64),
+                "item_observed": weighted @ overall_columns["observed"],
+                "share": weighted @ overall_columns["share"]}
+        # category k against the rest, from the same compositions: r_ik of m
+        columns = _vs_rest_columns(overall_columns)
+        histogram = np.broadcast_to(counts[:, None, :], (counts.shape[0], q, counts.shape[1]))
+    else:
+        by_m = tables["by_m"]
+        m = np.arange(n + 1)
+        # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
+        # m (m - 1) once per m
+        agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
+        sums = {
+            "rated_item": by_m[:, 1:].sum(axis=1),
+            "pairable": by_m[:, 2:].sum(axis=1),
+            "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
+            "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
+        }
+        # category k against the rest: category 0 of the binary problem is k
+        columns = _state_columns(n, x_category=0, w=_IDENTITY)
+        histogram = tables["histogram"]
+    G = sums["rated_item"].shape[0]
     if conger:
         annotators = tables["annotators"].astype(np.float64)
         sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
     terms = _problem_terms(sums, w, method, with_chance=True)
     point = _gwet_point(terms, pooled=False)
     n_rated, n_pairable = sums["rated_item"], sums["pairable"]
-    constants = np.zeros((G, 6))
-    constants[:, 0] = point["coefficient"]
-    constants[:, 1] = point["gap"]
-    constants[:, 2] = point["expected"]
-    constants[:, 3] = n_rated / _nan_where_not(n_pairable, n_pairable > 0)
-    constants[:, 4] = method in _VARYING
-    chance = np.zeros((G, q))
-    annotator_chance = np.zeros((G, side - 1 if conger else 0, q))
+    scale_observed = n_rated / _nan_where_not(n_pairable, n_pairable > 0)
+    plan = {"overall": (point, n_rated, n_pairable), "q": q}
     if conger:
+        constants = np.zeros((G, 6))
+        constants[:, 0] = point["coefficient"]
+        constants[:, 1] = point["gap"]
+        constants[:, 2] = point["expected"]
+        constants[:, 3] = scale_observed
+        constants[:, 4] = 1
         table, constant, scale = terms["conger"]
-        annotator_chance[:] = table
+        chance = np.zeros((G, q))
         chance[:, 0] = constant
         constants[:, 5] = scale
-    elif terms["chance"] is not None:
-        chance[:] = terms["chance"]
-    # category k against the rest: category 0 of the binary problem is k
-    columns = _state_columns(side - 1, x_category=0, w=_IDENTITY)
-    binary_sums = _binary_sums(tables["histogram"], columns)
+        plan["spread"] = (constants, chance, np.ascontiguousarray(table, np.float64))
+    elif "patterns" in tables:
+        if setting["with_error"]:
+            plan["overall_spread"] = _state_spread(counts, overall_columns, terms, point,
+                                                   scale_observed, method in _VARYING)
+    else:
+        constants = np.stack([point["coefficient"], point["gap"], point["expected"],
+                              scale_observed, np.full(G, float(method in _VARYING)),
+                              np.zeros(G)], axis=-1)
+        chance = terms["chance"] if terms["chance"] is not None else np.zeros((G, q))
+        plan["spread"] = (np.ascontiguousarray(constants), np.ascontiguousarray(chance),
+                          np.zeros((G, 0, q)))
     if conger:
         annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
         rated = annotators.sum(axis=-1)
         chosen = np.moveaxis(annotators, -1, 1)  # (G, q, n)
+        binary_sums = _binary_sums(histogram, columns)
         binary_sums.update(indicator=np.stack([chosen, rated[:, None] - chosen], axis=-1),
                            rated=np.broadcast_to(rated[:, None], chosen.shape))
-    return {"overall": (point, n_rated, n_pairable), "q": q,
-            "spread": (constants, chance, annotator_chance),
-            "binary": _binary_plan(binary_sums, columns, tables["histogram"], _IDENTITY,
-                                   setting)}
+    else:
+        binary_sums = _binary_sums(histogram, columns)
+    plan["binary"] = _binary_plan(binary_sums, columns, histogram, _IDENTITY, setting)
+    return plan
+
+
+def _compositions(patterns, n_annotators, q, w):
+    """The compositions seen (:data:`.kernels.PATTERN_LIMIT`): their items per group (G,
+    C) and, per composition, ``m``, ``r`` (C, q), the item's observed agreement
+    ``observed`` (0 where m < 2) and its shares ``share`` (C, q)."""
+    side = n_annotators + 1
+    ids = np.flatnonzero(patterns.any(axis=0))
+    r = (ids[:, None] // side ** np.arange(q)) % side
+    m = r.sum(axis=1)
+    pairs = np.maximum(m * (m - 1), 1)
+    observed = np.where(m >= 2, (r * (r @ w.T - 1)).sum(axis=1) / pairs, 0.0)
+    share = np.where((m >= 1)[:, None], r / np.maximum(m, 1)[:, None], 0.0)
+    return patterns[:, ids], {"m": m, "r": r, "observed": observed, "share": share}
+
+
+def _vs_rest_columns(columns):
+    """:func:`_state_columns` of the category-vs-rest problems of the compositions (per
+    problem k: r_ik against m - r_ik, identity weights): ``observed`` (q, C), ``share``
+    (q, C, 2)."""
+    m, r = columns["m"], columns["r"].T  # (C,), (q, C)
+    rest = m - r
+    pairs = np.maximum(m * (m - 1), 1)
+    observed = np.where(m >= 2, (r * (r - 1) + rest * (rest - 1)) / pairs, 0.0)
+    share = np.where((m >= 1)[:, None], np.stack([r, rest], axis=-1)
+                     / np.maximum(m, 1)[:, None], 0.0)
+    return {"m": m, "observed": observed, "share": share}
+
+
+def _state_spread(histogram, columns, terms, point, scale_observed, varies):
+    """Sum over items of (t_i - kappa)**2 from the items per state (or composition) and each
+    state's term (:func:`_per_state`): exact, no pass over the ratings."""
+    term = _per_state(columns, terms, point["expected"], point["coefficient"],
+                      scale_observed, np.ones_like(scale_observed), varies)
+    deviation = term / point["gap"][..., None] - point["coefficient"][..., None]
+    squares = np.where(columns["m"] >= 1, deviation * deviation, 0.0)
+    return np.nansum(histogram * squares, axis=-1)
 
 
 # --------------------------------------------------------------------------- binary problems
@@ -220,8 +293,8 @@ def _binary_sums(histogram, columns) -> dict:
     return {
         "rated_item": histogram[..., m >= 1].sum(axis=-1),
         "pairable": histogram[..., m >= 2].sum(axis=-1),
-        "item_observed": histogram @ columns["observed"],
-        "share": histogram @ columns["share"],
+        "item_observed": (histogram * columns["observed"]).sum(axis=-1),
+        "share": np.einsum("...s,...sk->...k", histogram, columns["share"]),
     }
 
 
@@ -235,7 +308,7 @@ def _per_state(columns, terms, expected, kappa, scale_observed, scale_expected, 
                         0.0)
     if not varies:
         return observed
-    item_chance = np.einsum("sk,...k->...s", columns["share"], terms["chance"])
+    item_chance = np.einsum("...sk,...k->...s", columns["share"], terms["chance"])
     chance = np.where(m >= 1, scale_expected[..., None] * (item_chance - expected), 0.0)
     return observed - 2 * (1 - kappa[..., None]) * chance
 
@@ -259,12 +332,8 @@ def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
     if not setting["with_error"]:
         return plan
     varies = method in _VARYING
-    scale_observed = n / _nan_where_not(n2, n2 > 0)
-    term = _per_state(columns, terms, point["expected"], point["coefficient"],
-                      scale_observed, np.ones_like(scale_observed), varies)
-    deviation = term / point["gap"][..., None] - point["coefficient"][..., None]
-    squares = np.where(columns["m"] >= 1, deviation * deviation, 0.0)
-    plan["spread"] = np.nansum(histogram * squares, axis=-1)
+    plan["spread"] = _state_spread(histogram, columns, terms, point,
+                                   n / _nan_where_not(n2, n2 > 0), varies)
     if pooled is not None:
         rated_items, _ = pooled
         used = n2 > 0

@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.dataset import variable
 from .encode import _CAT, _ZERO_GAP, REASONS
 
 
@@ -218,7 +219,7 @@ def _problems(data):
     problems; on multi-label input the labels' problems are the overall one's
     constituents)."""
     lead, ind, rated = _canonical(data)
-    problems = [("overall", lead, ind, np.asarray(data["weights"].values))]
+    problems = [("overall", lead, ind, data["weights"])]
     if not data["multi_label"]:
         # category-vs-rest: the category's own indicator against all other ratings, the
         # category axis moved before the items
@@ -247,7 +248,7 @@ def _summed_problems(data, sums):
     arrays (*prefix, *lead, ...)). The lead dims are read from the sums, as the bootstrap may
     have let go of the ratings."""
     annotator = data["annotator"]
-    weights = {"overall": np.asarray(data["weights"].values), "category": _BINARY_IDENTITY}
+    weights = {"overall": data["weights"], "category": _BINARY_IDENTITY}
     problems = []
     for problem in ("overall", "category"):
         if f"{problem}/rated_item" not in sums:
@@ -284,16 +285,16 @@ def _gwet_values(data, method, confidence, population_size, sums=None, with_erro
                 else:
                     values[problem] = _gwet_point(terms, pooled=False)
                     dims[problem] = (*prefix, *lead)
-    out = {name: xr.DataArray(value, dims=dims["overall"])
+    out = {name: variable(dims["overall"], value)
            for name, value in values["overall"].items() if name != "gap"}
     level = "label" if data["multi_label"] else "category"  # the level prefix of the names
     for key in ("coefficient", "observed", "expected", "coefficient_se"):
         if key in values["category"]:
-            out[f"{level}_{key}"] = xr.DataArray(values["category"][key],
-                                                 dims=dims["category"])
+            out[f"{level}_{key}"] = variable(dims["category"], values["category"][key])
     return out, data["label"] if data["multi_label"] else "category"
 
 
 def _gwet_replicate(data, sums, method) -> dict:
     """A Gwet-family coefficient's values from column sums (bootstrap replicates)."""
-    return _gwet_values(data, method, 0.95, None, sums)[0]
+    return {name: xr.DataArray(value)
+            for name, value in _gwet_values(data, method, 0.95, None, sums)[0].items()}

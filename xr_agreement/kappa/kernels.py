@@ -30,29 +30,64 @@ from .._core.jit import njit
 
 
 @njit(cache=True, nogil=True)
-def code_ratings(values, low, span, codes, i0, i1):
-    """Codes of integral ratings ``values`` (G, N, n) float64, NaN missing, for items
-    i0..i1 into ``codes``: ``value - low`` when that is an integer in 0..span-1, else -1 and
-    counted as unmatched. Returns (per-code totals (span,) int64, unmatched)."""
-    G, N, n = values.shape
+def code_ratings(values, low, span, codes, start, stop):
+    """Codes of integral ratings ``values[start:stop]`` (flat float64, NaN missing) into
+    ``codes``: ``value - low`` when that is an integer in 0..span-1, else -1 (unmatched if
+    the rating is not NaN). Returns (per-code totals (span,) int64, unmatched).
+
+    Flat and branch-free, so that it vectorizes; the totals of a few codes are counted by
+    comparing every code with each (a scatter ``totals[code] += 1`` waits on the previous
+    one with the same code: it took 4x as long at 3 codes)."""
+    present = 0
+    # loops over range(size) of slices: no negative-index checks, so they vectorize (over
+    # range(start, stop) the pass took 5x as long)
+    source, target = values[start:stop], codes[start:stop]
+    for e in range(source.size):
+        v = source[e]
+        offset = (v if v == v else low - 1.0) - low
+        c = np.int32(min(max(offset, -1.0), float(span)))
+        matched = (c >= 0) & (c < span) & (c == offset)
+        target[e] = c if matched else -1
+        present += v == v
     totals = np.zeros(span, np.int64)
-    unmatched = 0
+    if span <= 16:
+        for c in range(span):
+            total = 0
+            for e in range(target.size):
+                total += target[e] == c
+            totals[c] = total
+    else:
+        for e in range(target.size):
+            if target[e] >= 0:
+                totals[target[e]] += 1
+    return totals, present - totals.sum()
+
+
+# The overall single-label problem's per-item terms depend on the item's counts r_i1..r_iq
+# only; with few annotators and categories every such composition gets an id,
+# sum_k r_ik (n + 1)**k = sum over the item's ratings of (n + 1)**code, and one pass counts
+# the items per id. Every sum over items, the standard error's squares included, is then
+# a sum over the ids seen: no second pass. At 10^5 items x 5 annotators x 3 categories the
+# counting and the standard error's passes took 2.6 and 2.6 ms, this pass ~0.3 ms.
+PATTERN_LIMIT = 1 << 16
+
+
+@njit(cache=True, nogil=True)
+def pattern_histogram(codes, powers, size, i0, i1):
+    """Items per composition id (see :data:`PATTERN_LIMIT`) of items i0..i1 of ``codes``
+    (G, N, n): (G, size) int64. ``powers[c + 1] = (n + 1)**c``, ``powers[0] = 0`` (a
+    missing rating)."""
+    G, N, n = codes.shape
+    histogram = np.zeros((G, size), np.int64)
     for g in range(G):
-        for i in range(i0, i1):
+        block = codes[g, i0:i1]
+        counted = histogram[g]
+        for i in range(block.shape[0]):
+            p = 0
             for a in range(n):
-                v = values[g, i, a]
-                code = -1
-                if v == v:
-                    offset = v - low
-                    if offset >= 0.0 and offset < span:
-                        c = np.int64(offset)
-                        if c == offset:
-                            code = c
-                            totals[c] += 1
-                    if code < 0:
-                        unmatched += 1
-                codes[g, i, a] = code
-    return totals, unmatched
+                p += powers[block[i, a] + 1]
+            counted[p] += 1
+    return histogram
 
 
 @njit(cache=True, nogil=True)
@@ -110,6 +145,21 @@ def single_label_counts(codes, q, i0, i1, with_annotators):
                 for l in range(q):
                     products[g, m, k, l] += rk * r[l]
     return by_m, sums, products, histogram, annotators
+
+
+@njit(cache=True, nogil=True)
+def annotator_counts(codes, q, i0, i1):
+    """Each annotator's ratings per category over items i0..i1 of ``codes`` (G, N, n):
+    (G, n, q) int64 (Conger's marginals)."""
+    G, N, n = codes.shape
+    counts = np.zeros((G, n, q), np.int64)
+    for g in range(G):
+        for i in range(i0, i1):
+            for a in range(n):
+                c = codes[g, i, a]
+                if c >= 0:
+                    counts[g, a, c] += 1
+    return counts
 
 
 # --- single-label ratings: the standard error's pass ----------------------------------

@@ -81,26 +81,41 @@ def state_dtype(n_annotators: int):
 def binary_tables(decisions: np.ndarray, with_annotators: bool) -> tuple[dict, np.ndarray]:
     """The counting pass over multi-label ``decisions`` (G, N, n, L): the histogram of each
     label's states, the items rated and pairable on some label, Conger's marginals (when
-    asked for), and the states (G, N, L) for the standard error's pass."""
+    asked for), and the states (G, N, L) for the standard error's pass, with the offset to
+    add to them (see :func:`.kernels.complete_binary_states`)."""
     G, N, n, L = decisions.shape
-    state = np.empty((G, N, L), state_dtype(n))
-    parts = _in_threads(lambda i0, i1: _kernels.binary_states(decisions, i0, i1, state),
-                        N, _runs(N))
-    histogram, rated_items, pairable_items = _added(parts)
+    if decisions.dtype.kind in "bui" and n < 256:  # no missing decision: m = n
+        # checked 0/1 (encode._checked_decisions): as bytes they are the same numbers
+        small = (decisions.view(np.uint8) if decisions.dtype.itemsize == 1
+                 else decisions.astype(np.uint8))
+        state = np.empty((G, N, L), np.uint8)  # x only: see complete_binary_states
+        parts = _in_threads(lambda i0, i1: (_kernels.complete_binary_states(
+            small, i0, i1, state),), N, _runs(N))
+        histogram = _added(parts)[0]
+        rated_items = np.full(G, N if n >= 1 and L >= 1 else 0, np.int64)
+        pairable_items = np.full(G, N if n >= 2 and L >= 1 else 0, np.int64)
+        offset = n * (n + 1)
+    else:
+        state = np.empty((G, N, L), state_dtype(n))
+        parts = _in_threads(lambda i0, i1: _kernels.binary_states(decisions, i0, i1, state),
+                            N, _runs(N))
+        histogram, rated_items, pairable_items = _added(parts)
+        offset = 0
     tables = {"histogram": histogram, "rated_items": rated_items,
               "pairable_items": pairable_items}
     if with_annotators:
         tables["annotators"] = _added(_in_threads(lambda i0, i1: (
             _kernels.binary_annotator_counts(decisions, i0, i1),), N, _runs(N)))[0]
-    return tables, state
+    return tables, (state, offset)
 
 
 def pooled_spread(state, table, rated_state, kappa) -> np.ndarray:
-    """The pooled coefficient's standard-error pass over the states: see
-    :func:`.kernels.pooled_spread`."""
+    """The pooled coefficient's standard-error pass over the states ((states, offset) of
+    :func:`binary_tables`): see :func:`.kernels.pooled_spread`."""
+    state, offset = state
     N = state.shape[1]
     parts = _in_threads(lambda i0, i1: (_kernels.pooled_spread(
-        state, table, rated_state, kappa, i0, i1),), N, _runs(N))
+        state, offset, table, rated_state, kappa, i0, i1),), N, _runs(N))
     return _added(parts)[0]
 
 

@@ -153,10 +153,14 @@ def _checked_decisions(da, order):
     label) as (G, N, n, L), C-contiguous, checked to be 0/1/NaN (on dask block by block
     when computed)."""
     N, n, L = (da.sizes[d] for d in order[-3:])
-    coords = [(d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in order]
+
+    def coords():  # for the message only: a string index costs ms to read
+        return [(d, da[d].values if d in da.coords else np.arange(da.sizes[d]))
+                for d in order]
+
     if _is_dask(da.data):
         # checked block by block when computed (the graph is built without computing)
-        decisions = da.transpose(*order).data.map_blocks(_check_decisions, coords=coords,
+        decisions = da.transpose(*order).data.map_blocks(_check_decisions, coords=coords(),
                                                          dtype=da.dtype)
         decisions = decisions.rechunk({axis: -1 for axis in range(da.ndim)
                                        if axis != da.ndim - 3})
@@ -167,7 +171,7 @@ def _checked_decisions(da, order):
         from .kernels import count_not_binary
 
         if count_not_binary(values.reshape(-1)):
-            _check_decisions(ordered, coords)  # names the first one
+            _check_decisions(ordered, coords())  # names the first one
     return values
 
 

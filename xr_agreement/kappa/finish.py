@@ -49,9 +49,9 @@ def counted_values(data, method, confidence, population_size, with_error=True):
         values = lazy_values(array, setting)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
-            tables = count(array, setting)
+            tables, state = count(array, setting, with_state=True)
             plan = planned(tables, setting)
-            spreads = spread(array, plan, setting) if with_error else None
+            spreads = spread(array, plan, setting, state) if with_error else None
             values = final(plan, spreads, setting)
     return shaped(values, data)
 
@@ -81,12 +81,16 @@ def shaped(values, data):
 # --------------------------------------------------------------------------- the steps
 
 
-def count(array, setting) -> dict:
-    """The first pass over one block of items (additive tables)."""
+def count(array, setting, with_state=False):
+    """The first pass over one block of items (additive tables); ``with_state``: and the
+    multi-label states (G, N, L) for the standard error's pass (else it counts them again:
+    on dask, one block at a time)."""
     conger = setting["method"] == "conger"
     if setting["multi_label"]:
-        tables, _ = _counts.binary_tables(array, conger)
-        return tables
+        tables, state = _counts.binary_tables(array, conger)
+        return (tables, state) if with_state else tables
+    if with_state:
+        return count(array, setting), None
     q = setting["weights"].shape[0]
     if _counts.by_patterns(setting["n_annotators"], q):
         tables = {"patterns": _counts.pattern_histogram(array, q)}
@@ -104,8 +108,9 @@ def planned(tables, setting) -> dict:
         return _single_label_plan(tables, setting)
 
 
-def spread(array, plan, setting) -> dict:
-    """The standard error's pass over one block of items (additive sums)."""
+def spread(array, plan, setting, state=None) -> dict:
+    """The standard error's pass over one block of items (additive sums); ``state``: the
+    block's multi-label states, if kept from the first pass."""
     method = setting["method"]
     out = {}
     if setting["multi_label"]:
@@ -113,7 +118,8 @@ def spread(array, plan, setting) -> dict:
         if method == "conger":
             out["category"], out["overall"] = _conger_pass(array, False, binary)
         else:
-            state = _counts.binary_tables(array, False)[1]
+            if state is None:
+                state = _counts.binary_tables(array, False)[1]
             out["overall"] = _counts.pooled_spread(state, binary["pooled_table"],
                                                    binary["rated_state"],
                                                    binary["pooled_kappa"])

@@ -267,21 +267,70 @@ def binary_states(decisions, i0, i1, state):
     return histogram, rated_items, pairable_items
 
 
+# Items per block whose per-state counts are kept in uint16 lanes before they are added to
+# the int64 histogram.
+STATE_BLOCK = 65535
+
+
 @njit(cache=True, nogil=True)
-def pooled_spread(state, table, rated_state, kappa, i0, i1):
+def complete_binary_states(decisions, i0, i1, state):
+    """:func:`binary_states` of integer ``decisions`` (uint8 view; no missing decision, so
+    every item has m = n on every label), fewer than 256 annotators: ``state`` (uint8)
+    gets x only, the state less its constant offset n (n + 1). Each item's x per label is
+    summed in uint8 lanes and counted per value of x by comparing in uint16 lanes, flushed
+    to int64 every :data:`STATE_BLOCK` items (at (5 10^4, 5, 50) a scatter
+    ``histogram[j, x] += 1`` per label took 4.0 ms, these lanes 1.8)."""
+    G, N, n, L = decisions.shape
+    side = n + 1
+    base = n * side
+    histogram = np.zeros((G, L, side * side), np.int64)
+    by_x = np.zeros((side, L), np.uint16)
+    x = np.zeros(L, np.uint8)
+    for g in range(G):
+        block = decisions[g, i0:i1]
+        target = state[g, i0:i1]
+        filled = 0
+        for i in range(block.shape[0]):
+            x[:] = 0
+            for a in range(n):
+                row = block[i, a]
+                for j in range(L):
+                    x[j] += row[j]
+            out = target[i]
+            for j in range(L):
+                out[j] = x[j]
+            for v in range(side):
+                value = np.uint8(v)  # compared in 8-bit lanes, not 64
+                counted = by_x[v]
+                for j in range(L):
+                    counted[j] += np.uint16(x[j] == value)
+            filled += 1
+            if filled == STATE_BLOCK or i == block.shape[0] - 1:
+                for v in range(side):
+                    for j in range(L):
+                        histogram[g, j, base + v] += by_x[v, j]
+                by_x[:] = 0
+                filled = 0
+    return histogram
+
+
+@njit(cache=True, nogil=True)
+def pooled_spread(state, offset, table, rated_state, kappa, i0, i1):
     """Per group, the sum over items i0..i1 rated on some label of (T_i - kappa)**2 with
-    T_i = sum_j table[g, j, state[g, i, j]] (the pooled coefficient's per-item term, each
-    label's part looked up by its state; see ``gwet._pooled_table``). ``rated_state[s]``:
-    whether state s has a rating."""
+    T_i = sum_j table[g, j, state[g, i, j] + offset] (the pooled coefficient's per-item
+    term, each label's part looked up by its state; see ``finish._binary_plan``).
+    ``rated_state[s]``: whether state s has a rating."""
     G, N, L = state.shape
     spread = np.zeros(G)
     for g in range(G):
         total = 0.0
-        for i in range(i0, i1):
+        block = state[g, i0:i1]
+        for i in range(block.shape[0]):
             term = 0.0
             rated = False
+            row = block[i]
             for j in range(L):
-                s = state[g, i, j]
+                s = row[j] + offset
                 term += table[g, j, s]
                 rated |= rated_state[s]
             if rated:

@@ -218,6 +218,11 @@ def test_dimension_coordinates_after_the_variables_equal_assign_coords(values):
         assert ours.index.dtype == theirs.index.dtype and ours.index.name == theirs.index.name
         assert built[dim].dtype == public[dim].dtype
         assert type(built.variables[dim]) is type(public.variables[dim])  # IndexVariable
+    # one index per dim, each selectable on its own (the second is made from the first's)
+    if n:
+        picked = built.table.isel(category=0, paired_category=n - 1)
+        assert built.table.sel(category=built.category.values[0],
+                               paired_category=built.paired_category.values[-1]).equals(picked)
     with pytest.raises(ValueError, match="1-D"):
         dimension_coordinates({"category": values.reshape(1, -1)})
     with pytest.raises(ValueError, match="rename or drop"):

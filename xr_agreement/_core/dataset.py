@@ -64,7 +64,16 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
     from xarray.indexes import PandasIndex
 
     variables, indexes = {}, {}
+    made = {}  # the same values for two dims (alpha's category, paired_category): one index
     for dim, data in values.items():
+        if id(data) in made:
+            first = made[id(data)]
+            index = PandasIndex(first.index.rename(dim), dim, coord_dtype=first.coord_dtype)
+            for name, coordinate in index.create_variables().items():
+                variables[name] = coordinate
+                indexes[name] = index
+            continue
+        original = data
         data = np.asarray(data)
         if data.ndim != 1:
             raise ValueError(f"values of dimension coordinate {dim!r} must be 1-D, got shape "
@@ -74,6 +83,7 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
             # datetime64 / timedelta64 (with their own pandas index)
             data = xr.Variable((dim,), data).values
         index = PandasIndex(data, dim, coord_dtype=data.dtype)
+        made[id(original)] = index
         for name, coordinate in index.create_variables().items():
             variables[name] = coordinate
             indexes[name] = index

@@ -101,11 +101,11 @@ def count(array, setting, with_state=False):
 
 
 def planned(tables, setting) -> dict:
-    """Point values and the standard error's constants from the summed tables."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if setting["multi_label"]:
-            return _multi_label_plan(tables, setting)
-        return _single_label_plan(tables, setting)
+    """Point values and the standard error's constants from the summed tables (divisions
+    by zero give NaN: the caller silences numpy's warnings, see :func:`quiet`)."""
+    if setting["multi_label"]:
+        return _multi_label_plan(tables, setting)
+    return _single_label_plan(tables, setting)
 
 
 def spread(array, plan, setting, state=None) -> dict:
@@ -134,24 +134,33 @@ def spread(array, plan, setting, state=None) -> dict:
 
 def final(plan, spreads, setting) -> tuple[dict, dict]:
     """(overall values, per-category or per-label values) from the plan and the summed
-    spreads (None: no standard error)."""
+    spreads (None: no standard error); numpy's warnings silenced by the caller."""
     spreads = spreads or {}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        binary = plan["binary"]
-        category_spread = spreads.get("category", binary.get("spread"))
-        if category_spread is None or not setting["with_error"]:
-            category_spread = np.full(binary["n"].shape, np.nan)
-        options = (setting["method"], setting["confidence"], setting["population_size"])
-        category = _gwet_error(binary["point"], binary["n"], binary["n_pairable"],
-                               category_spread, options[0], 2, options[1], options[2],
-                               limits=False)
-        overall_point, n, n2 = plan["overall"]
-        overall_spread = spreads.get("overall", plan.get("overall_spread"))
-        if overall_spread is None or not setting["with_error"]:
-            overall_spread = np.full(n.shape, np.nan)
-        overall = _gwet_error(overall_point, n, n2, overall_spread, options[0], plan["q"],
-                              *options[1:])
+    method, confidence, size = (setting["method"], setting["confidence"],
+                                setting["population_size"])
+    binary = plan["binary"]
+    category_spread = spreads.get("category", binary.get("spread"))
+    if category_spread is None or not setting["with_error"]:
+        category_spread = np.full(binary["n"].shape, np.nan)
+    category = _gwet_error(binary["point"], binary["n"], binary["n_pairable"],
+                           category_spread, method, 2, confidence, size, limits=False)
+    overall_point, n, n2 = plan["overall"]
+    overall_spread = spreads.get("overall", plan.get("overall_spread"))
+    if overall_spread is None or not setting["with_error"]:
+        overall_spread = np.full(n.shape, np.nan)
+    overall = _gwet_error(overall_point, n, n2, overall_spread, method, plan["q"],
+                          confidence, size)
     return overall, category
+
+
+def quiet(step):
+    """``step`` with numpy's warnings on division by zero silenced (the steps make NaN
+    where a value is undefined, and say why in ``undefined_reason``)."""
+    def run(*args):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return step(*args)
+
+    return run
 
 
 # --------------------------------------------------------------------------- single-label

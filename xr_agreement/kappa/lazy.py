@@ -45,7 +45,7 @@ def lazy_values(array, setting):
     count = dask.delayed(_finish.count, pure=True)
     tables = _tree_sum([count(block, setting, dask_key_name=f"kappa-count-{token}-{b}")
                         for b, block in enumerate(blocks)], f"kappa-count-sum-{token}")
-    plan = dask.delayed(_finish.planned, pure=True)(tables, setting,
+    plan = dask.delayed(_finish.quiet(_finish.planned), pure=True)(tables, setting,
                                                     dask_key_name=f"kappa-plan-{token}")
     spreads = None
     if setting["with_error"]:
@@ -53,7 +53,7 @@ def lazy_values(array, setting):
         spreads = _tree_sum([spread(block, plan, setting,
                                     dask_key_name=f"kappa-spread-{token}-{b}")
                              for b, block in enumerate(blocks)], f"kappa-spread-sum-{token}")
-    values = dask.delayed(_final, pure=True)(plan, spreads, setting,
+    values = dask.delayed(_finish.quiet(_final), pure=True)(plan, spreads, setting,
                                              dask_key_name=f"kappa-final-{token}")
     # the shapes and dtypes of the values: the same steps on no items
     empty = np.zeros((array.shape[0], 0, *array.shape[2:]), array.dtype)

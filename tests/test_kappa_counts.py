@@ -1,0 +1,216 @@
+"""The kappa family's counting passes (xr_agreement/kappa/counts.py, kernels.py, finish.py).
+
+Each fast path is checked against another way to the same numbers: the compositions of
+single-label items against the counts per number of ratings and the standard error's pass
+over the ratings; the uint8 lanes of complete multi-label decisions against the general
+count of the same decisions as floats; the histogram of the labels' states against the
+counts of MLA's own pass (a different kernel); the analytic standard errors against a
+brute-force per-item loop written here from Gwet (2014).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import xr_agreement
+from xr_agreement.kappa import counts as kappa_counts
+from xr_agreement.kappa import kernels as kappa_kernels
+from xr_agreement.kappa.encode import _prepare
+from xr_agreement.mla import hamming_counts
+
+GWET_FAMILY = ["fleiss", "conger", "gwet", "brennan_prediger", "percent"]
+
+
+def _single_label(seed, n_items=60, n_annotators=4, q=4, missing=0.15, rounds=None):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, q, n_items)
+    shape = (n_items, n_annotators) if rounds is None else (rounds, n_items, n_annotators)
+    values = np.where(rng.random(shape) < 0.6, truth[:, None] if rounds is None
+                      else truth[None, :, None], rng.integers(0, q, shape)).astype(float)
+    values = np.array([2.0, 3.0, 5.0, 8.0, 13.0, 21.0])[values.astype(int)]
+    values[rng.random(shape) < missing] = np.nan
+    values[0] = np.nan  # an item nobody rated
+    dims = ("item", "annotator") if rounds is None else ("round", "item", "annotator")
+    coords = {"item": [f"doc-{i}" for i in range(n_items)],
+              "annotator": [f"ann-{a}" for a in range(n_annotators)]}
+    return xr.DataArray(values, dims=dims, coords=coords)
+
+
+def _multi_label(seed, n_items=80, n_annotators=5, n_labels=6, dtype=np.uint8):
+    rng = np.random.default_rng(seed)
+    truth = rng.random((n_items, 1, n_labels)) < 0.3
+    values = (truth ^ (rng.random((n_items, n_annotators, n_labels)) < 0.2)).astype(dtype)
+    values[:, :, 0] = 0  # a label nobody marks
+    values[:, :, 1] = 1  # a label everybody marks
+    return xr.DataArray(values, dims=("item", "annotator", "label"),
+                        coords={"label": [f"label-{j}" for j in range(n_labels)]})
+
+
+def _assert_same(a, b):
+    assert set(a.data_vars) == set(b.data_vars)
+    for name in a.data_vars:
+        if a[name].dtype.kind in "US":
+            assert (a[name].values == b[name].values).all(), name
+        else:
+            np.testing.assert_allclose(a[name].values, b[name].values, rtol=0, atol=1e-12,
+                                       equal_nan=True, err_msg=name)
+
+
+@pytest.mark.parametrize("method", GWET_FAMILY)
+@pytest.mark.parametrize("weights", [None, "quadratic", "asymmetric"])
+def test_compositions_give_the_counts_by_m(monkeypatch, method, weights):
+    """Single-label ratings counted by composition (sums over the compositions seen, the
+    standard error included) equal the counts per number of ratings with the standard
+    error's pass over the ratings."""
+    da = _single_label(5, rounds=2)
+    if weights == "asymmetric":
+        rng = np.random.default_rng(1)
+        weights = np.eye(4) + np.triu(rng.uniform(0, 1, (4, 4)), 1) * 0.5
+    function = getattr(xr_agreement, method)
+    by_composition = function(da, weights)
+    monkeypatch.setattr(kappa_kernels, "PATTERN_LIMIT", 0)
+    assert not kappa_counts.by_patterns(4, 4)
+    by_m = function(da, weights)
+    _assert_same(by_composition, by_m)
+
+
+@pytest.mark.parametrize("method", GWET_FAMILY)
+@pytest.mark.parametrize("dtype", [np.uint8, np.bool_, np.int64])
+def test_complete_lanes_equal_the_general_count(method, dtype):
+    """Complete integer decisions take the uint8 lanes; the same decisions as floats take
+    the general count: the same values."""
+    da = _multi_label(3, dtype=dtype)
+    function = getattr(xr_agreement, method)
+    _assert_same(function(da), function(da.astype(np.float64)))
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_state_histogram_moments_are_mla_label_counts(missing):
+    """The histogram of each label's states (m deciders, x ones) has the moments MLA's
+    own counting pass gives: cells, sum of x and sum of x**2 per m."""
+    da = _multi_label(8, n_labels=7).astype(np.float64)
+    rng = np.random.default_rng(2)
+    da = da.where(rng.random(da.shape) >= missing)
+    data = _prepare(da, None, None, "item", "annotator", "label")
+    tables, _ = kappa_counts.binary_tables(data["decisions"], False)
+    histogram = tables["histogram"][0]  # (label, states)
+    n = da.sizes["annotator"]
+    side = n + 1
+    m, x = np.divmod(np.arange(side * side), side)
+    ours = np.stack([np.stack([histogram[:, m == k].sum(axis=1),
+                               (histogram * x)[:, m == k].sum(axis=1),
+                               (histogram * x**2)[:, m == k].sum(axis=1)], axis=-1)
+                     for k in range(side)], axis=1)
+    theirs = hamming_counts(da, "item", "annotator", "label").label_counts
+    np.testing.assert_array_equal(ours, theirs.transpose("label", "deciders", "stat").values)
+    decided = (~np.isnan(da)).sum("annotator")
+    assert tables["rated_items"][0] == int((decided >= 1).any("label").sum())
+    assert tables["pairable_items"][0] == int((decided >= 2).any("label").sum())
+
+
+def _brute_gwet_se(rows, q, method, weights=None):
+    """Gwet's (2014) standard error of the overall coefficient of single-label rows (lists
+    of category indexes, None missing), written from his per-item terms with plain loops:
+    kappa_i* = kappa_i - 2 (1 - kappa) (p_e|i - p_e) / (1 - p_e) over the rated items,
+    kappa_i = (n / n'') (p_a|i - p_e) / (1 - p_e) on pairable items, 0 on the others (as
+    irrCAC computes it)."""
+    w = np.eye(q) if weights is None else weights
+    rated = [[c for c in row if c is not None] for row in rows]
+    rated = [r for r in rated if r]
+    n = len(rated)
+    pairable = [r for r in rated if len(r) >= 2]
+    n2 = len(pairable)
+
+    def agreement(r):
+        m = len(r)
+        return sum(w[a, b] for i, a in enumerate(r) for j, b in enumerate(r) if i != j) / (
+            m * (m - 1))
+
+    p_a = sum(agreement(r) for r in pairable) / n2
+    pi = [sum(r.count(k) / len(r) for r in rated) / n for k in range(q)]
+    if method == "fleiss":
+        p_e = sum(w[k, l] * pi[k] * pi[l] for k in range(q) for l in range(q))
+
+        def item_chance(r):
+            return sum(r.count(k) / len(r) * (sum(w[k, l] * pi[l] for l in range(q))
+                                              + sum(w[l, k] * pi[l] for l in range(q))) / 2
+                       for k in range(q))
+    else:  # gwet
+        scale = w.sum() / (q * (q - 1))
+        p_e = scale * sum(p * (1 - p) for p in pi)
+
+        def item_chance(r):
+            return scale * sum(r.count(k) / len(r) * (1 - pi[k]) for k in range(q))
+    kappa = (p_a - p_e) / (1 - p_e)
+    total = 0.0
+    for r in rated:
+        # only pairable items carry an agreement term (irrCAC: pe * (r_i >= 2))
+        observed = n / n2 * (agreement(r) - p_e) if len(r) >= 2 else 0.0
+        term = (observed - 2 * (1 - kappa) * (item_chance(r) - p_e)) / (1 - p_e)
+        total += (term - kappa) ** 2
+    return kappa, np.sqrt(total / (n * (n - 1)))
+
+
+@pytest.mark.parametrize("method", ["fleiss", "gwet"])
+@pytest.mark.parametrize("weights", [None, "linear"])
+def test_standard_error_equals_a_brute_force_loop(method, weights):
+    da = _single_label(11, n_items=40, n_annotators=5, q=3, missing=0.25)
+    result = getattr(xr_agreement, method)(da, weights)
+    codes, cats = np.unique(da.values[~np.isnan(da.values)], return_inverse=True)
+    index = {v: k for k, v in enumerate(codes)}
+    rows = [[None if np.isnan(v) else index[v] for v in row] for row in da.values]
+    w = None
+    if weights == "linear":
+        values = codes.astype(float)
+        w = 1 - np.abs(values[:, None] - values[None, :]) / (values.max() - values.min())
+    kappa, se = _brute_gwet_se(rows, len(codes), method, w)
+    assert float(result.coefficient) == pytest.approx(kappa, abs=1e-12)
+    assert float(result.coefficient_se) == pytest.approx(se, abs=1e-12)
+
+
+def test_the_passes_do_not_depend_on_the_number_of_runs(monkeypatch):
+    """Items split into runs (threads) or counted in one: the same values."""
+    da = _single_label(4, n_items=9000, n_annotators=6, q=3)
+    ml = _multi_label(4, n_items=9000)
+    many = [xr_agreement.fleiss(da), xr_agreement.conger(ml.astype(float))]
+    monkeypatch.setattr(kappa_counts, "_runs", lambda n_items: 1)
+    one = [xr_agreement.fleiss(da), xr_agreement.conger(ml.astype(float))]
+    for a, b in zip(many, one):
+        _assert_same(a, b)
+
+
+def test_decisions_other_than_0_1_are_named():
+    da = _multi_label(2)
+    bad = da.copy()
+    bad[3, 2, 4] = 2
+    with pytest.raises(ValueError, match="label-4"):
+        xr_agreement.fleiss(bad)
+    assert int(da[3, 2, 4]) in (0, 1)  # the input was not modified
+
+
+def test_integers_no_one_chose_are_not_categories():
+    """Integral ratings are coded from their range; a value in the range that nobody chose
+    is not a category (as with strings)."""
+    values = np.array([[1, 5, 5], [1, 1, 5], [9, 9, 5], [1, 9, np.nan]])
+    result = xr_agreement.gwet(xr.DataArray(values, dims=("item", "annotator")))
+    assert result.category.values.tolist() == [1.0, 5.0, 9.0]
+    as_text = xr.DataArray(np.where(np.isnan(values), None, np.nan_to_num(values).astype(int).astype(str)),
+                           dims=("item", "annotator"))
+    other = xr_agreement.gwet(as_text)
+    for name in ("coefficient", "coefficient_se", "category_coefficient"):
+        np.testing.assert_allclose(result[name].values, other[name].values, atol=1e-12)
+
+
+def test_compositions_are_counted_exactly():
+    """The composition ids of every item (brute force: count each category) against the
+    kernel's histogram."""
+    rng = np.random.default_rng(0)
+    codes = rng.integers(-1, 3, (2, 300, 4)).astype(np.int32)
+    histogram = kappa_counts.pattern_histogram(codes, 3)
+    expected = np.zeros_like(histogram)
+    for g, i in itertools.product(range(2), range(300)):
+        r = [int((codes[g, i] == k).sum()) for k in range(3)]
+        expected[g, r[0] + 5 * r[1] + 25 * r[2]] += 1
+    np.testing.assert_array_equal(histogram, expected)

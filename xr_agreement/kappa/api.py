@@ -59,7 +59,8 @@ from .._core.dataset import dataset, dimension_coordinates, input_coordinates, v
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _one_hot, _prepare, REASONS
-from .gwet import _gwet_columns, _gwet_replicate, _gwet_values
+from .gwet import _gwet_columns
+from .values import _gwet_replicate, _gwet_values
 from ..resampling.intervals import interval_variables
 from .intervals import (_bootstrap_options, _check_bootstrap, _kappa_intervals,
                         KappaStatistic)

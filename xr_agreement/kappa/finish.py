@@ -15,7 +15,7 @@ coefficients, standard errors and limits.
 The work runs in four steps: ``count`` (the first pass, additive over items), ``plan``
 (the point values and the constants of the standard error's pass, from the counts),
 ``spread`` (the second pass, additive over items) and ``final``. On numpy input they run
-in a row (:func:`counted_values`); on dask input the passes run block by block
+in a row (:func:`.values.counted_values`); on dask input the passes run block by block
 (:mod:`.lazy`). Arrays have a leading group axis (G: the extra dims flattened) and, for
 binary problems, a problem axis (the labels, or the categories against the rest).
 """
@@ -32,28 +32,6 @@ _IDENTITY = np.eye(2)
 
 # chance agreement varies with the sample (and enters the per-item terms) for these
 _VARYING = ("fleiss", "gwet", "conger")
-
-
-def counted_values(data, method, confidence, population_size, with_error=True):
-    """``({"overall": values, "category": values}, {"overall": dims, "category": dims})``
-    of a Gwet-family coefficient (see :func:`.gwet._gwet_values`); without ``with_error``
-    no standard-error pass (its values are NaN)."""
-    multi_label = data["multi_label"]
-    array = data["decisions"] if multi_label else data["codes"]
-    setting = settings(data, method, confidence, population_size, with_error)
-    from .._core.arrays import _is_dask
-
-    if _is_dask(array):
-        from .lazy import lazy_values
-
-        values = lazy_values(array, setting)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tables, state = count(array, setting, with_state=True)
-            plan = planned(tables, setting)
-            spreads = spread(array, plan, setting, state) if with_error else None
-            values = final(plan, spreads, setting)
-    return shaped(values, data)
 
 
 def settings(data, method, confidence, population_size, with_error) -> dict:

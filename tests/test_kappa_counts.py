@@ -71,7 +71,7 @@ def test_compositions_give_the_counts_by_m(monkeypatch, method, weights):
     function = getattr(xr_agreement, method)
     by_composition = function(da, weights)
     monkeypatch.setattr(kappa_kernels, "PATTERN_LIMIT", 0)
-    assert not kappa_counts.by_patterns(4, 4)
+    assert not kappa_counts.by_patterns(5, 4)
     by_m = function(da, weights)
     _assert_same(by_composition, by_m)
 
@@ -94,9 +94,9 @@ def test_state_histogram_moments_are_mla_label_counts(missing):
     rng = np.random.default_rng(2)
     da = da.where(rng.random(da.shape) >= missing)
     data = _prepare(da, None, None, "item", "annotator", "label")
-    tables, _ = kappa_counts.binary_tables(data["decisions"], False)
-    histogram = tables["histogram"][0]  # (label, states)
     n = da.sizes["annotator"]
+    tables, _ = kappa_counts.binary_tables(data["decisions"], n + 1, False)
+    histogram = tables["histogram"][0]  # (label, states)
     side = n + 1
     m, x = np.divmod(np.arange(side * side), side)
     ours = np.stack([np.stack([histogram[:, m == k].sum(axis=1),
@@ -175,7 +175,7 @@ def test_the_passes_do_not_depend_on_the_number_of_runs(monkeypatch):
     da = _single_label(4, n_items=9000, n_annotators=6, q=3)
     ml = _multi_label(4, n_items=9000)
     many = [xr_agreement.fleiss(da), xr_agreement.conger(ml.astype(float))]
-    monkeypatch.setattr(kappa_counts, "_runs", lambda n_items: 1)
+    monkeypatch.setattr(kappa_counts, "_runs", lambda n_items, size=1: 1)
     one = [xr_agreement.fleiss(da), xr_agreement.conger(ml.astype(float))]
     for a, b in zip(many, one):
         _assert_same(a, b)
@@ -208,9 +208,36 @@ def test_compositions_are_counted_exactly():
     kernel's histogram."""
     rng = np.random.default_rng(0)
     codes = rng.integers(-1, 3, (2, 300, 4)).astype(np.int32)
-    histogram = kappa_counts.pattern_histogram(codes, 3)
+    histogram = kappa_counts.pattern_histogram(codes, 3, 5)
     expected = np.zeros_like(histogram)
     for g, i in itertools.product(range(2), range(300)):
         r = [int((codes[g, i] == k).sum()) for k in range(3)]
         expected[g, r[0] + 5 * r[1] + 25 * r[2]] += 1
     np.testing.assert_array_equal(histogram, expected)
+
+
+@pytest.mark.parametrize("method", GWET_FAMILY)
+def test_crowd_designs_count_up_to_the_most_ratings_of_an_item(monkeypatch, method):
+    """Thousands of annotators, three on each item: the states and compositions are indexed
+    by m up to 3, not up to n (memory follows the design). The same values as indexing by
+    every m = 0..n."""
+    from xr_agreement.kappa import finish
+
+    rng = np.random.default_rng(6)
+    n_items, n_annotators = 120, 400
+    single = np.full((n_items, n_annotators), np.nan)
+    multi = np.full((n_items, n_annotators, 3), np.nan)
+    for i in range(n_items):
+        chosen = rng.choice(n_annotators, 3, replace=False)
+        single[i, chosen] = rng.integers(0, 3, 3)
+        multi[i, chosen] = rng.integers(0, 2, (3, 3))
+    single = xr.DataArray(single, dims=("item", "annotator"))
+    multi = xr.DataArray(multi, dims=("item", "annotator", "label"))
+    data = _prepare(single, None, None, "item", "annotator", "label")
+    assert finish.settings(data, method, 0.95, None, True)["side"] == 4
+    function = getattr(xr_agreement, method)
+    crowd = [function(single), function(multi)]
+    monkeypatch.setattr(finish, "FEW_ANNOTATORS", 10_000)
+    assert finish.settings(data, method, 0.95, None, True)["side"] == n_annotators + 1
+    for a, b in zip(crowd, [function(single), function(multi)]):
+        _assert_same(a, b)

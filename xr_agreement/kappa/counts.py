@@ -17,9 +17,11 @@ from .._core.threads import _in_threads
 from . import kernels as _kernels
 
 
-def _runs(n_items: int) -> int:
-    """Runs of items per pass: about 4,096 items or more each, at most 16."""
-    return int(max(1, min(16, n_items // 4096)))
+def _runs(n_items: int, accumulator_size: int = 1) -> int:
+    """Runs of items per pass: about 4,096 items or more each, at most 16, fewer when each
+    run's accumulators (``accumulator_size`` elements) are large, so that together they
+    stay below about 2**22 elements."""
+    return int(max(1, min(16, n_items // 4096, (1 << 22) // max(1, accumulator_size))))
 
 
 def _added(parts) -> tuple:
@@ -27,32 +29,44 @@ def _added(parts) -> tuple:
     return tuple(functools.reduce(operator.add, values) for values in zip(*parts))
 
 
-def single_label_tables(codes: np.ndarray, q: int, with_annotators: bool) -> dict:
+def single_label_tables(codes: np.ndarray, q: int, side: int, with_annotators: bool) -> dict:
     """The counting pass over single-label ``codes`` (G, N, n): see
     :func:`.kernels.single_label_counts`."""
-    N = codes.shape[1]
+    G, N, n = codes.shape
+    size = G * (side * (1 + q + q * q) + q * side * side + n * q)
     parts = _in_threads(lambda i0, i1: _kernels.single_label_counts(
-        codes, q, i0, i1, with_annotators), N, _runs(N))
+        codes, q, side, i0, i1, with_annotators), N, _runs(N, size))
     by_m, sums, products, histogram, annotators = _added(parts)
     return {"by_m": by_m, "sums": sums, "products": products, "histogram": histogram,
             "annotators": annotators}
 
 
-def by_patterns(n_annotators: int, q: int) -> bool:
+def by_patterns(side: int, q: int) -> bool:
     """Whether single-label ratings are counted by composition (see
-    :data:`.kernels.PATTERN_LIMIT`)."""
-    return float(n_annotators + 1) ** q <= _kernels.PATTERN_LIMIT
+    :data:`.kernels.PATTERN_LIMIT`; ``side``: one more than the most ratings of an item)."""
+    return float(side) ** q <= _kernels.PATTERN_LIMIT
 
 
-def pattern_histogram(codes: np.ndarray, q: int) -> np.ndarray:
-    """Items per composition of single-label ``codes`` (G, N, n): see
+def pattern_histogram(codes: np.ndarray, q: int, side: int) -> np.ndarray:
+    """Items per composition of single-label ``codes`` (G, N, n), ids in base ``side``: see
     :func:`.kernels.pattern_histogram`."""
     G, N, n = codes.shape
     powers = np.zeros(q + 1, np.int64)
-    powers[1:] = (n + 1) ** np.arange(q, dtype=np.int64)
+    powers[1:] = side ** np.arange(q, dtype=np.int64)
     parts = _in_threads(lambda i0, i1: (_kernels.pattern_histogram(
-        codes, powers, (n + 1) ** q, i0, i1),), N, _runs(N))
+        codes, powers, side ** q, i0, i1),), N, _runs(N, G * side ** q))
     return _added(parts)[0]
+
+
+def most_ratings(array, multi_label: bool) -> int:
+    """The most ratings an item has (on one label, on multi-label input)."""
+    if array.size == 0:
+        return 0
+    if multi_label:
+        if array.dtype.kind != "f":
+            return array.shape[2]
+        return int((~np.isnan(array)).sum(axis=2, dtype=np.int64).max())
+    return int((array >= 0).sum(axis=2, dtype=np.int64).max())
 
 
 def annotator_counts(codes: np.ndarray, q: int) -> np.ndarray:
@@ -72,40 +86,42 @@ def single_label_spread(codes, w, constants, chance, annotator_chance) -> np.nda
     return _added(parts)[0]
 
 
-def state_dtype(n_annotators: int):
-    """The narrowest integer type holding every state ``m * (n + 1) + x``."""
-    states = (n_annotators + 1) ** 2
+def state_dtype(side: int):
+    """The narrowest integer type holding every state ``m * side + x``."""
+    states = side * side
     return np.uint8 if states <= 256 else np.uint16 if states <= 1 << 16 else np.int32
 
 
-def binary_tables(decisions: np.ndarray, with_annotators: bool) -> tuple[dict, np.ndarray]:
+def binary_tables(decisions: np.ndarray, side: int,
+                  with_annotators: bool) -> tuple[dict, np.ndarray]:
     """The counting pass over multi-label ``decisions`` (G, N, n, L): the histogram of each
     label's states, the items rated and pairable on some label, Conger's marginals (when
     asked for), and the states (G, N, L) for the standard error's pass, with the offset to
     add to them (see :func:`.kernels.complete_binary_states`)."""
     G, N, n, L = decisions.shape
-    if decisions.dtype.kind in "bui" and n < 256:  # no missing decision: m = n
+    size = G * L * side * side
+    if decisions.dtype.kind in "bui" and n < 256:  # no missing decision: m = n = side - 1
         # checked 0/1 (encode._checked_decisions): as bytes they are the same numbers
         small = (decisions.view(np.uint8) if decisions.dtype.itemsize == 1
                  else decisions.astype(np.uint8))
         state = np.empty((G, N, L), np.uint8)  # x only: see complete_binary_states
         parts = _in_threads(lambda i0, i1: (_kernels.complete_binary_states(
-            small, i0, i1, state),), N, _runs(N))
+            small, i0, i1, state),), N, _runs(N, size))
         histogram = _added(parts)[0]
         rated_items = np.full(G, N if n >= 1 and L >= 1 else 0, np.int64)
         pairable_items = np.full(G, N if n >= 2 and L >= 1 else 0, np.int64)
         offset = n * (n + 1)
     else:
-        state = np.empty((G, N, L), state_dtype(n))
-        parts = _in_threads(lambda i0, i1: _kernels.binary_states(decisions, i0, i1, state),
-                            N, _runs(N))
+        state = np.empty((G, N, L), state_dtype(side))
+        parts = _in_threads(lambda i0, i1: _kernels.binary_states(decisions, side, i0, i1,
+                                                                  state), N, _runs(N, size))
         histogram, rated_items, pairable_items = _added(parts)
         offset = 0
     tables = {"histogram": histogram, "rated_items": rated_items,
               "pairable_items": pairable_items}
     if with_annotators:
         tables["annotators"] = _added(_in_threads(lambda i0, i1: (
-            _kernels.binary_annotator_counts(decisions, i0, i1),), N, _runs(N)))[0]
+            _kernels.binary_annotator_counts(decisions, i0, i1),), N, _runs(N, G * L * n)))[0]
     return tables, (state, offset)
 
 

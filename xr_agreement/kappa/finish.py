@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.arrays import _is_dask
 from . import counts as _counts
 from .gwet import _gwet_error, _gwet_point, _nan_where_not, _problem_terms
 
@@ -34,13 +35,27 @@ _IDENTITY = np.eye(2)
 _VARYING = ("fleiss", "gwet", "conger")
 
 
+# Up to this many annotators the states and compositions are indexed by m = 0..n; above,
+# by m up to the most ratings an item has (crowd designs: thousands of annotators, a few on
+# each item), found by a pass over the ratings (numpy input only: the blocks of a dask array
+# must count into tables of one shape).
+FEW_ANNOTATORS = 32
+
+
 def settings(data, method, confidence, population_size, with_error) -> dict:
-    """What every step needs besides the arrays (small, picklable)."""
-    array = data["decisions"] if data["multi_label"] else data["codes"]
+    """What every step needs besides the arrays (small, picklable): ``side``, one more than
+    the most ratings an item can have (the base of the states and compositions)."""
+    multi_label = data["multi_label"]
+    array = data["decisions"] if multi_label else data["codes"]
+    n = array.shape[2]
+    complete = multi_label and array.dtype.kind in "bui"  # m = n on every item
+    if n <= FEW_ANNOTATORS or complete or _is_dask(array):
+        side = n + 1
+    else:
+        side = _counts.most_ratings(array, multi_label) + 1
     return {"method": method, "confidence": confidence, "population_size": population_size,
-            "with_error": with_error, "multi_label": data["multi_label"],
-            "n_annotators": array.shape[2],
-            "weights": data["weights"]}
+            "with_error": with_error, "multi_label": multi_label, "n_annotators": n,
+            "side": side, "weights": data["weights"]}
 
 
 def shaped(values, data):
@@ -64,18 +79,19 @@ def count(array, setting, with_state=False):
     multi-label states (G, N, L) for the standard error's pass (else it counts them again:
     on dask, one block at a time)."""
     conger = setting["method"] == "conger"
+    side = setting["side"]
     if setting["multi_label"]:
-        tables, state = _counts.binary_tables(array, conger)
+        tables, state = _counts.binary_tables(array, side, conger)
         return (tables, state) if with_state else tables
     if with_state:
         return count(array, setting), None
     q = setting["weights"].shape[0]
-    if _counts.by_patterns(setting["n_annotators"], q):
-        tables = {"patterns": _counts.pattern_histogram(array, q)}
+    if _counts.by_patterns(side, q):
+        tables = {"patterns": _counts.pattern_histogram(array, q, side)}
         if conger:
             tables["annotators"] = _counts.annotator_counts(array, q)
         return tables
-    return _counts.single_label_tables(array, q, conger)
+    return _counts.single_label_tables(array, q, side, conger)
 
 
 def planned(tables, setting) -> dict:
@@ -97,7 +113,7 @@ def spread(array, plan, setting, state=None) -> dict:
             out["category"], out["overall"] = _conger_pass(array, False, binary)
         else:
             if state is None:
-                state = _counts.binary_tables(array, False)[1]
+                state = _counts.binary_tables(array, setting["side"], False)[1]
             out["overall"] = _counts.pooled_spread(state, binary["pooled_table"],
                                                    binary["rated_state"],
                                                    binary["pooled_kappa"])
@@ -147,10 +163,10 @@ def quiet(step):
 def _single_label_plan(tables, setting):
     method, w = setting["method"], setting["weights"]
     q = w.shape[0]
-    n = setting["n_annotators"]
+    side = setting["side"]
     conger = method == "conger"
     if "patterns" in tables:
-        counts, overall_columns = _compositions(tables["patterns"], n, q, w)
+        counts, overall_columns = _compositions(tables["patterns"], side, q, w)
         m = overall_columns["m"]
         weighted = counts.astype(np.float64)
         sums = {"rated_item": counts @ (m >= 1).astype(np.int64),
@@ -162,7 +178,7 @@ def _single_label_plan(tables, setting):
         histogram = np.broadcast_to(counts[:, None, :], (counts.shape[0], q, counts.shape[1]))
     else:
         by_m = tables["by_m"]
-        m = np.arange(n + 1)
+        m = np.arange(side)
         # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
         # m (m - 1) once per m
         agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
@@ -173,7 +189,7 @@ def _single_label_plan(tables, setting):
             "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
         }
         # category k against the rest: category 0 of the binary problem is k
-        columns = _state_columns(n, x_category=0, w=_IDENTITY)
+        columns = _state_columns(side, x_category=0, w=_IDENTITY)
         histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
     if conger:
@@ -220,11 +236,10 @@ def _single_label_plan(tables, setting):
     return plan
 
 
-def _compositions(patterns, n_annotators, q, w):
-    """The compositions seen (:data:`.kernels.PATTERN_LIMIT`): their items per group (G,
-    C) and, per composition, ``m``, ``r`` (C, q), the item's observed agreement
-    ``observed`` (0 where m < 2) and its shares ``share`` (C, q)."""
-    side = n_annotators + 1
+def _compositions(patterns, side, q, w):
+    """The compositions seen (:data:`.kernels.PATTERN_LIMIT`; ids in base ``side``): their
+    items per group (G, C) and, per composition, ``m``, ``r`` (C, q), the item's observed
+    agreement ``observed`` (0 where m < 2) and its shares ``share`` (C, q)."""
     ids = np.flatnonzero(patterns.any(axis=0))
     r = (ids[:, None] // side ** np.arange(q)) % side
     m = r.sum(axis=1)
@@ -260,12 +275,11 @@ def _state_spread(histogram, columns, terms, point, scale_observed, varies):
 # --------------------------------------------------------------------------- binary problems
 
 
-def _state_columns(n_annotators, x_category, w):
-    """Per state s = m (n + 1) + x of a binary problem: ``m``, the per-item observed
+def _state_columns(side, x_category, w):
+    """Per state s = m side + x of a binary problem: ``m``, the per-item observed
     agreement ``observed`` (0 where m < 2) and the two categories' shares ``share`` (S, 2)
     (0 where m = 0; ``x`` counts category ``x_category``); states with x > m do not occur
     and have all zero."""
-    side = n_annotators + 1
     s = np.arange(side * side)
     m, x = s // side, s % side
     valid = x <= m
@@ -381,8 +395,7 @@ def _conger_pass(values, vs_rest, binary):
 def _multi_label_plan(tables, setting):
     w = setting["weights"]
     histogram = tables["histogram"]
-    side = int(round(np.sqrt(histogram.shape[-1])))
-    columns = _state_columns(side - 1, x_category=1, w=w)
+    columns = _state_columns(setting["side"], x_category=1, w=w)
     sums = _binary_sums(histogram, columns)
     if setting["method"] == "conger":
         annotators = tables["annotators"].astype(np.float64)  # (G, L, n, 2)

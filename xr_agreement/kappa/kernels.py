@@ -12,11 +12,12 @@ Layouts
                missing rating, else the category's index 0..q-1.
 ``decisions``  (G, N, n, L): multi-label 0/1 decisions of L labels (bool, ints, or float with
                NaN missing), each label a binary problem.
-``state``      a binary problem's count on one item, ``m * (n + 1) + x``: ``m`` annotators
+``state``      a binary problem's count on one item, ``m * side + x``: ``m`` annotators
                rated it, ``x`` of them chose the problem's category 1 (on multi-label input
                the label; for a category-vs-rest problem, the category). Every term of the
                family's formulas except Conger's per-annotator ones is a function of it.
-``histogram``  (G, P, (n + 1)**2) int64: items per state of each binary problem (additive).
+               ``side`` is one more than the most ratings an item has (n + 1 at most).
+``histogram``  (G, P, side**2) int64: items per state of each binary problem (additive).
 """
 
 from __future__ import annotations
@@ -103,18 +104,18 @@ def count_not_binary(flat):
 
 
 @njit(cache=True, nogil=True)
-def single_label_counts(codes, q, i0, i1, with_annotators):
+def single_label_counts(codes, q, side, i0, i1, with_annotators):
     """The counts of items i0..i1 (G, N, n) int32 codes with q categories.
 
-    Returns, per group: ``by_m`` (G, n + 1) int64, items with m ratings; ``sums`` (G, n + 1,
-    q) int64, the sum of r_ik over the items with m ratings; ``products`` (G, n + 1, q, q)
-    int64, the sum of r_ik r_il over them; ``histogram`` (G, q, (n + 1)**2) int64, the
-    items per state (m, r_ik) of each category-vs-rest problem; and, if
+    ``side``: one more than the most ratings an item has. Returns, per group: ``by_m`` (G,
+    side) int64, items with m ratings; ``sums`` (G, side, q) int64, the sum of r_ik over
+    the items with m ratings; ``products`` (G, side, q, q) int64, the sum of r_ik r_il over
+    them; ``histogram`` (G, q, side**2) int64, the items per state m side + r_ik of each
+    category-vs-rest problem; and, if
     ``with_annotators`` (Conger), ``annotators`` (G, n, q) int64, each annotator's ratings
     per category (else empty). Integer sums, exact; the finishing divides by m once per m.
     """
     G, N, n = codes.shape
-    side = n + 1
     by_m = np.zeros((G, side), np.int64)
     sums = np.zeros((G, side, q), np.int64)
     products = np.zeros((G, side, q, q), np.int64)
@@ -235,12 +236,12 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, i0, i1):
 
 
 @njit(cache=True, nogil=True)
-def binary_states(decisions, i0, i1, state):
+def binary_states(decisions, side, i0, i1, state):
     """States (see the module's layouts) of items i0..i1 of multi-label ``decisions`` (G, N,
-    n, L) into ``state`` (G, N, L). Returns (histogram (G, L, (n + 1)**2) int64, items with
-    a decision on some label (G,) int64, items with two on some label (G,) int64)."""
+    n, L) into ``state`` (G, N, L), ``side`` one more than the most decisions a label has on
+    an item. Returns (histogram (G, L, side**2) int64, items with a decision on some label
+    (G,) int64, items with two on some label (G,) int64)."""
     G, N, n, L = decisions.shape
-    side = n + 1
     histogram = np.zeros((G, L, side * side), np.int64)
     rated_items = np.zeros(G, np.int64)
     pairable_items = np.zeros(G, np.int64)

@@ -77,13 +77,15 @@ def annotator_counts(codes: np.ndarray, q: int) -> np.ndarray:
     return _added(parts)[0]
 
 
-def single_label_spread(codes, w, constants, chance, annotator_chance) -> np.ndarray:
+def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
+                        binary_chance) -> tuple:
     """The standard error's pass over single-label ``codes``: see
     :func:`.kernels.single_label_spread`."""
     N = codes.shape[1]
-    parts = _in_threads(lambda i0, i1: (_kernels.single_label_spread(
-        codes, w, constants, chance, annotator_chance, i0, i1),), N, _runs(N))
-    return _added(parts)[0]
+    parts = _in_threads(lambda i0, i1: _kernels.single_label_spread(
+        codes, w, constants, chance, annotator_chance, binary_constants, binary_chance, i0,
+        i1), N, _runs(N))
+    return _added(parts)
 
 
 def state_dtype(side: int):
@@ -135,12 +137,12 @@ def pooled_spread(state, table, rated_state, kappa) -> np.ndarray:
     return _added(parts)[0]
 
 
-def conger_binary_spread(values, vs_rest, n_problems, w, constants, annotator_chance,
+def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                          pooled_constants, pooled) -> tuple:
-    """Conger's standard-error pass over binary problems: see
+    """Conger's standard-error pass over multi-label decisions: see
     :func:`.kernels.conger_binary_spread`."""
-    N = values.shape[1]
+    N = decisions.shape[1]
     parts = _in_threads(lambda i0, i1: _kernels.conger_binary_spread(
-        values, vs_rest, n_problems, w, constants, annotator_chance, pooled_constants,
-        pooled, i0, i1), N, _runs(N))
+        decisions, n_problems, w, constants, annotator_chance, pooled_constants, pooled, i0,
+        i1), N, _runs(N))
     return _added(parts)

@@ -110,7 +110,7 @@ def spread(array, plan, setting, state=None) -> dict:
     if setting["multi_label"]:
         binary = plan["binary"]
         if method == "conger":
-            out["category"], out["overall"] = _conger_pass(array, False, binary)
+            out["category"], out["overall"] = _conger_pass(array, binary)
         else:
             if state is None:
                 state = _counts.binary_tables(array, setting["side"], False)[1]
@@ -118,11 +118,17 @@ def spread(array, plan, setting, state=None) -> dict:
                                                    binary["rated_state"],
                                                    binary["pooled_kappa"])
         return out
-    if "overall_spread" not in plan:  # else a sum over the compositions seen (the plan's)
-        out["overall"] = _counts.single_label_spread(array, setting["weights"],
-                                                     *plan["spread"])
+    if "overall_spread" in plan:  # a sum over the compositions seen (the plan's)
+        return out
+    G = array.shape[0]
+    if method == "conger":  # the category-vs-rest problems' sums in the same pass
+        binary_constants, binary_chance = plan["binary"]["conger"][:2]
+    else:
+        binary_constants, binary_chance = np.zeros((G, 0, 6)), np.zeros((G, 0, 0, 2))
+    out["overall"], category = _counts.single_label_spread(
+        array, setting["weights"], *plan["spread"], binary_constants, binary_chance)
     if method == "conger":
-        out["category"] = _conger_pass(array[..., None], True, plan["binary"])[0]
+        out["category"] = category
     return out
 
 
@@ -380,12 +386,11 @@ def _conger_constants(terms, point, pooled_point, n, n2, pooled):
             pooled_constants, pooled is not None)
 
 
-def _conger_pass(values, vs_rest, binary):
-    """Conger's standard-error sums of binary problems over a block of ratings
-    (``values``: multi-label decisions, or single-label codes (G, N, n, 1) for the
-    category-vs-rest problems: ``vs_rest``)."""
+def _conger_pass(decisions, binary):
+    """Conger's standard-error sums of the labels and the pooled coefficient over a block
+    of multi-label decisions."""
     constants, table, pooled_constants, pooled = binary["conger"]
-    return _counts.conger_binary_spread(values, vs_rest, constants.shape[1], binary["w"],
+    return _counts.conger_binary_spread(decisions, constants.shape[1], binary["w"],
                                         constants, table, pooled_constants, pooled)
 
 

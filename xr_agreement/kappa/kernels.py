@@ -167,21 +167,34 @@ def annotator_counts(codes, q, i0, i1):
 
 
 @njit(cache=True, nogil=True)
-def single_label_spread(codes, w, constants, chance, annotator_chance, i0, i1):
-    """Per group (G,) float64, the sum over the rated items i0..i1 of (t_i - kappa)**2, t_i
-    Gwet's linearized per-item term of the overall (q-category) coefficient.
+def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
+                        binary_chance, i0, i1):
+    """The standard error's pass over single-label codes, items i0..i1: per group (G,) the
+    sum over the rated items of (t_i - kappa)**2, t_i Gwet's linearized per-item term of
+    the overall (q-category) coefficient, and for Conger per category-vs-rest problem (G, q)
+    the same sum of that problem's terms (else zeros).
 
     ``constants`` (G, 6): kappa, 1 - P_e, P_e, n / n'' (items rated over items pairable),
     whether the chance agreement varies with the sample (1, else 0: Brennan-Prediger and
     percent) and Conger's 1 / (r (r - 1)) (0 for the other coefficients). The per-item
     chance term is sum_k (r_ik / r_i) chance[g, k] (Fleiss, Gwet) or, for Conger,
     (sum over the item's raters of annotator_chance[g, a, code] + chance[g, 0]) / (r (r - 1))
-    (Gwet's lambda_i; see ``gwet._conger_chance``).
+    (Gwet's lambda_i; see ``gwet._conger_chance``). Conger's category-vs-rest problems:
+    ``binary_constants`` (G, q, 6) as for :func:`conger_binary_spread`, ``binary_chance``
+    (G, q, n, 2) his per-annotator terms (category 0: the problem's category); empty for
+    the other coefficients (their category-vs-rest sums come from the histogram of states).
     """
     G, N, n = codes.shape
     q = w.shape[0]
     spread = np.zeros(G)
+    binary_spread = np.zeros((G, q))
+    vs_rest = binary_constants.shape[1] > 0
     r = np.zeros(q, np.int64)
+    lam_k = np.zeros(q)
+    # Conger's category-vs-rest constants, per group: an annotator's term in problem k is
+    # rest[a, k] (rated another category) or rest[a, k] + own[a, k] (rated k)
+    rest = np.zeros((n, q))
+    own = np.zeros((n, q))
     for g in range(G):
         kappa = constants[g, 0]
         gap = constants[g, 1]
@@ -190,18 +203,30 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, i0, i1):
         varies = constants[g, 4] != 0.0
         conger_scale = constants[g, 5]
         conger = conger_scale != 0.0
+        if vs_rest:
+            for a in range(n):
+                for k in range(q):
+                    rest[a, k] = binary_chance[g, k, a, 1]
+                    own[a, k] = binary_chance[g, k, a, 0] - binary_chance[g, k, a, 1]
+        chance_g = annotator_chance[g]
         total = 0.0
-        for i in range(i0, i1):
+        block = codes[g, i0:i1]
+        for i in range(block.shape[0]):
             r[:] = 0
+            lam_k[:] = 0.0
             m = 0
             lam = 0.0
             for a in range(n):
-                c = codes[g, i, a]
+                c = block[i, a]
                 if c >= 0:
                     r[c] += 1
                     m += 1
                     if conger:
-                        lam += annotator_chance[g, a, c]
+                        lam += chance_g[a, c]
+                    if vs_rest:
+                        for k in range(q):
+                            lam_k[k] += rest[a, k]
+                        lam_k[c] += own[a, c]
             if m == 0:
                 continue
             observed_term = 0.0
@@ -228,8 +253,22 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, i0, i1):
             term = (observed_term - 2 * (1 - kappa) * expected_term) / gap - kappa
             if term == term:  # NaN terms are left out, as numpy's nansum did
                 total += term * term
+            if vs_rest:
+                for k in range(q):
+                    constant = binary_constants[g, k]
+                    observed = 0.0
+                    if m >= 2:
+                        others = m - r[k]
+                        observed = ((r[k] * (r[k] - 1) + others * (others - 1))
+                                    / (m * (m - 1)) - constant[2])
+                    chance_term = (lam_k[k] + constant[4]) * constant[5] - constant[2]
+                    binary_term = ((constant[3] * observed
+                                    - 2 * (1 - constant[0]) * chance_term) / constant[1]
+                                   - constant[0])
+                    if binary_term == binary_term:
+                        binary_spread[g, k] += binary_term * binary_term
         spread[g] += total
-    return spread
+    return spread, binary_spread
 
 
 # --- binary problems (multi-label input) ----------------------------------------------
@@ -360,74 +399,67 @@ def binary_annotator_counts(decisions, i0, i1):
     return counts
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _binary_category(values, g, i, a, j, vs_rest):
-    """An annotator's category (0 or 1) in binary problem j, -1 if not rated: the decision
-    itself on multi-label input; on single-label codes (``vs_rest``) 0 if the rating is
-    category j and 1 if it is another."""
-    v = values[g, i, a, 0 if vs_rest else j]
-    if vs_rest:
-        if v < 0:
-            return -1
-        return 0 if v == j else 1
-    if v == 1:
-        return 1
-    if v == 0:
-        return 0
-    return -1
-
-
 @njit(cache=True, nogil=True)
-def conger_binary_spread(values, vs_rest, n_problems, w, constants, annotator_chance,
+def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                          pooled_constants, pooled, i0, i1):
-    """Conger's standard-error sums of binary problems, items i0..i1: per problem (G, P) the
-    sum over its rated items of (t_ij - kappa_j)**2 and, if ``pooled``, per group (G,) the
-    sum over items rated on some problem of (T_i - kappa)**2, T_i the pooled coefficient's
-    per-item term (the mean over the used problems of theirs).
+    """Conger's standard-error sums of the labels of multi-label ``decisions`` (G, N, n, P),
+    items i0..i1: per label (G, P) the sum over its rated items of (t_ij - kappa_j)**2 and,
+    if ``pooled``, per group (G,) the sum over items rated on some label of
+    (T_i - kappa)**2, T_i the pooled coefficient's per-item term (the mean over the used
+    labels of theirs).
 
-    ``values``: multi-label decisions (G, N, n, P), or single-label codes (G, N, n, 1) when
-    ``vs_rest`` (problem k: category k against the rest). ``w`` (2, 2) the weights.
-    ``constants`` (G, P, 6): kappa_j, 1 - P_e,j, P_e,j, n_j / n''_j, Conger's constant D_j
-    and 1 / (r_j (r_j - 1)); ``annotator_chance`` (G, P, n, 2) his per-annotator terms (see
-    ``gwet._conger_chance``). ``pooled_constants`` (G, P, 5): the problem's
-    weight in the mean (1 / the number of used problems, 0 if unused), n / n''_j and n / n_j,
-    n the items rated on some problem; columns 3 and 4 of problem 0 hold the pooled
-    coefficient's kappa and 1 - P_e.
+    ``w`` (2, 2) the weights. ``constants`` (G, P, 6): kappa_j, 1 - P_e,j, P_e,j,
+    n_j / n''_j, Conger's constant D_j and 1 / (r_j (r_j - 1)); ``annotator_chance`` (G, P,
+    n, 2) his per-annotator terms (see ``gwet._conger_chance``). ``pooled_constants`` (G,
+    P, 5): the label's weight in the mean (1 / the number of used labels, 0 if unused),
+    n / n''_j and n / n_j, n the items rated on some label; columns 3 and 4 of label 0 hold
+    the pooled coefficient's kappa and 1 - P_e.
     """
-    G, n = values.shape[0], values.shape[2]
+    G, n = decisions.shape[0], decisions.shape[2]
     P = n_problems
     spread = np.zeros((G, P))
     pooled_spread = np.zeros(G)
+    x = np.zeros(P, np.int64)
+    m = np.zeros(P, np.int64)
+    lam = np.zeros(P)
     for g in range(G):
         kappa_pooled = pooled_constants[g, 0, 3]
         gap_pooled = pooled_constants[g, 0, 4]
-        for i in range(i0, i1):
+        block = decisions[g, i0:i1]
+        for i in range(block.shape[0]):
+            x[:] = 0
+            m[:] = 0
+            lam[:] = 0.0
+            for a in range(n):
+                row = block[i, a]
+                for j in range(P):
+                    v = row[j]
+                    if v == 1:
+                        x[j] += 1
+                        m[j] += 1
+                        lam[j] += annotator_chance[g, j, a, 1]
+                    elif v == 0:
+                        m[j] += 1
+                        lam[j] += annotator_chance[g, j, a, 0]
             term_pooled = 0.0
             rated_any = False
             for j in range(P):
-                m = 0
-                x = 0
-                lam = 0.0
-                for a in range(n):
-                    b = _binary_category(values, g, i, a, j, vs_rest)
-                    if b >= 0:
-                        m += 1
-                        x += b
-                        lam += annotator_chance[g, j, a, b]
-                if m == 0:
+                mj = m[j]
+                if mj == 0:
                     continue
                 rated_any = True
-                kappa = constants[g, j, 0]
-                gap = constants[g, j, 1]
-                expected = constants[g, j, 2]
+                constant = constants[g, j]
+                kappa = constant[0]
+                expected = constant[2]
                 observed = 0.0
-                if m >= 2:
-                    r0 = m - x
-                    agreeing = (r0 * (w[0, 0] * r0 + w[0, 1] * x - 1)
-                                + x * (w[1, 0] * r0 + w[1, 1] * x - 1))
-                    observed = agreeing / (m * (m - 1)) - expected
-                chance = (lam + constants[g, j, 4]) * constants[g, j, 5] - expected
-                term = (constants[g, j, 3] * observed - 2 * (1 - kappa) * chance) / gap - kappa
+                if mj >= 2:
+                    xj = x[j]
+                    r0 = mj - xj
+                    agreeing = (r0 * (w[0, 0] * r0 + w[0, 1] * xj - 1)
+                                + xj * (w[1, 0] * r0 + w[1, 1] * xj - 1))
+                    observed = agreeing / (mj * (mj - 1)) - expected
+                chance = (lam[j] + constant[4]) * constant[5] - expected
+                term = (constant[3] * observed - 2 * (1 - kappa) * chance) / constant[1] - kappa
                 if term == term:
                     spread[g, j] += term * term
                 if pooled:

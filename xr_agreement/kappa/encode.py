@@ -167,11 +167,17 @@ def _checked_decisions(da, order):
         return decisions.reshape(-1, N, n, L)
     ordered = np.transpose(np.asarray(da.data), [da.dims.index(d) for d in order])
     values = np.ascontiguousarray(ordered).reshape(-1, N, n, L)
-    if values.dtype.kind != "b":
+    kind = values.dtype.kind
+    if kind == "f":
         from .kernels import count_not_binary
 
-        if count_not_binary(values.reshape(-1)):
-            _check_decisions(ordered, coords())  # names the first one
+        bad = values.size and count_not_binary(values.reshape(-1))
+    elif kind in "iu":  # numpy's min and max: one SIMD pass each (0.2 ms at 12.5 MB)
+        bad = values.size and (values.max() > 1 or (kind == "i" and values.min() < 0))
+    else:
+        bad = False  # bool
+    if bad:
+        _check_decisions(ordered, coords())  # names the first one
     return values
 
 

@@ -362,17 +362,23 @@ def pooled_spread(state, offset, table, rated_state, kappa, i0, i1):
     ``rated_state[s]``: whether state s has a rating."""
     G, N, L = state.shape
     spread = np.zeros(G)
+    all_rated = offset > 0  # complete decisions (see complete_binary_states): m = n
     for g in range(G):
         total = 0.0
         block = state[g, i0:i1]
+        terms = table[g]
         for i in range(block.shape[0]):
             term = 0.0
-            rated = False
+            rated = all_rated
             row = block[i]
-            for j in range(L):
-                s = row[j] + offset
-                term += table[g, j, s]
-                rated |= rated_state[s]
+            if all_rated:
+                for j in range(L):
+                    term += terms[j, row[j] + offset]
+            else:
+                for j in range(L):
+                    s = row[j]
+                    term += terms[j, s]
+                    rated |= rated_state[s]
             if rated:
                 deviation = term - kappa[g]
                 total += deviation * deviation

@@ -133,14 +133,19 @@ def _count(array, q, runs):
             return counts, common
     else:
         L = array.shape[3]
-        in_place = array.dtype == np.uint8 and array.flags.c_contiguous
-        flat = array.reshape(-1) if in_place else np.empty(0, np.uint8)
+        array = _bytes(array)
 
         def run(i0, i1):
             products = np.zeros((G, P, L), np.int64)
-            _kernels.label_pair_complete(array, flat, i0, i1, products)
+            _kernels.label_pair_complete(array, i0, i1, products)
             return products, np.int64(i1 - i0)
     return _add(*_in_threads(run, N, runs))
+
+
+def _bytes(array):
+    """Complete decisions as the byte kernels read them: C-contiguous uint8 (copied only
+    from another dtype or layout)."""
+    return np.ascontiguousarray(array, dtype=np.uint8)
 
 
 def _add(*parts):
@@ -202,10 +207,12 @@ LOOKUP_BYTES = 1 << 19
 
 
 def _influence_plan(sums, w, n_items):
-    """Arguments of :func:`pooled_influence` from the sums: (missing, group, first, second,
-    table). Pairs a <= b with symmetric weights (a pair's term is then its mirror's), else
-    every ordered pair. The lookups take 1 to 4 labels at a time (1 to 2 where decisions are
-    missing), as many as keep them within :data:`LOOKUP_BYTES`."""
+    """How :func:`_influence_squares` runs, from the sums: ``first``, ``second`` (the pairs:
+    a <= b with symmetric weights, a pair's term then its mirror's; else every ordered
+    pair) and either, on complete decisions, the ``coefficients`` and ``ones`` of
+    :func:`complete_influence`, or the ``missing``, ``group`` and ``table`` of
+    :func:`pooled_influence` (1 to 4 labels a lookup, 1 to 2 where decisions are missing,
+    as many as keep the lookups within :data:`LOOKUP_BYTES`)."""
     L, n = sums["table"].shape[-5:-3]
     lookup = _influence_lookup(sums, w).reshape(-1, L, n, n, 2, 2)
     if np.array_equal(w, w.T):
@@ -213,15 +220,46 @@ def _influence_plan(sums, w, n_items):
     else:
         first, second = (np.repeat(np.arange(n), n), np.tile(np.arange(n), n))
     lookup = np.moveaxis(lookup[:, :, first, second], 2, 1)  # (G, pairs, L, 2, 2)
+    plan = {"first": first, "second": second}
     diagonal = np.arange(n)
+    ones = sums["table"][..., diagonal, diagonal, 1, 1].reshape(-1, L, n)  # (G, L, n)
     missing = bool((sums["both"][..., diagonal, diagonal] < n_items).any())
+    if not missing and n_items and L and n_items * L < 2**31:  # int32 sums
+        plan["coefficients"] = _complete_coefficients(sums, w, lookup, first, second, n_items)
+        lanes = -(-L // 32) * 32
+        plan["ones"] = np.zeros((ones.shape[0], n, lanes), np.int32)  # zero past L
+        plan["ones"][..., :L] = np.swapaxes(ones, 1, 2)
+        return plan
     states = 3 if missing else 2
     group = 1
     for size in range(min(L, 2 if missing else 4), 0, -1):
         group = size
         if first.size * -(-L // size) * states ** (2 * size) * 8 <= LOOKUP_BYTES:
             break
-    return missing, group, first, second, _group_lookup(lookup, states, group)
+    plan.update(missing=missing, group=group, table=_group_lookup(lookup, states, group))
+    return plan
+
+
+def _complete_coefficients(sums, w, lookup, first, second, n_items):
+    """(G, pairs, 5): the coefficients of :func:`complete_influence`. On complete decisions
+    every label is used and shared by every item, so a label's share (see
+    :func:`_influence_lookup`) is K (w_rs - P_o,j - (1 - kappa)(m2_j[r] + m1_j[s] -
+    2 P_e,j)) with K = 1 / (L (1 - P_e)), and m2_j[1] - m2_j[0] = (w_10 - w_00) + rho S_bj /
+    N (rho = w_11 - w_01 - w_10 + w_00; m1 alike): summed over the labels, the term is
+    affine in A, B, n11 and the dot products with S."""
+    L = lookup.shape[2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = _pooled_terms(sums, w)
+        kappa = terms["coefficient"].reshape(-1, *terms["coefficient"].shape[-2:])
+        gap = terms["gap"].reshape(kappa.shape)
+        kappa, gap = kappa[:, first, second], gap[:, first, second]
+        scale = 1 / (L * gap)
+        rho = w[1, 1] - w[0, 1] - w[1, 0] + w[0, 0]
+        return np.stack([lookup[..., 0, 0].sum(axis=-1),
+                         scale * rho,
+                         scale * kappa * (w[1, 0] - w[0, 0]),
+                         scale * kappa * (w[0, 1] - w[0, 0]),
+                         -scale * (1 - kappa) * rho / n_items], axis=-1)
 
 
 def _group_lookup(lookup, states, group):
@@ -247,15 +285,25 @@ def _group_lookup(lookup, states, group):
 
 
 def _influence_squares(array, plan, runs):
-    """The sums over items of the squared influence terms of every pair planned (G, pairs)
+    """The sums over items of the squared influence terms of the planned pairs (G, pairs)
     over numpy ``array``, in ``runs`` item runs added in order."""
-    missing, group, first, second, table = plan
     array = kernel_input(array)
     G, N = array.shape[:2]
+    first, second = plan["first"], plan["second"]
+    if "coefficients" in plan:
+        array = _bytes(array)
+
+        def kernel(i0, i1, out):
+            _kernels.complete_influence(array, first, second, plan["coefficients"],
+                                        plan["ones"], i0, i1, out)
+    else:
+        def kernel(i0, i1, out):
+            _kernels.pooled_influence(array, plan["missing"], plan["group"], first, second,
+                                      plan["table"], i0, i1, out)
 
     def run(i0, i1):
         out = np.zeros((G, first.size))
-        _kernels.pooled_influence(array, missing, group, first, second, table, i0, i1, out)
+        kernel(i0, i1, out)
         return (out,)
 
     return _add(*_in_threads(run, N, runs))
@@ -263,7 +311,7 @@ def _influence_squares(array, plan, runs):
 
 def _pair_squares(squares, plan, shape):
     """:func:`_influence_squares`' sums as (*shape, n, n)."""
-    _, _, first, second, _ = plan
+    first, second = plan["first"], plan["second"]
     n = shape[-1]
     full = np.empty((squares.shape[0], n, n))
     full[:, first, second] = squares

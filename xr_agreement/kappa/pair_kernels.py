@@ -88,43 +88,33 @@ def code_pair_tables(codes, q, i0, i1, out):
                     out[g, u * nq + v] += np.int64(total)
 
 
-@njit(cache=True, nogil=True, work=lambda values, flat, i0, i1, out: (
+@njit(cache=True, nogil=True, work=lambda values, i0, i1, out: (
     values.shape[0] * (i1 - i0) * out.shape[1] * values.shape[3]))
-def label_pair_complete(values, flat, i0, i1, out):
+def label_pair_complete(values, i0, i1, out):
     """out[g, p, j] += the items on which both annotators of pair p said 1 to label j, on
-    complete 0/1 values (any integer dtype). For a == b that is a's number of 1s; the rest
+    complete 0/1 values (C-contiguous uint8). For a == b that is a's number of 1s; the rest
     of the 2x2 table follows from those and the number of items.
 
     Pairs by shift (:func:`shift_pairs`): for shift d the products of rows a and a + d of
     all its pairs are one loop over the item's bytes k < (n - d) L, ``x[k] & x[k + d L]``,
     into the pairs' uint8 sums, laid out likewise (blocks of :data:`BYTE_BLOCK` items,
-    flushed to int64). ``flat``: ``values.reshape(-1)`` of C-contiguous uint8 values, read
-    in place, or empty: then each item is first copied into a buffer.
+    flushed to int64).
     """
     G, N, n, L = values.shape
     P = out.shape[1]
+    flat = values.reshape(-1)
     acc = np.zeros(P * L, np.uint8)
-    buffer = np.zeros(n * L, np.uint8)
-    in_place = flat.size > 0
     for g in range(G):
         for b0 in range(i0, i1, BYTE_BLOCK):
             acc[:] = 0
             for i in range(b0, min(b0 + BYTE_BLOCK, i1)):
-                if in_place:
-                    source = flat
-                    start = np.uint64((g * N + i) * n * L)
-                else:
-                    source = buffer
-                    start = np.uint64(0)
-                    for a in range(n):
-                        for j in range(L):
-                            buffer[a * L + j] = np.uint8(values[g, i, a, j])
+                start = np.uint64((g * N + i) * n * L)
                 base = np.uint64(0)
                 for d in range(n):
                     other = start + np.uint64(d * L)
                     length = np.uint64((n - d) * L)
                     for k in range(length):
-                        acc[base + k] += source[start + k] & source[other + k]
+                        acc[base + k] += flat[start + k] & flat[other + k]
                     base += length
             for p in range(P):
                 for j in range(L):
@@ -236,3 +226,78 @@ def pooled_influence(values, missing, group, first, second, table, i0, i1, out):
                                      + np.uint64(digits[row_a + k] * SG + digits[row_b + k])]
                 if total == total:
                     out[g, p] += total * total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _item_influence(source, start, stride, lanes, mask, rates, said, dots, first, second,
+                    coefficients, g, out):
+    """:func:`complete_influence` for the item whose n rows start at ``source[start]``,
+    ``stride`` apart, each read over ``lanes`` bytes (lanes past L masked, or multiplied by
+    the zero rates past L)."""
+    n = said.size
+    P = first.size
+    # int32 sums, cast back at each step so that LLVM keeps 16 of them to a vector (numba
+    # computes in 64 bits); the caller sends larger sums (L N >= 2^31) to pooled_influence
+    for a in range(n):
+        row = start + np.uint64(a) * stride
+        total = np.int32(0)
+        for j in range(lanes):
+            total = np.int32(total + (source[row + j] & mask[j]))
+        said[a] = total
+        for b in range(n):
+            rate = np.uint64((g * n + b)) * lanes
+            total = np.int32(0)
+            for j in range(lanes):
+                total = np.int32(total + np.int32(source[row + j]) * rates[rate + j])
+            dots[a * n + b] = total
+    for p in range(P):
+        a = first[p]
+        b = second[p]
+        row_a = start + np.uint64(a) * stride
+        row_b = start + np.uint64(b) * stride
+        both = np.int32(0)
+        for j in range(lanes):
+            both = np.int32(both + (source[row_a + j] & source[row_b + j] & mask[j]))
+        term = (coefficients[g, p, 0] + coefficients[g, p, 1] * both
+                + coefficients[g, p, 2] * said[a] + coefficients[g, p, 3] * said[b]
+                + coefficients[g, p, 4] * (dots[a * n + b] + dots[b * n + a]))
+        if term == term:
+            out[g, p] += term * term
+
+
+@njit(cache=True, nogil=True, work=lambda values, first, second, coefficients, ones, i0, i1,
+      out: values.shape[0] * (i1 - i0) * (values.shape[2] ** 2 + first.size) * ones.shape[2])
+def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
+    """:func:`pooled_influence` on complete 0/1 decisions (C-contiguous uint8) from integer
+    sums: there a pair's term is ``C + delta n11 + k_a A + k_b B + lam (x_a . S_b + x_b .
+    S_a)`` (coefficients[g, p] in this order), with A, B the labels a and b said 1 to on the
+    item, n11 those both did, and S_b[j] the items b said 1 to label j in all (``ones[g, b,
+    j]``, zero past L).
+
+    The dot products run over ``lanes = ones.shape[2]`` (L rounded up to a multiple of 32:
+    loops of L bytes left most of their time to a scalar remainder): an item's rows are
+    read in place past their end while the bytes exist, other items copied into a
+    zero-padded buffer.
+    """
+    G, N, n, L = values.shape
+    lanes = ones.shape[2]
+    flat = values.reshape(-1)
+    rates = ones.reshape(-1)
+    mask = np.zeros(lanes, np.uint8)
+    mask[:L] = 1
+    buffer = np.zeros(n * lanes, np.uint8)
+    said = np.zeros(n, np.int64)
+    dots = np.zeros(n * n, np.int64)
+    in_place_end = flat.size - (n - 1) * L - lanes  # last start readable in whole lanes
+    for g in range(G):
+        for i in range(i0, i1):
+            start = (g * N + i) * n * L
+            if start <= in_place_end:
+                _item_influence(flat, np.uint64(start), np.uint64(L), np.uint64(lanes), mask,
+                                rates, said, dots, first, second, coefficients, g, out)
+            else:
+                for a in range(n):
+                    for j in range(L):
+                        buffer[a * lanes + j] = values[g, i, a, j]
+                _item_influence(buffer, np.uint64(0), np.uint64(lanes), np.uint64(lanes),
+                                mask, rates, said, dots, first, second, coefficients, g, out)

@@ -131,7 +131,10 @@ def label_pair_missing(values, i0, i1, out, common):
     uint8 as in :func:`label_pair_complete`."""
     G, N, n, L = values.shape
     P = out.shape[2]
-    PL = np.uint64(P * L)
+    # the four sums' offsets, unsigned (an int times a uint64 is a float in numba)
+    offset_1 = np.uint64(P * L)
+    offset_2 = np.uint64(2 * P * L)
+    offset_3 = np.uint64(3 * P * L)
     said = np.zeros(n * L, np.uint8)
     decided = np.zeros(n * L, np.uint8)
     both = np.zeros(n * L, np.uint8)
@@ -154,16 +157,18 @@ def label_pair_missing(values, i0, i1, out, common):
                     for k in range(length):
                         acc[base + k] += said[k] & said[other + k]
                     for k in range(length):
-                        acc[PL + base + k] += said[k] & decided[other + k]
+                        acc[offset_1 + base + k] += said[k] & decided[other + k]
                     for k in range(length):
-                        acc[2 * PL + base + k] += decided[k] & said[other + k]
+                        acc[offset_2 + base + k] += decided[k] & said[other + k]
                     for k in range(length):
                         both[k] = decided[k] & decided[other + k]
-                        acc[3 * PL + base + k] += both[k]
+                    for k in range(length):
+                        acc[offset_3 + base + k] += both[k]
                     for a in range(n - d):
-                        shared = 0
-                        for j in range(L):
-                            shared |= both[a * L + j]
+                        shared = np.uint8(0)
+                        row = np.uint64(a * L)
+                        for j in range(np.uint64(L)):
+                            shared |= both[row + j]
                         common[g, p] += shared
                         p += 1
                     base += length

@@ -227,8 +227,10 @@ def _influence_plan(sums, w, n_items):
     if not missing and n_items and L and n_items * L < 2**31:  # int32 sums
         plan["coefficients"] = _complete_coefficients(sums, w, lookup, first, second, n_items)
         lanes = -(-L // 32) * 32
-        plan["ones"] = np.zeros((ones.shape[0], n, lanes), np.int32)  # zero past L
-        plan["ones"][..., :L] = np.swapaxes(ones, 1, 2)
+        rows = -(-(n + 1) // 4) * 4
+        plan["ones"] = np.zeros((ones.shape[0], rows, lanes), np.int32)  # zero past L
+        plan["ones"][:, :n, :L] = np.swapaxes(ones, 1, 2)
+        plan["ones"][:, n, :L] = 1
         return plan
     states = 3 if missing else 2
     group = 1

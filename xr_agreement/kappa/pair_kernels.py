@@ -234,50 +234,81 @@ def pooled_influence(values, missing, group, first, second, table, i0, i1, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _item_influence(source, start, stride, lanes, mask, rates, said, dots, first, second,
-                    coefficients, g, out):
+def _item_influence(source, start, stride, lanes, mask, rates, rows, said, both, first,
+                    second, coefficients, g, out):
     """:func:`complete_influence` for the item whose n rows start at ``source[start]``,
     ``stride`` apart, each read over ``lanes`` bytes (lanes past L masked, or multiplied by
-    the zero rates past L)."""
-    n = said.size
+    the zero rates past L). Four sums per loop: a loop of 64 lanes costs more to start than
+    to run."""
+    n = said.shape[0]
     P = first.size
-    # int32 sums, cast back at each step so that LLVM keeps 16 of them to a vector (numba
-    # computes in 64 bits); the caller sends larger sums (L N >= 2^31) to pooled_influence
     for a in range(n):
         row = start + np.uint64(a) * stride
-        total = np.int32(0)
-        for j in range(lanes):
-            total = np.int32(total + (source[row + j] & mask[j]))
-        said[a] = total
-        for b in range(n):
-            rate = np.uint64((g * n + b)) * lanes
-            total = np.int32(0)
+        # x_a . S_b for every b, and x_a . mask (row n of rates): A
+        for b in range(0, rows, 4):
+            r0 = np.uint64(g * rows + b) * lanes
+            r1 = r0 + lanes
+            r2 = r1 + lanes
+            r3 = r2 + lanes
+            t0 = np.int32(0)
+            t1 = np.int32(0)
+            t2 = np.int32(0)
+            t3 = np.int32(0)
+            # int32 sums, cast back at each step so that LLVM keeps 16 to a vector (numba
+            # computes in 64 bits); the caller sends larger sums (L N >= 2^31) elsewhere
             for j in range(lanes):
-                total = np.int32(total + np.int32(source[row + j]) * rates[rate + j])
-            dots[a * n + b] = total
+                x = -np.int32(source[row + j])  # all bits set where a said 1: an AND, no multiply
+                t0 = np.int32(t0 + (x & rates[r0 + j]))
+                t1 = np.int32(t1 + (x & rates[r1 + j]))
+                t2 = np.int32(t2 + (x & rates[r2 + j]))
+                t3 = np.int32(t3 + (x & rates[r3 + j]))
+            said[a, b] = t0
+            said[a, b + 1] = t1
+            said[a, b + 2] = t2
+            said[a, b + 3] = t3
+        # n11 of a with b = a, a + 1, ... (rows past n read a's own row, unused)
+        for b in range(a, n, 4):
+            u0 = start + np.uint64(b) * stride
+            u1 = start + np.uint64(b + 1 if b + 1 < n else a) * stride
+            u2 = start + np.uint64(b + 2 if b + 2 < n else a) * stride
+            u3 = start + np.uint64(b + 3 if b + 3 < n else a) * stride
+            t0 = np.int32(0)
+            t1 = np.int32(0)
+            t2 = np.int32(0)
+            t3 = np.int32(0)
+            for j in range(lanes):
+                x = source[row + j] & mask[j]
+                t0 = np.int32(t0 + (x & source[u0 + j]))
+                t1 = np.int32(t1 + (x & source[u1 + j]))
+                t2 = np.int32(t2 + (x & source[u2 + j]))
+                t3 = np.int32(t3 + (x & source[u3 + j]))
+            both[a, b] = t0
+            if b + 1 < n:
+                both[a, b + 1] = t1
+            if b + 2 < n:
+                both[a, b + 2] = t2
+            if b + 3 < n:
+                both[a, b + 3] = t3
     for p in range(P):
         a = first[p]
         b = second[p]
-        row_a = start + np.uint64(a) * stride
-        row_b = start + np.uint64(b) * stride
-        both = np.int32(0)
-        for j in range(lanes):
-            both = np.int32(both + (source[row_a + j] & source[row_b + j] & mask[j]))
-        term = (coefficients[g, p, 0] + coefficients[g, p, 1] * both
-                + coefficients[g, p, 2] * said[a] + coefficients[g, p, 3] * said[b]
-                + coefficients[g, p, 4] * (dots[a * n + b] + dots[b * n + a]))
+        n11 = both[a, b] if a <= b else both[b, a]
+        term = (coefficients[g, p, 0] + coefficients[g, p, 1] * n11
+                + coefficients[g, p, 2] * said[a, n] + coefficients[g, p, 3] * said[b, n]
+                + coefficients[g, p, 4] * (said[a, b] + said[b, a]))
         if term == term:
             out[g, p] += term * term
 
 
 @njit(cache=True, nogil=True, work=lambda values, first, second, coefficients, ones, i0, i1,
-      out: values.shape[0] * (i1 - i0) * (values.shape[2] ** 2 + first.size) * ones.shape[2])
+      out: values.shape[0] * (i1 - i0) * values.shape[2] * ones.shape[1] * ones.shape[2])
 def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
     """:func:`pooled_influence` on complete 0/1 decisions (C-contiguous uint8) from integer
     sums: there a pair's term is ``C + delta n11 + k_a A + k_b B + lam (x_a . S_b + x_b .
     S_a)`` (coefficients[g, p] in this order), with A, B the labels a and b said 1 to on the
-    item, n11 those both did, and S_b[j] the items b said 1 to label j in all (``ones[g, b,
-    j]``, zero past L).
+    item, n11 those both did, and S_b[j] the items b said 1 to label j in all: ``ones[g,
+    b, j]`` for b < n, then a row of 1s (for A and B), then zero rows to a multiple of 4;
+    zero past L.
 
     The dot products run over ``lanes = ones.shape[2]`` (L rounded up to a multiple of 32:
     loops of L bytes left most of their time to a scalar remainder): an item's rows are
@@ -285,24 +316,25 @@ def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
     zero-padded buffer.
     """
     G, N, n, L = values.shape
-    lanes = ones.shape[2]
+    rows, lanes = ones.shape[1:]
     flat = values.reshape(-1)
     rates = ones.reshape(-1)
     mask = np.zeros(lanes, np.uint8)
     mask[:L] = 1
     buffer = np.zeros(n * lanes, np.uint8)
-    said = np.zeros(n, np.int64)
-    dots = np.zeros(n * n, np.int64)
+    said = np.zeros((n, rows), np.int64)
+    both = np.zeros((n, n), np.int64)
     in_place_end = flat.size - (n - 1) * L - lanes  # last start readable in whole lanes
     for g in range(G):
         for i in range(i0, i1):
             start = (g * N + i) * n * L
             if start <= in_place_end:
                 _item_influence(flat, np.uint64(start), np.uint64(L), np.uint64(lanes), mask,
-                                rates, said, dots, first, second, coefficients, g, out)
+                                rates, rows, said, both, first, second, coefficients, g, out)
             else:
                 for a in range(n):
                     for j in range(L):
                         buffer[a * lanes + j] = values[g, i, a, j]
                 _item_influence(buffer, np.uint64(0), np.uint64(lanes), np.uint64(lanes),
-                                mask, rates, said, dots, first, second, coefficients, g, out)
+                                mask, rates, rows, said, both, first, second, coefficients, g,
+                                out)

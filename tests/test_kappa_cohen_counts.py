@@ -193,6 +193,8 @@ def test_compiled_and_interpreted_give_the_same_numbers():
     rng = np.random.default_rng(9)
     decisions = xr.DataArray(random_decisions(rng, (40, 3, 6), 0.1),
                              dims=("item", "annotator", "label"))
+    complete = xr.DataArray(random_decisions(rng, (40, 3, 6), 0, np.uint8),
+                            dims=("item", "annotator", "label"))
     ratings = xr.DataArray(rng.integers(0, 4, (40, 3)).astype(float),
                            dims=("item", "annotator"))
     previous = jit.mode()
@@ -201,7 +203,7 @@ def test_compiled_and_interpreted_give_the_same_numbers():
         for mode in ("always", "never"):
             jit.set_mode(mode)
             results.append([cohen_module._cohen_values(with_kernel_input(da), 0.9)[0]
-                            for da in (decisions, ratings)])
+                            for da in (decisions, complete, ratings)])
     finally:
         jit.set_mode(previous)
     for compiled, interpreted in zip(*results):

@@ -3,6 +3,11 @@
 Computed on plain arrays like the Gwet family (:mod:`.gwet`): pair-level arrays have the axes
 ``(*lead, annotator_1, annotator_2)``, with a leading resample axis on item-resampled data
 and, on multi-label input, the label last of the lead axes.
+
+Every pair's table comes from one counting pass over the ratings (:mod:`.pair_kernels`):
+single-label codes or multi-label decisions, in item runs on the thread pool (numpy) or one
+task per item block (dask); the pooled multi-label standard error from a second pass. The
+bootstrap's per-item columns (:func:`_cohen_columns`) still come from the one-hot indicator.
 """
 
 from __future__ import annotations

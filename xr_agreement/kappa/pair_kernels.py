@@ -234,17 +234,17 @@ def pooled_influence(values, missing, group, first, second, table, i0, i1, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _item_influence(source, start, stride, lanes, mask, rates, rows, said, both, first,
+def _item_influence(source, start, stride, lanes, L, rates, rows, said, words, first,
                     second, coefficients, g, out):
     """:func:`complete_influence` for the item whose n rows start at ``source[start]``,
-    ``stride`` apart, each read over ``lanes`` bytes (lanes past L masked, or multiplied by
-    the zero rates past L). Four sums per loop: a loop of 64 lanes costs more to start than
-    to run."""
+    ``stride`` apart: the dot products with the rates over ``lanes`` bytes (the bytes past L
+    meet zero rates), four per loop (a loop of 64 lanes costs more to start than to run);
+    n11 the popcount of the two rows as bits."""
     n = said.shape[0]
     P = first.size
     for a in range(n):
         row = start + np.uint64(a) * stride
-        # x_a . S_b for every b, and x_a . mask (row n of rates): A
+        # x_a . S_b for every b, and with row n of the rates (1s): A
         for b in range(0, rows, 4):
             r0 = np.uint64(g * rows + b) * lanes
             r1 = r0 + lanes
@@ -257,7 +257,7 @@ def _item_influence(source, start, stride, lanes, mask, rates, rows, said, both,
             # int32 sums, cast back at each step so that LLVM keeps 16 to a vector (numba
             # computes in 64 bits); the caller sends larger sums (L N >= 2^31) elsewhere
             for j in range(lanes):
-                x = -np.int32(source[row + j])  # all bits set where a said 1: an AND, no multiply
+                x = -np.int32(source[row + j])  # all bits set where a said 1: AND, not times
                 t0 = np.int32(t0 + (x & rates[r0 + j]))
                 t1 = np.int32(t1 + (x & rates[r1 + j]))
                 t2 = np.int32(t2 + (x & rates[r2 + j]))
@@ -266,33 +266,19 @@ def _item_influence(source, start, stride, lanes, mask, rates, rows, said, both,
             said[a, b + 1] = t1
             said[a, b + 2] = t2
             said[a, b + 3] = t3
-        # n11 of a with b = a, a + 1, ... (rows past n read a's own row, unused)
-        for b in range(a, n, 4):
-            u0 = start + np.uint64(b) * stride
-            u1 = start + np.uint64(b + 1 if b + 1 < n else a) * stride
-            u2 = start + np.uint64(b + 2 if b + 2 < n else a) * stride
-            u3 = start + np.uint64(b + 3 if b + 3 < n else a) * stride
-            t0 = np.int32(0)
-            t1 = np.int32(0)
-            t2 = np.int32(0)
-            t3 = np.int32(0)
-            for j in range(lanes):
-                x = source[row + j] & mask[j]
-                t0 = np.int32(t0 + (x & source[u0 + j]))
-                t1 = np.int32(t1 + (x & source[u1 + j]))
-                t2 = np.int32(t2 + (x & source[u2 + j]))
-                t3 = np.int32(t3 + (x & source[u3 + j]))
-            both[a, b] = t0
-            if b + 1 < n:
-                both[a, b + 1] = t1
-            if b + 2 < n:
-                both[a, b + 2] = t2
-            if b + 3 < n:
-                both[a, b + 3] = t3
+        # the item's decisions as bits, so that a pair's n11 is a popcount
+        for w in range(words.shape[1]):
+            base = row + np.uint64(64 * w)
+            word = np.uint64(0)
+            for k in range(np.uint64(min(64, L - 64 * w))):
+                word |= np.uint64(source[base + k]) << k
+            words[a, w] = word
     for p in range(P):
         a = first[p]
         b = second[p]
-        n11 = both[a, b] if a <= b else both[b, a]
+        n11 = 0
+        for w in range(words.shape[1]):
+            n11 += _popcount(words[a, w] & words[b, w])
         term = (coefficients[g, p, 0] + coefficients[g, p, 1] * n11
                 + coefficients[g, p, 2] * said[a, n] + coefficients[g, p, 3] * said[b, n]
                 + coefficients[g, p, 4] * (said[a, b] + said[b, a]))
@@ -313,28 +299,25 @@ def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
     The dot products run over ``lanes = ones.shape[2]`` (L rounded up to a multiple of 32:
     loops of L bytes left most of their time to a scalar remainder): an item's rows are
     read in place past their end while the bytes exist, other items copied into a
-    zero-padded buffer.
+    zero-padded buffer. About 0.25 us an item at (5 annotators, 50 labels).
     """
     G, N, n, L = values.shape
     rows, lanes = ones.shape[1:]
     flat = values.reshape(-1)
     rates = ones.reshape(-1)
-    mask = np.zeros(lanes, np.uint8)
-    mask[:L] = 1
     buffer = np.zeros(n * lanes, np.uint8)
     said = np.zeros((n, rows), np.int64)
-    both = np.zeros((n, n), np.int64)
+    words = np.zeros((n, (L + 63) // 64), np.uint64)
     in_place_end = flat.size - (n - 1) * L - lanes  # last start readable in whole lanes
     for g in range(G):
         for i in range(i0, i1):
             start = (g * N + i) * n * L
             if start <= in_place_end:
-                _item_influence(flat, np.uint64(start), np.uint64(L), np.uint64(lanes), mask,
-                                rates, rows, said, both, first, second, coefficients, g, out)
+                _item_influence(flat, np.uint64(start), np.uint64(L), np.uint64(lanes), L,
+                                rates, rows, said, words, first, second, coefficients, g, out)
             else:
                 for a in range(n):
                     for j in range(L):
                         buffer[a * lanes + j] = values[g, i, a, j]
-                _item_influence(buffer, np.uint64(0), np.uint64(lanes), np.uint64(lanes),
-                                mask, rates, rows, said, both, first, second, coefficients, g,
-                                out)
+                _item_influence(buffer, np.uint64(0), np.uint64(lanes), np.uint64(lanes), L,
+                                rates, rows, said, words, first, second, coefficients, g, out)

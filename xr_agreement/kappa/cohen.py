@@ -101,7 +101,7 @@ def _kernel_input(data):
 
 def _from_indicator(data):
     """:func:`_kernel_input` from the one-hot indicator, for a :func:`_prepare` that gives
-    neither codes nor decisions."""
+    neither codes nor decisions (until it does: a detour that costs more than the kernels)."""
     lead, ind, rated = _canonical(data)
     if _is_dask(ind):
         ind = ind.rechunk({axis: -1 for axis in range(ind.ndim) if axis != ind.ndim - 3})
@@ -231,8 +231,8 @@ def _influence_plan(sums, w, n_items):
     missing = bool((sums["both"][..., diagonal, diagonal] < n_items).any())
     if not missing and n_items and L and n_items * L < 2**31:  # int32 sums
         plan["coefficients"] = _complete_coefficients(sums, w, lookup, first, second, n_items)
-        lanes = -(-L // 32) * 32
-        rows = -(-(n + 1) // 4) * 4
+        lanes = -(-L // 32) * 32  # whole vectors: see complete_influence
+        rows = -(-(n + 1) // 4) * 4  # the kernel sums four rows a loop
         plan["ones"] = np.zeros((ones.shape[0], rows, lanes), np.int32)  # zero past L
         plan["ones"][:, :n, :L] = np.swapaxes(ones, 1, 2)
         plan["ones"][:, n, :L] = 1

@@ -1,0 +1,274 @@
+"""Cohen's kappa from the counting kernels (issue 30): every pair's contingency table against
+brute-force loops over items and pairs, the pooled multi-label standard error against the
+per-item formula the kernels replace (written out here with numpy from one-hot arrays),
+compiled and interpreted alike, on numpy and dask input."""
+
+import importlib
+
+import dask
+import numpy as np
+import pytest
+import xarray as xr
+from dask.utils import key_split
+
+import xr_agreement
+from xr_agreement._core import jit
+from xr_agreement._core.categorical import encode_ratings
+from xr_agreement.kappa.encode import _prepare
+from laziness import raise_if_dask_computes
+
+cohen_module = importlib.import_module("xr_agreement.kappa.cohen")
+
+
+@pytest.fixture(params=["always", "never"])
+def jit_mode(request):
+    """Kernels compiled, then interpreted."""
+    previous = jit.mode()
+    jit.set_mode(request.param)
+    yield request.param
+    jit.set_mode(previous)
+
+
+def with_kernel_input(da, weights=None, item="item", annotator="annotator", label="label"):
+    """:func:`_prepare`'s output with the kernels' inputs (``codes`` or ``decisions``,
+    ``lead``, ``lead_shape``) built here from the DataArray."""
+    data = _prepare(da, weights, None, item, annotator, label)
+    multi_label = label in da.dims
+    extra = [d for d in da.dims if d not in (item, annotator, label)]
+    if multi_label:
+        values = np.ascontiguousarray(da.transpose(*extra, item, annotator, label).values)
+        data["decisions"] = values.reshape(-1, *values.shape[-3:])
+        lead = (*extra, label)
+    else:
+        ordered = da.transpose(*extra, item, annotator)
+        codes, _ = encode_ratings(ordered)
+        data["codes"] = np.ascontiguousarray(codes.astype(np.int32).reshape(
+            -1, *ordered.shape[-2:]))
+        lead = tuple(extra)
+    data["lead"] = lead
+    data["lead_shape"] = tuple(da.sizes[d] for d in lead)
+    return data
+
+
+# --------------------------------------------------------------------------- brute force
+
+
+def brute_tables(codes, q):
+    """T[g, a, b, r, c]: items rated r by a and c by b, by loops over items and pairs."""
+    G, N, n = codes.shape
+    table = np.zeros((G, n, n, q, q))
+    for g in range(G):
+        for i in range(N):
+            for a in range(n):
+                for b in range(n):
+                    r, c = codes[g, i, a], codes[g, i, b]
+                    if r >= 0 and c >= 0:
+                        table[g, a, b, r, c] += 1
+    return table
+
+
+def brute_label_tables(values):
+    """T[g, label, a, b, r, c] on the items both decided the label, and the items a pair
+    shares a decided label on, by loops."""
+    G, N, n, L = values.shape
+    table = np.zeros((G, L, n, n, 2, 2))
+    common = np.zeros((G, n, n))
+    for g in range(G):
+        for i in range(N):
+            for a in range(n):
+                for b in range(n):
+                    shared = False
+                    for j in range(L):
+                        x, y = values[g, i, a, j], values[g, i, b, j]
+                        if not (np.isnan(x) or np.isnan(y)):
+                            table[g, j, a, b, int(x), int(y)] += 1
+                            shared = True
+                    common[g, a, b] += shared
+    return table, common
+
+
+def per_item_pooled(values, w):
+    """Pooled kappa and its delta-method standard error of decisions (N, n, L), NaN
+    missing, as computed before the kernels: per-item arrays from the one-hot indicator."""
+    x = np.moveaxis(np.asarray(values, float), -1, 0)  # (label, item, annotator)
+    ind = np.stack([x == 0, x == 1], axis=-1).astype(float)
+    rated = (~np.isnan(x)).astype(float)
+    both = rated[..., :, None] * rated[..., None, :]
+    item_agreement = np.einsum("jiak,kl,jibl->jiab", ind, w, ind)
+    n = (both.max(axis=0) > 0).sum(axis=0)
+    n_j = both.sum(axis=1)
+    used = n_j > 0
+    known = np.where(used, n_j, np.nan)
+    marg1 = np.einsum("jiak,jib->jabk", ind, rated) / known[..., None]
+    marg2 = np.einsum("jia,jibk->jabk", rated, ind) / known[..., None]
+    observed_j = item_agreement.sum(axis=1) / known
+    expected_j = np.einsum("kl,jabk,jabl->jab", w, marg1, marg2)
+
+    def pool(array):  # mean over the used labels (the first axis)
+        mask = used if array.ndim == 3 else used[:, None]
+        return np.nansum(np.where(mask, array, np.nan), axis=0) / used.sum(axis=0)
+
+    observed, expected = pool(observed_j), pool(expected_j)
+    gap = 1 - expected
+    kappa = (observed - expected) / gap
+    w_marg2 = np.nan_to_num(np.einsum("kl,jabl->jabk", w, marg2))
+    w_marg1 = np.nan_to_num(np.einsum("kl,jabk->jabl", w, marg1))
+    item_expected = (np.einsum("jiak,jabk->jiab", ind, w_marg2) * rated[..., None, :]
+                     + np.einsum("jibk,jabk->jiab", ind, w_marg1) * rated[..., :, None])
+    scale = (n / known)[:, None]
+    obs_term = pool(scale * (item_agreement - observed_j[:, None] * both))
+    exp_term = pool(scale * (item_expected - 2 * expected_j[:, None] * both))
+    influence = (obs_term - (1 - kappa) * exp_term) / gap
+    se = np.sqrt(np.nansum(influence**2, axis=0) / n.astype(float) ** 2)
+    return kappa, se
+
+
+def random_decisions(rng, shape, missing, dtype=float):
+    rates = rng.random(shape[-1])
+    values = (rng.random(shape) < rates).astype(float)
+    if missing:
+        values[rng.random(shape) < missing] = np.nan
+        return values
+    return values.astype(dtype)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@pytest.mark.parametrize("runs", [1, 3])
+def test_single_label_tables_are_the_pair_loops(jit_mode, runs):
+    rng = np.random.default_rng(3)
+    N = 4200 if jit_mode == "always" else 300  # past a bit block of 4096 items when compiled
+    codes = rng.integers(0, 3, (2, N, 4)).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.1] = -1
+    counts = cohen_module._count(codes, 3, runs)
+    table = cohen_module._sums(counts, False, 4, (2,), np.eye(3))["table"]
+    np.testing.assert_array_equal(table, brute_tables(codes, 3))
+
+
+@pytest.mark.parametrize("kind", ["uint8", "bool", "int64", "float", "float-missing"])
+def test_multi_label_tables_are_the_pair_loops(jit_mode, kind):
+    rng = np.random.default_rng(len(kind))
+    N = 600 if jit_mode == "always" else 270  # past a uint8 block of 255 items
+    dtype = {"uint8": np.uint8, "bool": bool, "int64": np.int64}.get(kind, float)
+    values = random_decisions(rng, (2, N, 4, 5), 0.2 if kind == "float-missing" else 0,
+                              dtype)
+    if kind == "int64":
+        values = values[:, :, :, ::-1]  # not C-contiguous: copied item by item
+    counts = cohen_module._count(values, 2, 2)
+    sums = cohen_module._sums(counts, True, 4, (2, 5), np.eye(2))
+    table, common = brute_label_tables(np.asarray(values, float))
+    np.testing.assert_array_equal(sums["table"], table)
+    np.testing.assert_array_equal(sums["common"], common)
+    np.testing.assert_array_equal(sums["both"], table.sum(axis=(-2, -1)))
+
+
+# --------------------------------------------------------------------------- pooled SE
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.15])
+@pytest.mark.parametrize("weights", [None, [[1.0, 0.3], [0.6, 1.0]]], ids=["identity",
+                                                                          "asymmetric"])
+@pytest.mark.parametrize("lookup_bytes", [None, 0], ids=["grouped", "label-by-label"])
+def test_pooled_se_is_the_per_item_formula(missing, weights, lookup_bytes, monkeypatch):
+    if lookup_bytes is not None:
+        monkeypatch.setattr(cohen_module, "LOOKUP_BYTES", lookup_bytes)
+    rng = np.random.default_rng(5)
+    values = random_decisions(rng, (2, 90, 4, 7), missing)
+    da = xr.DataArray(values, dims=("round", "item", "annotator", "label"))
+    if not missing:
+        da = da.astype(np.uint8)
+    data = with_kernel_input(da, weights)
+    w = np.asarray(data["weights"].values)
+    out, _ = cohen_module._cohen_values(data, 0.95)
+    for r in range(2):
+        kappa, se = per_item_pooled(values[r], w)
+        np.testing.assert_allclose(out["pair_coefficient"].values[r], kappa, rtol=1e-12,
+                                   atol=1e-12)
+        np.testing.assert_allclose(out["pair_coefficient_se"].values[r], se, rtol=1e-12,
+                                   atol=1e-12)
+
+
+def test_compiled_and_interpreted_give_the_same_numbers():
+    rng = np.random.default_rng(9)
+    decisions = xr.DataArray(random_decisions(rng, (40, 3, 6), 0.1),
+                             dims=("item", "annotator", "label"))
+    complete = xr.DataArray(random_decisions(rng, (40, 3, 6), 0, np.uint8),
+                            dims=("item", "annotator", "label"))
+    ratings = xr.DataArray(rng.integers(0, 4, (40, 3)).astype(float),
+                           dims=("item", "annotator"))
+    previous = jit.mode()
+    try:
+        results = []
+        for mode in ("always", "never"):
+            jit.set_mode(mode)
+            results.append([cohen_module._cohen_values(with_kernel_input(da), 0.9)[0]
+                            for da in (decisions, complete, ratings)])
+    finally:
+        jit.set_mode(previous)
+    for compiled, interpreted in zip(*results):
+        for name, value in compiled.items():
+            xr.testing.assert_identical(value, interpreted[name])
+
+
+def test_public_cohen_equals_the_per_item_formula():
+    rng = np.random.default_rng(12)
+    values = random_decisions(rng, (60, 3, 4), 0.2)
+    result = xr_agreement.cohen(xr.DataArray(values, dims=("item", "annotator", "label")))
+    kappa, se = per_item_pooled(values, np.eye(2))
+    np.testing.assert_allclose(result.pair_coefficient.values, kappa, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(result.pair_coefficient_se.values, se, rtol=1e-12, atol=1e-12)
+
+
+def test_pooled_se_is_undefined_with_the_coefficient():
+    values = np.ones((6, 3, 2))
+    values[0, 0, 0] = np.nan
+    result = xr_agreement.cohen(xr.DataArray(values, dims=("item", "annotator", "label")))
+    assert np.isnan(result.pair_coefficient.values).all()
+    assert np.isnan(result.pair_coefficient_se.values).all()
+
+
+# --------------------------------------------------------------------------- dask
+
+
+@pytest.mark.parametrize("kind", ["single", "uint8", "float-missing"])
+def test_dask_counts_each_block_in_its_own_task_and_equals_numpy(kind):
+    rng = np.random.default_rng(4)
+    if kind == "single":
+        values = rng.integers(0, 3, (2, 50, 4)).astype(float)
+        values[rng.random(values.shape) < 0.1] = np.nan
+        dims = ("round", "item", "annotator")
+    else:
+        values = random_decisions(rng, (2, 50, 4, 3), 0.2 if kind == "float-missing" else 0,
+                                  np.uint8)
+        dims = ("round", "item", "annotator", "label")
+    da = xr.DataArray(values, dims=dims)
+    eager = cohen_module._cohen_values(with_kernel_input(da), 0.95)[0]
+    data = with_kernel_input(da)
+    key = "decisions" if kind != "single" else "codes"
+    data[key] = dask.array.from_array(data[key], chunks=(2, (9, 20, 4, 17),
+                                                         *data[key].shape[2:]))
+    with raise_if_dask_computes():
+        lazy = cohen_module._cohen_values(data, 0.95)[0]
+    graph = dict(lazy["pair_coefficient"].data.__dask_graph__())
+    tasks = [key_split(k) for k in graph]
+    assert tasks.count("count") == 4  # key_split drops the underscore
+    if kind != "single":
+        assert tasks.count("influence_squares") == 4
+    for name, value in eager.items():
+        assert isinstance(lazy[name].data, dask.array.Array)
+        computed = lazy[name].compute()
+        if value.dtype.kind == "U":
+            xr.testing.assert_equal(computed, value)
+        else:
+            xr.testing.assert_allclose(computed, value, rtol=1e-12, atol=1e-12)
+
+
+def test_public_cohen_on_complete_bytes_through_dask():
+    rng = np.random.default_rng(6)
+    da = xr.DataArray(random_decisions(rng, (40, 3, 5), 0, np.uint8),
+                      dims=("item", "annotator", "label"))
+    eager = xr_agreement.cohen(da)
+    with raise_if_dask_computes():
+        lazy = xr_agreement.cohen(da.chunk(item=15))
+    xr.testing.assert_allclose(eager, lazy.compute(), rtol=1e-12, atol=1e-12)

@@ -649,7 +649,7 @@ def cohen(
     intervals = _intervals(locals())
     _check_population(population_size, da.sizes.get(item, 0) if hasattr(da, "sizes") else 0)
     data = _prepare(da, weights, categories, item, annotator, label)
-    out, category_dim = _cohen_values(_one_hot(data), intervals[0] or 0.95, population_size)
+    out, category_dim = _cohen_values(data, intervals[0] or 0.95, population_size)
     result = _finish(out, data, category_dim, intervals, COHEN_VARIABLES,
                      "Cohen's kappa (pairwise)")
     result.attrs["missing_data"] = "pairwise-complete items for each annotator pair"

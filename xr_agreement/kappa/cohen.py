@@ -13,7 +13,6 @@ bootstrap's per-item columns (:func:`_cohen_columns`) still come from the one-ho
 from __future__ import annotations
 
 import functools
-import math
 import operator
 from statistics import NormalDist
 
@@ -87,33 +86,14 @@ def _n_runs(n_items: int) -> int:
 
 def _kernel_input(data):
     """(lead dims, lead shape, ratings as the kernels read them): single-label codes (G, N,
-    n) int32 or multi-label decisions (G, N, n, L), numpy, or dask in item chunks."""
-    key = "decisions" if data["multi_label"] else "codes"
-    if key in data:
-        lead, lead_shape, array = tuple(data["lead"]), tuple(data["lead_shape"]), data[key]
-    else:
-        lead, lead_shape, array = _from_indicator(data)
+    n) int32 or multi-label decisions (G, N, n, L) from :func:`.encode._prepare`, numpy, or
+    dask in item chunks."""
+    array = data["decisions" if data["multi_label"] else "codes"]
+    lead, lead_shape = tuple(data["lead"]), tuple(data["lead_shape"])
     if _is_dask(array):
         return lead, lead_shape, array.rechunk({axis: -1 for axis in range(array.ndim)
                                                 if axis != 1})
     return lead, lead_shape, kernel_input(array)
-
-
-def _from_indicator(data):
-    """:func:`_kernel_input` from the one-hot indicator, for a :func:`_prepare` that gives
-    neither codes nor decisions (until it does: a detour that costs more than the kernels)."""
-    lead, ind, rated = _canonical(data)
-    if _is_dask(ind):
-        ind = ind.rechunk({axis: -1 for axis in range(ind.ndim) if axis != ind.ndim - 3})
-        rated = rated.rechunk(ind.chunks[:-1])
-    lead_shape = tuple(ind.shape[:len(lead)])
-    N, n = ind.shape[-3:-1]
-    if not data["multi_label"]:
-        codes = np.where(rated, ind.argmax(axis=-1), -1).astype(np.int32)
-        return lead, lead_shape, codes.reshape(math.prod(lead_shape), N, n)
-    decisions = np.moveaxis(np.where(rated, ind[..., 1], np.nan), -3, -1)
-    return lead, lead_shape, decisions.reshape(math.prod(lead_shape[:-1]), N, n,
-                                               lead_shape[-1])
 
 
 def _count(array, q, runs):

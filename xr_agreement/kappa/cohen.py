@@ -182,7 +182,8 @@ def _sums(counts, multi_label, n, lead_shape, w):
         "marginal_1": table.sum(axis=-1),
         "marginal_2": table.sum(axis=-2),
         "agreement": np.einsum("...kl,kl->...", table, w),
-        "common": common.reshape(*lead_shape[:-1], n, n),
+        # a count of items (int64, as a sum of booleans: no interval is drawn for it)
+        "common": common.astype(np.int64).reshape(*lead_shape[:-1], n, n),
     }
 
 

@@ -195,6 +195,16 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
     # rest[a, k] (rated another category) or rest[a, k] + own[a, k] (rated k)
     rest = np.zeros((n, q))
     own = np.zeros((n, q))
+    pair_share = np.zeros(n + 1)  # 1 / (m (m - 1)): no division per item
+    for m in range(2, n + 1):
+        pair_share[m] = 1.0 / (m * (m - 1))
+    # each category-vs-rest problem's constants, per group, as plain vectors
+    kappa_k = np.zeros(q)
+    inverse_gap_k = np.zeros(q)
+    expected_k = np.zeros(q)
+    scale_k = np.zeros(q)
+    constant_k = np.zeros(q)
+    conger_k = np.zeros(q)
     for g in range(G):
         kappa = constants[g, 0]
         gap = constants[g, 1]
@@ -208,38 +218,52 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                 for k in range(q):
                     rest[a, k] = binary_chance[g, k, a, 1]
                     own[a, k] = binary_chance[g, k, a, 0] - binary_chance[g, k, a, 1]
+            for k in range(q):
+                kappa_k[k] = binary_constants[g, k, 0]
+                inverse_gap_k[k] = 1.0 / binary_constants[g, k, 1]
+                expected_k[k] = binary_constants[g, k, 2]
+                scale_k[k] = binary_constants[g, k, 3]
+                constant_k[k] = binary_constants[g, k, 4]
+                conger_k[k] = binary_constants[g, k, 5]
         chance_g = annotator_chance[g]
         total = 0.0
         block = codes[g, i0:i1]
         for i in range(block.shape[0]):
-            r[:] = 0
-            lam_k[:] = 0.0
+            row = block[i]
+            # counts by comparing every rating with each category: no branch on the rating
+            # and no chain of increments of one count (an item's ratings mostly agree)
             m = 0
-            lam = 0.0
-            for a in range(n):
-                c = block[i, a]
-                if c >= 0:
-                    r[c] += 1
-                    m += 1
-                    if conger:
-                        lam += chance_g[a, c]
-                    if vs_rest:
-                        for k in range(q):
-                            lam_k[k] += rest[a, k]
-                        lam_k[c] += own[a, c]
+            for k in range(q):
+                count = 0
+                for a in range(n):
+                    count += row[a] == k
+                r[k] = count
+                m += count
             if m == 0:
                 continue
+            lam = 0.0
+            if conger:
+                lam_k[:] = 0.0
+                for a in range(n):
+                    c = row[a]
+                    rated = c >= 0
+                    c = max(c, 0)
+                    lam += rated * chance_g[a, c]
+                    if vs_rest:
+                        for k in range(q):
+                            lam_k[k] += rated * rest[a, k]
+                        lam_k[c] += rated * own[a, c]
             observed_term = 0.0
             if m >= 2:
+                # every category, none skipped: which are absent varies from item to item,
+                # and a branch on it cost more than the products
                 agreeing = 0.0
                 for k in range(q):
-                    if r[k] == 0:
-                        continue
                     weighted = 0.0
                     for l in range(q):
                         weighted += w[k, l] * r[l]
                     agreeing += r[k] * (weighted - 1)
-                observed_term = scale * (agreeing / (m * (m - 1)) - expected)
+                observed_term = scale * (agreeing * pair_share[m] - expected)
             expected_term = 0.0
             if varies:
                 if conger:
@@ -254,17 +278,17 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
             if term == term:  # NaN terms are left out, as numpy's nansum did
                 total += term * term
             if vs_rest:
+                share = pair_share[m]
                 for k in range(q):
-                    constant = binary_constants[g, k]
                     observed = 0.0
                     if m >= 2:
                         others = m - r[k]
-                        observed = ((r[k] * (r[k] - 1) + others * (others - 1))
-                                    / (m * (m - 1)) - constant[2])
-                    chance_term = (lam_k[k] + constant[4]) * constant[5] - constant[2]
-                    binary_term = ((constant[3] * observed
-                                    - 2 * (1 - constant[0]) * chance_term) / constant[1]
-                                   - constant[0])
+                        observed = ((r[k] * (r[k] - 1) + others * (others - 1)) * share
+                                    - expected_k[k])
+                    chance_term = (lam_k[k] + constant_k[k]) * conger_k[k] - expected_k[k]
+                    binary_term = ((scale_k[k] * observed
+                                    - 2 * (1 - kappa_k[k]) * chance_term) * inverse_gap_k[k]
+                                   - kappa_k[k])
                     if binary_term == binary_term:
                         binary_spread[g, k] += binary_term * binary_term
         spread[g] += total

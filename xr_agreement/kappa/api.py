@@ -18,8 +18,9 @@ Two kinds of input are accepted:
 A ``label`` dim (name given by ``label=``) marks multi-label input; without it the array is
 read as single-label ratings and any further dim (a ``round``) is carried through.
 
-Dask input gives a lazy result: nothing is computed until asked (``.compute()``), the sums over
-items run chunk by chunk with dask's tree reductions, and a multi-label value other than 0/1/NaN
+Dask input gives a lazy result: nothing is computed until asked (``.compute()``), the counting
+passes run one task per block of items, their tables added by a tree (``kappa/lazy.py``,
+``kappa/cohen.py``), and a multi-label value other than 0/1/NaN
 (or a rating outside declared ``categories``) is reported when computed. One exception: for
 single-label ratings without declared ``categories`` the set of categories must be known to
 shape the result, so the distinct ratings are computed first (one pass over the ratings;

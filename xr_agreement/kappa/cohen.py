@@ -12,8 +12,6 @@ bootstrap's per-item columns (:func:`_cohen_columns`) still come from the one-ho
 
 from __future__ import annotations
 
-import functools
-import operator
 from statistics import NormalDist
 
 import numpy as np
@@ -22,6 +20,8 @@ import xarray as xr
 from .._core.arrays import _is_dask, divide, kernel_input
 from .._core.threads import _in_threads
 from . import pair_kernels as _kernels
+from .counts import _added, _runs
+from .lazy import tree_sum
 from .encode import _CAT, _COL, _ROW, _ZERO_GAP, REASONS
 from .gwet import _canonical, _layout, _nan_where_not, _pool_mean
 from .pair_kernels import shift_pairs
@@ -78,12 +78,6 @@ def _cohen_columns(data) -> dict:
 # --------------------------------------------------------------------------- counting
 
 
-def _n_runs(n_items: int) -> int:
-    """Item runs of a kernel call on numpy input: a function of the shape only, so that the
-    float sums of the standard error do not depend on the number of threads."""
-    return int(max(1, min(16, n_items // 4096)))
-
-
 def _kernel_input(data):
     """(lead dims, lead shape, ratings as the kernels read them): single-label codes (G, N,
     n) int32 or multi-label decisions (G, N, n, L) from :func:`.encode._prepare`, numpy, or
@@ -124,18 +118,13 @@ def _count(array, q, runs):
             products = np.zeros((G, P, L), np.int64)
             _kernels.label_pair_complete(array, i0, i1, products)
             return products, np.int64(i1 - i0)
-    return _add(*_in_threads(run, N, runs))
+    return _added(_in_threads(run, N, runs))
 
 
 def _bytes(array):
     """Complete decisions as the byte kernels read them: C-contiguous uint8 (copied only
     from another dtype or layout)."""
     return np.ascontiguousarray(array, dtype=np.uint8)
-
-
-def _add(*parts):
-    """The element-wise sum of tuples of counts, in their order."""
-    return tuple(functools.reduce(operator.add, terms) for terms in zip(*parts))
 
 
 def _sums(counts, multi_label, n, lead_shape, w):
@@ -294,7 +283,7 @@ def _influence_squares(array, plan, runs):
         kernel(i0, i1, out)
         return (out,)
 
-    return _add(*_in_threads(run, N, runs))
+    return _added(_in_threads(run, N, runs))
 
 
 def _pair_squares(squares, plan, shape):
@@ -311,7 +300,7 @@ def _pair_squares(squares, plan, shape):
 def _counted_values(array, lead_shape, w, multi_label, confidence, population_size):
     """The values of :func:`_pair_values` from the kernels' passes over numpy ``array``."""
     N, n = array.shape[1:3]
-    runs = _n_runs(N)
+    runs = _runs(N)
     sums = _sums(_count(array, w.shape[0], runs), multi_label, n, lead_shape, w)
     squares = None
     if multi_label:
@@ -325,19 +314,22 @@ def _dask_values(array, lead_shape, w, multi_label, confidence, population_size)
     """:func:`_counted_values` on dask ``array`` (chunked along items), lazily: a counting
     task per item block, their counts tree-summed; on multi-label input the influence pass
     a second task per block, with the lookups from the sums; the values from the sums."""
+    import dask
     import dask.array
     from dask import delayed
 
     N, n = array.shape[1:3]
     q = w.shape[0]
+    token = dask.base.tokenize(array, w, multi_label, confidence, population_size)
     blocks = list(array.to_delayed().ravel())
-    counts = _tree_sum([delayed(_count, pure=True)(block, q, 1) for block in blocks])
+    counts = tree_sum([delayed(_count, pure=True)(block, q, 1) for block in blocks],
+                      f"cohen-count-sum-{token}")
     sums = delayed(_sums, pure=True)(counts, multi_label, n, lead_shape, w)
     squares = None
     if multi_label:
         plan = delayed(_influence_plan, pure=True)(sums, w, N)
-        squares = _tree_sum([delayed(_influence_squares, pure=True)(block, plan, 1)
-                             for block in blocks])
+        squares = tree_sum([delayed(_influence_squares, pure=True)(block, plan, 1)
+                            for block in blocks], f"cohen-influence-sum-{token}")
         squares = delayed(_pair_squares, pure=True)(squares[0], plan, (*lead_shape[:-1], n, n))
     values = delayed(_pair_values, pure=True)(sums, squares, w, multi_label, confidence,
                                               population_size)
@@ -348,16 +340,6 @@ def _dask_values(array, lead_shape, w, multi_label, confidence, population_size)
     meta = _pair_values(meta_sums, meta_squares, w, multi_label, confidence, population_size)
     return {name: dask.array.from_delayed(values[name], value.shape, dtype=value.dtype)
             for name, value in meta.items()}
-
-
-def _tree_sum(parts):
-    """One delayed :func:`_add` of delayed count tuples, pairwise in their order (a tree,
-    so that no task receives every block's counts)."""
-    from dask import delayed
-
-    while len(parts) > 1:
-        parts = [delayed(_add, pure=True)(*parts[i:i + 2]) for i in range(0, len(parts), 2)]
-    return parts[0]
 
 
 def _given_sums(data, sums):

@@ -29,14 +29,24 @@ def _added(parts) -> tuple:
     return tuple(functools.reduce(operator.add, values) for values in zip(*parts))
 
 
+def _pass(kernel, n_items: int, *arguments, size: int = 1):
+    """``kernel(*arguments, i0, i1)`` on runs of the items on the thread pool
+    (:func:`_runs`, accumulators of ``size`` elements), the runs' results added in order: a
+    tuple of arrays, or one array."""
+    parts = _in_threads(lambda i0, i1: kernel(*arguments, i0, i1), n_items,
+                        _runs(n_items, size))
+    if isinstance(parts[0], tuple):
+        return _added(parts)
+    return functools.reduce(operator.add, parts)
+
+
 def single_label_tables(codes: np.ndarray, q: int, side: int, with_annotators: bool) -> dict:
     """The counting pass over single-label ``codes`` (G, N, n): see
     :func:`.kernels.single_label_counts`."""
     G, N, n = codes.shape
     size = G * (side * (1 + q + q * q) + q * side * side + n * q)
-    parts = _in_threads(lambda i0, i1: _kernels.single_label_counts(
-        codes, q, side, i0, i1, with_annotators), N, _runs(N, size))
-    by_m, sums, products, histogram, annotators = _added(parts)
+    by_m, sums, products, histogram, annotators = _pass(
+        _kernels.single_label_counts, N, codes, q, side, with_annotators, size=size)
     return {"by_m": by_m, "sums": sums, "products": products, "histogram": histogram,
             "annotators": annotators}
 
@@ -53,9 +63,7 @@ def pattern_histogram(codes: np.ndarray, q: int, side: int) -> np.ndarray:
     G, N, n = codes.shape
     powers = np.zeros(q + 1, np.int64)
     powers[1:] = side ** np.arange(q, dtype=np.int64)
-    parts = _in_threads(lambda i0, i1: (_kernels.pattern_histogram(
-        codes, powers, side ** q, i0, i1),), N, _runs(N, G * side ** q))
-    return _added(parts)[0]
+    return _pass(_kernels.pattern_histogram, N, codes, powers, side ** q, size=G * side ** q)
 
 
 def most_ratings(array, multi_label: bool) -> int:
@@ -71,21 +79,15 @@ def most_ratings(array, multi_label: bool) -> int:
 
 def annotator_counts(codes: np.ndarray, q: int) -> np.ndarray:
     """Each annotator's ratings per category (G, n, q) (Conger's marginals)."""
-    N = codes.shape[1]
-    parts = _in_threads(lambda i0, i1: (_kernels.annotator_counts(codes, q, i0, i1),), N,
-                        _runs(N))
-    return _added(parts)[0]
+    return _pass(_kernels.annotator_counts, codes.shape[1], codes, q)
 
 
 def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
                         binary_chance) -> tuple:
     """The standard error's pass over single-label ``codes``: see
     :func:`.kernels.single_label_spread`."""
-    N = codes.shape[1]
-    parts = _in_threads(lambda i0, i1: _kernels.single_label_spread(
-        codes, w, constants, chance, annotator_chance, binary_constants, binary_chance, i0,
-        i1), N, _runs(N))
-    return _added(parts)
+    return _pass(_kernels.single_label_spread, codes.shape[1], codes, w, constants, chance,
+                 annotator_chance, binary_constants, binary_chance)
 
 
 def state_dtype(side: int):
@@ -107,23 +109,20 @@ def binary_tables(decisions: np.ndarray, side: int,
         small = (decisions.view(np.uint8) if decisions.dtype.itemsize == 1
                  else decisions.astype(np.uint8))
         state = np.empty((G, N, L), np.uint8)  # x only: see complete_binary_states
-        parts = _in_threads(lambda i0, i1: (_kernels.complete_binary_states(
-            small, i0, i1, state),), N, _runs(N, size))
-        histogram = _added(parts)[0]
+        histogram = _pass(_kernels.complete_binary_states, N, small, state, size=size)
         rated_items = np.full(G, N if n >= 1 and L >= 1 else 0, np.int64)
         pairable_items = np.full(G, N if n >= 2 and L >= 1 else 0, np.int64)
         offset = n * (n + 1)
     else:
         state = np.empty((G, N, L), state_dtype(side))
-        parts = _in_threads(lambda i0, i1: _kernels.binary_states(decisions, side, i0, i1,
-                                                                  state), N, _runs(N, size))
-        histogram, rated_items, pairable_items = _added(parts)
+        histogram, rated_items, pairable_items = _pass(_kernels.binary_states, N, decisions,
+                                                       side, state, size=size)
         offset = 0
     tables = {"histogram": histogram, "rated_items": rated_items,
               "pairable_items": pairable_items}
     if with_annotators:
-        tables["annotators"] = _added(_in_threads(lambda i0, i1: (
-            _kernels.binary_annotator_counts(decisions, i0, i1),), N, _runs(N, G * L * n)))[0]
+        tables["annotators"] = _pass(_kernels.binary_annotator_counts, N, decisions,
+                                     size=G * L * n)
     return tables, (state, offset)
 
 
@@ -131,18 +130,13 @@ def pooled_spread(state, table, rated_state, kappa) -> np.ndarray:
     """The pooled coefficient's standard-error pass over the states ((states, offset) of
     :func:`binary_tables`): see :func:`.kernels.pooled_spread`."""
     state, offset = state
-    N = state.shape[1]
-    parts = _in_threads(lambda i0, i1: (_kernels.pooled_spread(
-        state, offset, table, rated_state, kappa, i0, i1),), N, _runs(N))
-    return _added(parts)[0]
+    return _pass(_kernels.pooled_spread, state.shape[1], state, offset, table, rated_state,
+                 kappa)
 
 
 def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                          pooled_constants, pooled) -> tuple:
     """Conger's standard-error pass over multi-label decisions: see
     :func:`.kernels.conger_binary_spread`."""
-    N = decisions.shape[1]
-    parts = _in_threads(lambda i0, i1: _kernels.conger_binary_spread(
-        decisions, n_problems, w, constants, annotator_chance, pooled_constants, pooled, i0,
-        i1), N, _runs(N))
-    return _added(parts)
+    return _pass(_kernels.conger_binary_spread, decisions.shape[1], decisions, n_problems, w,
+                 constants, annotator_chance, pooled_constants, pooled)

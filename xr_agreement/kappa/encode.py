@@ -120,8 +120,7 @@ def _single_label_codes(da, order, categories):
 def _coded_integers(values):
     """(codes, categories) of numeric ratings that are integers in a short range (the
     categories: the distinct ratings, in the ratings' dtype, bool as int64), else None."""
-    from .._core.threads import _in_threads
-    from .counts import _added, _runs
+    from .counts import _pass
     from .kernels import code_ratings
 
     ratings = integral_ratings(values, CODE_SPAN_LIMIT)
@@ -130,9 +129,8 @@ def _coded_integers(values):
         G, N, n = grid.shape
         codes = np.empty((G, N, n), np.int32)
         span = len(ratings.categories)
-        flat, flat_codes = grid.reshape(-1), codes.reshape(-1)
-        totals, unmatched = _added(_in_threads(lambda e0, e1: code_ratings(
-            flat, ratings.low, span, flat_codes, e0, e1), flat.size, _runs(N)))
+        flat, flat_codes = grid.reshape(-1), codes.reshape(-1)  # every rating on its own
+        totals, unmatched = _pass(code_ratings, flat.size, flat, ratings.low, span, flat_codes)
         if not unmatched:
             used = totals > 0
             dtype = values.dtype if values.dtype.kind != "b" else np.dtype(np.int64)

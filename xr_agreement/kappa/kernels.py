@@ -104,7 +104,7 @@ def count_not_binary(flat):
 
 
 @njit(cache=True, nogil=True)
-def single_label_counts(codes, q, side, i0, i1, with_annotators):
+def single_label_counts(codes, q, side, with_annotators, i0, i1):
     """The counts of items i0..i1 (G, N, n) int32 codes with q categories.
 
     ``side``: one more than the most ratings an item has. Returns, per group: ``by_m`` (G,
@@ -299,7 +299,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
 
 
 @njit(cache=True, nogil=True)
-def binary_states(decisions, side, i0, i1, state):
+def binary_states(decisions, side, state, i0, i1):
     """States (see the module's layouts) of items i0..i1 of multi-label ``decisions`` (G, N,
     n, L) into ``state`` (G, N, L), ``side`` one more than the most decisions a label has on
     an item. Returns (histogram (G, L, side**2) int64, items with a decision on some label
@@ -337,7 +337,7 @@ STATE_BLOCK = 65535
 
 
 @njit(cache=True, nogil=True)
-def complete_binary_states(decisions, i0, i1, state):
+def complete_binary_states(decisions, state, i0, i1):
     """:func:`binary_states` of integer ``decisions`` (uint8 view; no missing decision, so
     every item has m = n on every label), fewer than 256 annotators: ``state`` (uint8)
     gets x only, the state less its constant offset n (n + 1). Each item's x per label is

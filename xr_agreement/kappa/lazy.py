@@ -15,8 +15,9 @@ from . import finish as _finish
 from .encode import REASONS
 
 
-def _tree_sum(parts, name):
-    """The sum of delayed dicts of arrays, added pairwise (a tree of depth log2)."""
+def tree_sum(parts, name):
+    """The sum of delayed dicts (or tuples) of arrays, added pairwise in their order: a tree
+    of depth log2, so that no task receives every block's tables."""
     import dask
 
     add = dask.delayed(_add_tables, pure=True)
@@ -29,7 +30,9 @@ def _tree_sum(parts, name):
 
 
 def _add_tables(first, second):
-    return {key: first[key] + second[key] for key in first}
+    if isinstance(first, dict):
+        return {key: first[key] + second[key] for key in first}
+    return tuple(a + b for a, b in zip(first, second))
 
 
 def lazy_values(array, setting):
@@ -43,14 +46,14 @@ def lazy_values(array, setting):
                                setting["weights"])
     blocks = array.to_delayed().ravel()
     count = dask.delayed(_finish.count, pure=True)
-    tables = _tree_sum([count(block, setting, dask_key_name=f"kappa-count-{token}-{b}")
+    tables = tree_sum([count(block, setting, dask_key_name=f"kappa-count-{token}-{b}")
                         for b, block in enumerate(blocks)], f"kappa-count-sum-{token}")
     plan = dask.delayed(_finish.quiet(_finish.planned), pure=True)(tables, setting,
                                                     dask_key_name=f"kappa-plan-{token}")
     spreads = None
     if setting["with_error"]:
         spread = dask.delayed(_finish.spread, pure=True)
-        spreads = _tree_sum([spread(block, plan, setting,
+        spreads = tree_sum([spread(block, plan, setting,
                                     dask_key_name=f"kappa-spread-{token}-{b}")
                              for b, block in enumerate(blocks)], f"kappa-spread-sum-{token}")
     values = dask.delayed(_finish.quiet(_final), pure=True)(plan, spreads, setting,

@@ -241,3 +241,52 @@ def test_crowd_designs_count_up_to_the_most_ratings_of_an_item(monkeypatch, meth
     assert finish.settings(data, method, 0.95, None, True)["side"] == n_annotators + 1
     for a, b in zip(crowd, [function(single), function(multi)]):
         _assert_same(a, b)
+
+
+def _crowd(seed, n_items=150, n_annotators=300):
+    rng = np.random.default_rng(seed)
+    single = np.full((n_items, n_annotators), np.nan)
+    multi = np.full((n_items, n_annotators, 4), np.nan)
+    for i in range(n_items):
+        chosen = rng.choice(n_annotators, 2 + i % 3, replace=False)
+        single[i, chosen] = rng.integers(0, 3, chosen.size)
+        multi[i, chosen] = rng.integers(0, 2, (chosen.size, 4))
+    return (xr.DataArray(single, dims=("item", "annotator")),
+            xr.DataArray(multi, dims=("item", "annotator", "label")))
+
+
+@pytest.mark.parametrize("method", ["fleiss", "conger", "percent"])
+@pytest.mark.parametrize("kind", ["single", "multi"])
+def test_dask_crowd_designs_find_the_most_ratings_in_the_graph(method, kind):
+    """On dask the most ratings of an item is a reduction in the graph (building it
+    computes nothing); every block counts into tables of that size; the values are
+    numpy's."""
+    from laziness import raise_if_dask_computes
+
+    da = _crowd(9)[kind == "multi"]
+    function = getattr(xr_agreement, method)
+    # declared categories: else the distinct ratings are computed first (documented)
+    options = {} if kind == "multi" else {"categories": [0.0, 1.0, 2.0]}
+    with raise_if_dask_computes():
+        lazy = function(da.chunk({"item": 40}), **options)
+    assert any(str(key[0] if isinstance(key, tuple) else key).startswith("kappa-most-")
+               for key in dict(lazy.coefficient.data.__dask_graph__()))
+    _assert_same(lazy.compute(), function(da))
+
+
+@pytest.mark.parametrize("method", ["fleiss", "conger"])
+@pytest.mark.parametrize("ci", [0.95, None])
+def test_the_dask_graph_counts_each_block_once(method, ci):
+    """One count task per block of items, one standard-error task per block only with an
+    analytic interval, and nothing computed while the graph is built."""
+    from laziness import raise_if_dask_computes
+
+    da = _single_label(3, n_items=90)
+    with raise_if_dask_computes():
+        lazy = getattr(xr_agreement, method)(da.chunk({"item": 25}), ci=ci,
+                                             categories=[2.0, 3.0, 5.0, 8.0])
+    names = [str(key[0] if isinstance(key, tuple) else key)
+             for key in dict(lazy.coefficient.data.__dask_graph__())]
+    assert sum(name.startswith("kappa-count-") and "sum" not in name for name in names) == 4
+    spreads = sum(name.startswith("kappa-spread-") and "sum" not in name for name in names)
+    assert spreads == (4 if ci is not None else 0)

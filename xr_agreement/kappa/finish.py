@@ -37,8 +37,8 @@ _VARYING = ("fleiss", "gwet", "conger")
 
 # Up to this many annotators the states and compositions are indexed by m = 0..n; above,
 # by m up to the most ratings an item has (crowd designs: thousands of annotators, a few on
-# each item), found by a pass over the ratings (numpy input only: the blocks of a dask array
-# must count into tables of one shape).
+# each item), found by a pass over the ratings (on dask a first reduction in the graph,
+# which every block's count then takes: its tables must all have one shape).
 FEW_ANNOTATORS = 32
 
 
@@ -48,14 +48,22 @@ def settings(data, method, confidence, population_size, with_error) -> dict:
     multi_label = data["multi_label"]
     array = data["decisions"] if multi_label else data["codes"]
     n = array.shape[2]
-    complete = multi_label and array.dtype.kind in "bui"  # m = n on every item
-    if n <= FEW_ANNOTATORS or complete or _is_dask(array):
+    if not by_most_ratings(array, multi_label):
         side = n + 1
+    elif _is_dask(array):
+        side = None  # found in the graph (lazy.lazy_values)
     else:
         side = _counts.most_ratings(array, multi_label) + 1
     return {"method": method, "confidence": confidence, "population_size": population_size,
             "with_error": with_error, "multi_label": multi_label, "n_annotators": n,
             "side": side, "weights": data["weights"]}
+
+
+def by_most_ratings(array, multi_label) -> bool:
+    """Whether the states and compositions are indexed by m up to the most ratings an item
+    has (:data:`FEW_ANNOTATORS`), not up to n: many annotators, some of them missing."""
+    complete = multi_label and array.dtype.kind in "bui"  # m = n on every item
+    return array.shape[2] > FEW_ANNOTATORS and not complete
 
 
 def shaped(values, data):

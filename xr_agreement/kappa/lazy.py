@@ -1,6 +1,8 @@
 """The Gwet family on dask input: the steps of :mod:`.finish` as a graph, nothing computed.
 
-One ``kappa-count`` task per block of items runs the first pass, a tree of
+With many annotators (``finish.by_most_ratings``) one ``kappa-most`` task per block finds
+the most ratings of an item there, the largest of them sets the tables' shape. One
+``kappa-count`` task per block of items runs the first pass, a tree of
 ``kappa-count-sum`` tasks adds the tables, one ``kappa-plan`` task finishes the point values,
 one ``kappa-spread`` task per block runs the standard error's pass with the plan, a tree adds
 those, and one ``kappa-final`` task gives the values, each sliced out as a lazy array. The
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import counts as _counts
 from . import finish as _finish
 from .encode import REASONS
 
@@ -45,13 +48,22 @@ def lazy_values(array, setting):
                                setting["population_size"], setting["with_error"],
                                setting["weights"])
     blocks = array.to_delayed().ravel()
+    template_setting = setting
+    if setting["side"] is None:  # the most ratings of an item: a reduction over the blocks
+        most = dask.delayed(max, pure=True)([
+            dask.delayed(_counts.most_ratings, pure=True)(
+                block, setting["multi_label"], dask_key_name=f"kappa-most-{token}-{b}")
+            for b, block in enumerate(blocks)], dask_key_name=f"kappa-most-max-{token}")
+        setting = dask.delayed(_with_side, pure=True)(setting, most,
+                                                      dask_key_name=f"kappa-setting-{token}")
+        template_setting = dict(template_setting, side=2)  # shapes only
     count = dask.delayed(_finish.count, pure=True)
     tables = tree_sum([count(block, setting, dask_key_name=f"kappa-count-{token}-{b}")
                         for b, block in enumerate(blocks)], f"kappa-count-sum-{token}")
     plan = dask.delayed(_finish.quiet(_finish.planned), pure=True)(tables, setting,
                                                     dask_key_name=f"kappa-plan-{token}")
     spreads = None
-    if setting["with_error"]:
+    if template_setting["with_error"]:
         spread = dask.delayed(_finish.spread, pure=True)
         spreads = tree_sum([spread(block, plan, setting,
                                     dask_key_name=f"kappa-spread-{token}-{b}")
@@ -61,14 +73,20 @@ def lazy_values(array, setting):
     # the shapes and dtypes of the values: the same steps on no items
     empty = np.zeros((array.shape[0], 0, *array.shape[2:]), array.dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
-        template_plan = _finish.planned(_finish.count(empty, setting), setting)
-        template = _final(template_plan, None, setting)
+        template_plan = _finish.planned(_finish.count(empty, template_setting),
+                                        template_setting)
+        template = _final(template_plan, None, template_setting)
     out = []
     for level, level_values in enumerate(template):
         out.append({name: da.from_delayed(values[level][name], shape=np.shape(value),
                                           dtype=np.asarray(value).dtype)
                     for name, value in level_values.items()})
     return tuple(out)
+
+
+def _with_side(setting, most):
+    """``setting`` with the base of the states: one more than the most ratings of an item."""
+    return dict(setting, side=int(most) + 1)
 
 
 # the reasons' strings at one width, the template's and the values' alike

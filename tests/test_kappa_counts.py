@@ -208,12 +208,14 @@ def test_compositions_are_counted_exactly():
     kernel's histogram."""
     rng = np.random.default_rng(0)
     codes = rng.integers(-1, 3, (2, 300, 4)).astype(np.int32)
-    histogram = kappa_counts.pattern_histogram(codes, 3, 5)
+    histogram, annotators = kappa_counts.pattern_histogram(codes, 3, 5, True)
     expected = np.zeros_like(histogram)
     for g, i in itertools.product(range(2), range(300)):
         r = [int((codes[g, i] == k).sum()) for k in range(3)]
         expected[g, r[0] + 5 * r[1] + 25 * r[2]] += 1
     np.testing.assert_array_equal(histogram, expected)
+    for g, a, k in itertools.product(range(2), range(4), range(3)):
+        assert annotators[g, a, k] == int((codes[g, :, a] == k).sum())
 
 
 @pytest.mark.parametrize("method", GWET_FAMILY)

@@ -57,13 +57,15 @@ def by_patterns(side: int, q: int) -> bool:
     return float(side) ** q <= _kernels.PATTERN_LIMIT
 
 
-def pattern_histogram(codes: np.ndarray, q: int, side: int) -> np.ndarray:
-    """Items per composition of single-label ``codes`` (G, N, n), ids in base ``side``: see
+def pattern_histogram(codes: np.ndarray, q: int, side: int, with_annotators: bool) -> tuple:
+    """Items per composition of single-label ``codes`` (G, N, n), ids in base ``side``, and
+    with ``with_annotators`` each annotator's ratings per category: see
     :func:`.kernels.pattern_histogram`."""
     G, N, n = codes.shape
     powers = np.zeros(q + 1, np.int64)
     powers[1:] = side ** np.arange(q, dtype=np.int64)
-    return _pass(_kernels.pattern_histogram, N, codes, powers, side ** q, size=G * side ** q)
+    return _pass(_kernels.pattern_histogram, N, codes, powers, side ** q, q, with_annotators,
+                 size=G * (side ** q + n * q))
 
 
 def most_ratings(array, multi_label: bool) -> int:
@@ -75,11 +77,6 @@ def most_ratings(array, multi_label: bool) -> int:
             return array.shape[2]
         return int((~np.isnan(array)).sum(axis=2, dtype=np.int64).max())
     return int((array >= 0).sum(axis=2, dtype=np.int64).max())
-
-
-def annotator_counts(codes: np.ndarray, q: int) -> np.ndarray:
-    """Each annotator's ratings per category (G, n, q) (Conger's marginals)."""
-    return _pass(_kernels.annotator_counts, codes.shape[1], codes, q)
 
 
 def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,

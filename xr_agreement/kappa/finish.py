@@ -95,10 +95,8 @@ def count(array, setting, with_state=False):
         return count(array, setting), None
     q = setting["weights"].shape[0]
     if _counts.by_patterns(side, q):
-        tables = {"patterns": _counts.pattern_histogram(array, q, side)}
-        if conger:
-            tables["annotators"] = _counts.annotator_counts(array, q)
-        return tables
+        patterns, annotators = _counts.pattern_histogram(array, q, side, conger)
+        return {"patterns": patterns, "annotators": annotators}
     return _counts.single_label_tables(array, q, side, conger)
 
 

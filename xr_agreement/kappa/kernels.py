@@ -74,12 +74,14 @@ PATTERN_LIMIT = 1 << 16
 
 
 @njit(cache=True, nogil=True)
-def pattern_histogram(codes, powers, size, i0, i1):
+def pattern_histogram(codes, powers, size, q, with_annotators, i0, i1):
     """Items per composition id (see :data:`PATTERN_LIMIT`) of items i0..i1 of ``codes``
-    (G, N, n): (G, size) int64. ``powers[c + 1] = (n + 1)**c``, ``powers[0] = 0`` (a
-    missing rating)."""
+    (G, N, n): (G, size) int64; ``powers[c + 1] = side**c``, ``powers[0] = 0`` (a missing
+    rating). With ``with_annotators`` (Conger) also each annotator's ratings per category,
+    (G, n, q) int64, in the same pass (else empty)."""
     G, N, n = codes.shape
     histogram = np.zeros((G, size), np.int64)
+    annotators = np.zeros((G, n if with_annotators else 0, q), np.int64)
     for g in range(G):
         block = codes[g, i0:i1]
         counted = histogram[g]
@@ -88,7 +90,14 @@ def pattern_histogram(codes, powers, size, i0, i1):
             for a in range(n):
                 p += powers[block[i, a] + 1]
             counted[p] += 1
-    return histogram
+        if with_annotators:  # per annotator down the items: one count at a time per cell
+            own = annotators[g]
+            for i in range(block.shape[0]):
+                for a in range(n):
+                    c = block[i, a]
+                    if c >= 0:
+                        own[a, c] += 1
+    return histogram, annotators
 
 
 @njit(cache=True, nogil=True)
@@ -103,7 +112,9 @@ def count_not_binary(flat):
 # --- single-label ratings: the counting pass ------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,  # work: per item its ratings and the q x q products
+      work=lambda codes, q, side, with_annotators, i0, i1: codes.shape[0] * (i1 - i0) * (
+          codes.shape[2] + q * q) + codes.shape[0] * q * side * side)
 def single_label_counts(codes, q, side, with_annotators, i0, i1):
     """The counts of items i0..i1 (G, N, n) int32 codes with q categories.
 
@@ -148,25 +159,12 @@ def single_label_counts(codes, q, side, with_annotators, i0, i1):
     return by_m, sums, products, histogram, annotators
 
 
-@njit(cache=True, nogil=True)
-def annotator_counts(codes, q, i0, i1):
-    """Each annotator's ratings per category over items i0..i1 of ``codes`` (G, N, n):
-    (G, n, q) int64 (Conger's marginals)."""
-    G, N, n = codes.shape
-    counts = np.zeros((G, n, q), np.int64)
-    for g in range(G):
-        for i in range(i0, i1):
-            for a in range(n):
-                c = codes[g, i, a]
-                if c >= 0:
-                    counts[g, a, c] += 1
-    return counts
-
-
 # --- single-label ratings: the standard error's pass ----------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,  # work: per item its ratings against each category, q x q
+      work=lambda codes, w, *rest: codes.shape[0] * (rest[-1] - rest[-2]) * (
+          codes.shape[2] * (w.shape[0] + 2) + w.shape[0] * w.shape[0]))
 def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
                         binary_chance, i0, i1):
     """The standard error's pass over single-label codes, items i0..i1: per group (G,) the
@@ -429,7 +427,9 @@ def binary_annotator_counts(decisions, i0, i1):
     return counts
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True,  # work: every decision, then every label's terms
+      work=lambda decisions, *rest: decisions.shape[0] * (rest[-1] - rest[-2])
+      * decisions.shape[3] * (decisions.shape[2] + 8))
 def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                          pooled_constants, pooled, i0, i1):
     """Conger's standard-error sums of the labels of multi-label ``decisions`` (G, N, n, P),

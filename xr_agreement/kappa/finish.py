@@ -26,10 +26,8 @@ import numpy as np
 
 from .._core.arrays import _is_dask
 from . import counts as _counts
-from .gwet import _gwet_error, _gwet_point, _nan_where_not, _problem_terms
-
-_IDENTITY = np.eye(2)
-
+from .gwet import (_BINARY_IDENTITY, _count_columns, _gwet_error, _gwet_point,
+                   _nan_where_not, _problem_terms)
 
 # chance agreement varies with the sample (and enters the per-item terms) for these
 _VARYING = ("fleiss", "gwet", "conger")
@@ -201,7 +199,7 @@ def _single_label_plan(tables, setting):
             "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
         }
         # category k against the rest: category 0 of the binary problem is k
-        columns = _state_columns(side, x_category=0, w=_IDENTITY)
+        columns = _state_columns(side, x_category=0, w=_BINARY_IDENTITY)
         histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
     if conger:
@@ -244,7 +242,7 @@ def _single_label_plan(tables, setting):
                            rated=np.broadcast_to(rated[:, None], chosen.shape))
     else:
         binary_sums = _binary_sums(histogram, columns)
-    plan["binary"] = _binary_plan(binary_sums, columns, histogram, _IDENTITY, setting)
+    plan["binary"] = _binary_plan(binary_sums, columns, histogram, _BINARY_IDENTITY, setting)
     return plan
 
 
@@ -254,10 +252,7 @@ def _compositions(patterns, side, q, w):
     agreement ``observed`` (0 where m < 2) and its shares ``share`` (C, q)."""
     ids = np.flatnonzero(patterns.any(axis=0))
     r = (ids[:, None] // side ** np.arange(q)) % side
-    m = r.sum(axis=1)
-    pairs = np.maximum(m * (m - 1), 1)
-    observed = np.where(m >= 2, (r * (r @ w.T - 1)).sum(axis=1) / pairs, 0.0)
-    share = np.where((m >= 1)[:, None], r / np.maximum(m, 1)[:, None], 0.0)
+    m, observed, share = _count_columns(r, w)
     return patterns[:, ids], {"m": m, "r": r, "observed": observed, "share": share}
 
 
@@ -266,11 +261,7 @@ def _vs_rest_columns(columns):
     problem k: r_ik against m - r_ik, identity weights): ``observed`` (q, C), ``share``
     (q, C, 2)."""
     m, r = columns["m"], columns["r"].T  # (C,), (q, C)
-    rest = m - r
-    pairs = np.maximum(m * (m - 1), 1)
-    observed = np.where(m >= 2, (r * (r - 1) + rest * (rest - 1)) / pairs, 0.0)
-    share = np.where((m >= 1)[:, None], np.stack([r, rest], axis=-1)
-                     / np.maximum(m, 1)[:, None], 0.0)
+    _, observed, share = _count_columns(np.stack([r, m - r], axis=-1), _BINARY_IDENTITY)
     return {"m": m, "observed": observed, "share": share}
 
 
@@ -298,10 +289,7 @@ def _state_columns(side, x_category, w):
     other = np.where(valid, m - x, 0)
     x = np.where(valid, x, 0)
     r = np.stack([other, x] if x_category == 1 else [x, other], axis=-1)
-    weighted = r @ w.T  # r*_k = sum_l w_kl r_l
-    pairs = np.maximum(m * (m - 1), 1)
-    observed = np.where(valid & (m >= 2), (r * (weighted - 1)).sum(axis=-1) / pairs, 0.0)
-    share = np.where((valid & (m >= 1))[:, None], r / np.maximum(m, 1)[:, None], 0.0)
+    _, observed, share = _count_columns(r, w)  # all zero on the states that do not occur
     return {"m": m, "observed": observed, "share": share}
 
 

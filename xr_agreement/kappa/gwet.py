@@ -42,22 +42,26 @@ def _canonical(data):
             data["rated"].transpose(*lead, item, annotator).data)
 
 
+def _count_columns(counts, w):
+    """Gwet's per-item terms of items with category counts ``counts`` (..., q): the raters
+    r_i, the observed agreement sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1)) with r*_ik =
+    sum_l w_kl r_il (0 where r_i < 2) and the shares r_ik / r_i (0 where r_i = 0). The one
+    place of these formulas: the bootstrap's per-item columns, the compositions and the
+    binary problems' states all take them from here."""
+    raters = counts.sum(axis=-1)
+    weighted = counts @ w.T
+    observed = np.where(raters >= 2, (counts * (weighted - 1)).sum(axis=-1)
+                        / np.maximum(raters * (raters - 1), 1), 0.0)
+    return raters, observed, counts / np.maximum(raters, 1)[..., None]
+
+
 def _problem_columns(ind, w, method) -> dict:
     """The per-item terms of Gwet's formulas for indicator ``ind`` (*lead, item, annotator,
     category; 0/1, no NaN; every lead entry is a separate problem) whose sums over items the
     point values use (see :func:`_problem_terms`)."""
-    counts = ind.sum(axis=-2)  # r_ik
-    raters = counts.sum(axis=-1)  # r_i
-    pairable = raters >= 2
-    weighted_counts = np.einsum("...l,kl->...k", counts, w)  # r*_ik = sum_l w_kl r_il
-    pair_den = np.maximum(raters * (raters - 1), 1)
-    columns = {
-        "rated_item": raters >= 1,
-        "pairable": pairable,
-        "item_observed": np.where(pairable, (counts * (weighted_counts - 1)).sum(axis=-1)
-                                  / pair_den, 0.0),
-        "share": counts / np.maximum(raters, 1)[..., None],  # r_ik / r_i (0 on unrated items)
-    }
+    raters, observed, share = _count_columns(ind.sum(axis=-2), w)  # from r_ik
+    columns = {"rated_item": raters >= 1, "pairable": raters >= 2, "item_observed": observed,
+               "share": share}
     if method == "conger":
         columns["rated"] = ind.sum(axis=-1)  # epsilon_ig
         columns["indicator"] = ind

@@ -1,6 +1,6 @@
 """Cohen's kappa: pairwise contingency tables, Byrt's indices, pooled multi-label values.
 
-Computed on plain arrays like the Gwet family (:mod:`.gwet`): pair-level arrays have the axes
+Computed on plain arrays: pair-level arrays have the axes
 ``(*lead, annotator_1, annotator_2)``, with a leading resample axis on item-resampled data
 and, on multi-label input, the label last of the lead axes.
 

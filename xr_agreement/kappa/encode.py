@@ -1,4 +1,6 @@
-"""Ratings to one-hot indicators for the kappa family: validation, encoding, weights."""
+"""The kappa family's input: validation, the ratings as the counting passes read them
+(single-label codes, multi-label decisions), the weights, and the one-hot indicator that only
+the bootstrap's per-item tables use."""
 
 from __future__ import annotations
 
@@ -14,9 +16,6 @@ from .._core.validate import check_annotators, check_dataarray, check_dims, desc
 
 # internal dim names; user dims cannot collide with them (checked)
 _CAT = "_category"
-
-
-_CAT2 = "_category_other"
 
 
 _ROW = "_row"
@@ -49,7 +48,7 @@ def _prepare(da, weights, categories, item, annotator, label):
     On dask input the arrays are dask arrays chunked along the items only. ``weights``:
     the (q, q) float64 matrix."""
     check_dataarray(da, "ratings")
-    reserved = {_CAT, _CAT2, _ROW, _COL, "annotator_1", "annotator_2"}
+    reserved = {_CAT, _ROW, _COL, "annotator_1", "annotator_2"}
     clash = reserved & set(da.dims)
     if clash:
         raise ValueError(f"dims {sorted(clash)} are reserved for outputs; rename them")

@@ -1,16 +1,19 @@
 """The Gwet family's values from the counting passes (:mod:`.counts`): small tables to
 coefficients, standard errors and limits.
 
-- Single-label ratings: the overall coefficient from the counts per number of ratings ``m``
-  (items, sums of r_ik and of r_ik r_il: exact integers), its standard error from a second
-  pass over the ratings; the category-vs-rest problems from the histogram of their states.
+- Single-label ratings: counted per composition (each item's counts r_i1..r_iq, one id),
+  every sum over items, the standard error's squares included, a sum over the compositions
+  seen; in larger designs, the counts per number of ratings ``m`` (sums of r_ik and
+  r_ik r_il: exact integers) and a second pass over the ratings for the standard error. The
+  category-vs-rest problems from the same compositions, or a histogram of their states.
 - Multi-label decisions: every label is a binary problem whose values, standard error
   included, follow from the histogram of its states (items by ``m`` raters and ``x`` 1s):
   the standard error's sum of squared per-item terms is a sum over states, exact, with no
   second pass. The pooled coefficient's per-item term sums the labels' terms of the item, so
   its standard error takes a second pass over the states.
 - Conger's per-item chance term depends on who rated what, so his standard errors take a
-  pass over the ratings (:func:`.kernels.conger_binary_spread`).
+  pass over the ratings (:func:`.kernels.single_label_spread`,
+  :func:`.kernels.conger_binary_spread`).
 
 The work runs in four steps: ``count`` (the first pass, additive over items), ``plan``
 (the point values and the constants of the standard error's pass, from the counts),

@@ -1,12 +1,13 @@
-"""Gwet's per-item terms and the Gwet family's coefficients and variances.
+"""The Gwet family's formulas on small tables: Gwet's (2014) per-item terms of items with
+given category counts (:func:`_count_columns`), the point values from their sums over items
+(:func:`_problem_terms`, :func:`_gwet_point`, Conger's chance agreement), the standard error
+and limits from the sum of squared per-item deviations (:func:`_gwet_error`).
 
-The family is computed on plain arrays (numpy, or dask through numpy's dispatch) in one fixed
-axis order, and labeled only where it leaves: as xarray operations its ~100 small steps cost
-50 ms on a 50-item input (alignment and bookkeeping in every step), as numpy about 2 ms. Axes:
-``(*lead, item, annotator, category)`` for the indicator, where ``lead`` are the extra dims (on
-multi-label input the label dim last of them) and, for the category-vs-rest problems, the
-category; sums over items drop the item axis and, on item-resampled data, gain a leading
-resample axis.
+The counting passes (:mod:`.finish`) give those sums from tables of counts; the bootstrap
+gives them as weighted sums of the one-hot per-item columns (:func:`_gwet_columns`, axes
+``(*lead, item, annotator, category)``, ``lead`` the extra dims with the label last on
+multi-label input; sums over items drop the item axis and, on item-resampled data, gain a
+leading resample axis).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _is_dask
 from .encode import _CAT, _ZERO_GAP, REASONS
 
 
@@ -161,13 +161,11 @@ def _pool_mean(values, used, axis):
 
 
 def _t_quantile(level, dof):
-    """Student's t quantile ``level`` at ``dof`` degrees of freedom (NaN stays NaN); block
-    by block on dask. scipy.special's ufunc: ``scipy.stats.t.ppf`` costs some 60 us a call
-    in argument handling, a fifth of a small call."""
+    """Student's t quantile ``level`` at ``dof`` degrees of freedom (NaN stays NaN), from
+    scipy.special's ufunc: ``scipy.stats.t.ppf`` costs some 60 us a call in argument
+    handling, a fifth of a small call."""
     from scipy import special  # imported here so that ``import xr_agreement`` stays light
 
-    if _is_dask(dof):
-        return dof.map_blocks(lambda block: special.stdtrit(block, level), dtype=np.float64)
     return special.stdtrit(dof, level)
 
 

@@ -71,7 +71,7 @@ def test_compositions_give_the_counts_by_m(monkeypatch, method, weights):
     function = getattr(xr_agreement, method)
     by_composition = function(da, weights)
     monkeypatch.setattr(kappa_kernels, "PATTERN_LIMIT", 0)
-    assert not kappa_counts.by_patterns(5, 4)
+    assert not kappa_counts.by_patterns(5, 4, 10**6)
     by_m = function(da, weights)
     _assert_same(by_composition, by_m)
 
@@ -95,14 +95,16 @@ def test_state_histogram_moments_are_mla_label_counts(missing):
     da = da.where(rng.random(da.shape) >= missing)
     data = _prepare(da, None, None, "item", "annotator", "label")
     n = da.sizes["annotator"]
-    tables, _ = kappa_counts.binary_tables(data["decisions"], n + 1, False)
+    offsets, n_states = kappa_counts.state_offsets(np.ones(n + 1, bool))
+    tables, _ = kappa_counts.binary_tables(data["decisions"], offsets, n_states, False)
     histogram = tables["histogram"][0]  # (label, states)
-    side = n + 1
-    m, x = np.divmod(np.arange(side * side), side)
+    # the states of m: offsets[m] .. offsets[m] + m, x = 0..m
+    m = np.repeat(np.arange(n + 1), np.arange(n + 1) + 1)
+    x = np.concatenate([np.arange(k + 1) for k in range(n + 1)])
     ours = np.stack([np.stack([histogram[:, m == k].sum(axis=1),
                                (histogram * x)[:, m == k].sum(axis=1),
                                (histogram * x**2)[:, m == k].sum(axis=1)], axis=-1)
-                     for k in range(side)], axis=1)
+                     for k in range(n + 1)], axis=1)
     theirs = hamming_counts(da, "item", "annotator", "label").label_counts
     np.testing.assert_array_equal(ours, theirs.transpose("label", "deciders", "stat").values)
     decided = (~np.isnan(da)).sum("annotator")
@@ -259,9 +261,9 @@ def _crowd(seed, n_items=150, n_annotators=300):
 
 @pytest.mark.parametrize("method", ["fleiss", "conger", "percent"])
 @pytest.mark.parametrize("kind", ["single", "multi"])
-def test_dask_crowd_designs_find_the_most_ratings_in_the_graph(method, kind):
-    """On dask the most ratings of an item is a reduction in the graph (building it
-    computes nothing); every block counts into tables of that size; the values are
+def test_dask_crowd_designs_find_the_numbers_of_ratings_in_the_graph(method, kind):
+    """On dask which numbers of ratings items have is a reduction in the graph (building it
+    computes nothing); every block counts into tables laid out for them; the values are
     numpy's."""
     from laziness import raise_if_dask_computes
 
@@ -271,7 +273,7 @@ def test_dask_crowd_designs_find_the_most_ratings_in_the_graph(method, kind):
     options = {} if kind == "multi" else {"categories": [0.0, 1.0, 2.0]}
     with raise_if_dask_computes():
         lazy = function(da.chunk({"item": 40}), **options)
-    assert any(str(key[0] if isinstance(key, tuple) else key).startswith("kappa-most-")
+    assert any(str(key[0] if isinstance(key, tuple) else key).startswith("kappa-seen-")
                for key in dict(lazy.coefficient.data.__dask_graph__()))
     _assert_same(lazy.compute(), function(da))
 
@@ -292,3 +294,57 @@ def test_the_dask_graph_counts_each_block_once(method, ci):
     assert sum(name.startswith("kappa-count-") and "sum" not in name for name in names) == 4
     spreads = sum(name.startswith("kappa-spread-") and "sum" not in name for name in names)
     assert spreads == (4 if ci is not None else 0)
+
+
+@pytest.mark.parametrize("n_annotators", [16, 40, 300])
+def test_complete_decisions_of_many_annotators(n_annotators):
+    """Complete decisions have m = n on every item: their states are x = 0..n only (not
+    (n + 1)**2), counted the same compiled and interpreted (an x beyond 255 once overflowed
+    a uint8 state interpreted), and the same as the general count of the same decisions as
+    floats."""
+    from xr_agreement._core import jit
+    from xr_agreement.kappa import finish
+
+    rng = np.random.default_rng(n_annotators)
+    da = xr.DataArray((rng.random((30, n_annotators, 3)) < 0.3).astype(np.uint8),
+                      dims=("item", "annotator", "label"))
+    data = _prepare(da, None, None, "item", "annotator", "label")
+    assert finish.settings(data, "fleiss", 0.95, None, True)["n_states"] == n_annotators + 1
+    compiled = xr_agreement.fleiss(da)
+    previous = jit.mode()
+    jit.set_mode("never")
+    try:
+        interpreted = xr_agreement.fleiss(da)
+    finally:
+        jit.set_mode(previous)
+    _assert_same(compiled, interpreted)
+    _assert_same(compiled, xr_agreement.fleiss(da.astype(np.float64)))
+
+
+@pytest.mark.parametrize("method", ["fleiss", "conger"])
+def test_a_gold_item_rated_by_everyone_adds_its_states_only(monkeypatch, method):
+    """A crowd design with one item rated by every annotator: the states are laid out for
+    the numbers of ratings that occur (3 and n), not for every m up to n; the values equal
+    those of the full layout."""
+    from xr_agreement.kappa import finish
+
+    single, multi = _crowd(4, n_items=60, n_annotators=120)
+    rng = np.random.default_rng(1)
+    single[0] = rng.integers(0, 3, 120)
+    multi[0] = rng.integers(0, 2, (120, 4))
+    data = _prepare(multi, None, None, "item", "annotator", "label")
+    setting = finish.settings(data, method, 0.95, None, True)
+    assert setting["n_states"] < 4 * 121
+    compact = [getattr(xr_agreement, method)(single), getattr(xr_agreement, method)(multi)]
+    monkeypatch.setattr(finish, "FEW_ANNOTATORS", 10_000)
+    full = [getattr(xr_agreement, method)(single), getattr(xr_agreement, method)(multi)]
+    for a, b in zip(compact, full):
+        _assert_same(a, b)
+
+
+def test_many_groups_of_few_items_are_not_counted_by_composition():
+    """Compositions are ids up to (m + 1)**q per group: with many groups of few items their
+    tables would dwarf the ratings, so such designs take the counts by m."""
+    assert not kappa_counts.by_patterns(6, 5, 20 * 5 * 2)  # 7776 ids, 200 ratings
+    assert not kappa_counts.by_patterns(6, 6, 20 * 5)
+    assert kappa_counts.by_patterns(6, 3, 50 * 5)

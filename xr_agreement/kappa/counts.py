@@ -40,21 +40,51 @@ def _pass(kernel, n_items: int, *arguments, size: int = 1):
     return functools.reduce(operator.add, parts)
 
 
-def single_label_tables(codes: np.ndarray, q: int, side: int, with_annotators: bool) -> dict:
+def single_label_tables(codes: np.ndarray, q: int, offsets: np.ndarray, n_states: int,
+                        with_annotators: bool) -> dict:
     """The counting pass over single-label ``codes`` (G, N, n): see
     :func:`.kernels.single_label_counts`."""
     G, N, n = codes.shape
-    size = G * (side * (1 + q + q * q) + q * side * side + n * q)
+    side = offsets.size
+    size = G * (side * (1 + q + q * q) + q * n_states + n * q)
     by_m, sums, products, histogram, annotators = _pass(
-        _kernels.single_label_counts, N, codes, q, side, with_annotators, size=size)
+        _kernels.single_label_counts, N, codes, q, offsets, n_states, with_annotators,
+        size=size)
     return {"by_m": by_m, "sums": sums, "products": products, "histogram": histogram,
             "annotators": annotators}
 
 
-def by_patterns(side: int, q: int) -> bool:
+def state_offsets(seen) -> tuple[np.ndarray, int]:
+    """Where each m's states start (-1 for an m that does not occur) and how many states
+    there are: m + 1 for each m in ``seen`` (bool (side,)), one after another."""
+    m = np.arange(len(seen))
+    sizes = np.where(seen, m + 1, 0)
+    offsets = np.where(seen, np.cumsum(sizes) - sizes, -1).astype(np.int64)
+    return offsets, int(sizes.sum())
+
+
+def ratings_seen(array, multi_label: bool) -> np.ndarray:
+    """Which numbers of ratings m = 0..n an item has (on some label, on multi-label input):
+    bool (n + 1,)."""
+    n = array.shape[2]
+    if array.size == 0:
+        return np.zeros(n + 1, bool)
+    if multi_label:
+        if array.dtype.kind != "f":
+            return np.arange(n + 1) == n
+        m = (~np.isnan(array)).sum(axis=2, dtype=np.int64)
+    else:
+        m = (array >= 0).sum(axis=2, dtype=np.int64)
+    return np.bincount(m.ravel(), minlength=n + 1) > 0
+
+
+def by_patterns(side: int, q: int, n_ratings: int) -> bool:
     """Whether single-label ratings are counted by composition (see
-    :data:`.kernels.PATTERN_LIMIT`; ``side``: one more than the most ratings of an item)."""
-    return float(side) ** q <= _kernels.PATTERN_LIMIT
+    :data:`.kernels.PATTERN_LIMIT`; ``side``: one more than the most ratings of an item):
+    few enough ids, and their table no larger than a few times the ``n_ratings`` of a group
+    (many groups of few items each would otherwise get tables far larger than the input)."""
+    ids = float(side) ** q
+    return ids <= _kernels.PATTERN_LIMIT and ids <= max(4096, 4 * n_ratings)
 
 
 def pattern_histogram(codes: np.ndarray, q: int, side: int, with_annotators: bool) -> tuple:
@@ -68,17 +98,6 @@ def pattern_histogram(codes: np.ndarray, q: int, side: int, with_annotators: boo
                  size=G * (side ** q + n * q))
 
 
-def most_ratings(array, multi_label: bool) -> int:
-    """The most ratings an item has (on one label, on multi-label input)."""
-    if array.size == 0:
-        return 0
-    if multi_label:
-        if array.dtype.kind != "f":
-            return array.shape[2]
-        return int((~np.isnan(array)).sum(axis=2, dtype=np.int64).max())
-    return int((array >= 0).sum(axis=2, dtype=np.int64).max())
-
-
 def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
                         binary_chance) -> tuple:
     """The standard error's pass over single-label ``codes``: see
@@ -87,48 +106,50 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                  annotator_chance, binary_constants, binary_chance)
 
 
-def state_dtype(side: int):
-    """The narrowest integer type holding every state ``m * side + x``."""
-    states = side * side
-    return np.uint8 if states <= 256 else np.uint16 if states <= 1 << 16 else np.int32
+def state_dtype(n_states: int):
+    """The narrowest integer type holding every state."""
+    return np.uint8 if n_states <= 256 else np.uint16 if n_states <= 1 << 16 else np.int32
 
 
-def binary_tables(decisions: np.ndarray, side: int,
-                  with_annotators: bool) -> tuple[dict, np.ndarray]:
+def binary_tables(decisions: np.ndarray, offsets: np.ndarray, n_states: int,
+                  with_annotators: bool) -> tuple[dict, tuple]:
     """The counting pass over multi-label ``decisions`` (G, N, n, L): the histogram of each
     label's states, the items rated and pairable on some label, Conger's marginals (when
-    asked for), and the states (G, N, L) for the standard error's pass, with the offset to
-    add to them (see :func:`.kernels.complete_binary_states`)."""
+    asked for), and the states (G, N, L) for the standard error's pass with the offset to
+    add to them (see :func:`.kernels.complete_binary_states`) and whether the decisions were
+    complete."""
     G, N, n, L = decisions.shape
-    size = G * L * side * side
-    if decisions.dtype.kind in "bui" and n < 256:  # no missing decision: m = n = side - 1
+    size = G * L * n_states
+    if decisions.dtype.kind in "bui" and n < 256:  # no missing decision: m = n
         # checked 0/1 (encode._checked_decisions): as bytes they are the same numbers
         small = (decisions.view(np.uint8) if decisions.dtype.itemsize == 1
                  else decisions.astype(np.uint8))
         state = np.empty((G, N, L), np.uint8)  # x only: see complete_binary_states
-        histogram = _pass(_kernels.complete_binary_states, N, small, state, size=size)
+        offset = int(offsets[n])
+        histogram = _pass(_kernels.complete_binary_states, N, small, offset, n_states, state,
+                          size=size)
         rated_items = np.full(G, N if n >= 1 and L >= 1 else 0, np.int64)
         pairable_items = np.full(G, N if n >= 2 and L >= 1 else 0, np.int64)
-        offset = n * (n + 1)
+        complete = True
     else:
-        state = np.empty((G, N, L), state_dtype(side))
+        state = np.empty((G, N, L), state_dtype(n_states))
         histogram, rated_items, pairable_items = _pass(_kernels.binary_states, N, decisions,
-                                                       side, state, size=size)
-        offset = 0
+                                                       offsets, n_states, state, size=size)
+        offset, complete = 0, False
     tables = {"histogram": histogram, "rated_items": rated_items,
               "pairable_items": pairable_items}
     if with_annotators:
         tables["annotators"] = _pass(_kernels.binary_annotator_counts, N, decisions,
                                      size=G * L * n)
-    return tables, (state, offset)
+    return tables, (state, offset, complete)
 
 
 def pooled_spread(state, table, rated_state, kappa) -> np.ndarray:
-    """The pooled coefficient's standard-error pass over the states ((states, offset) of
-    :func:`binary_tables`): see :func:`.kernels.pooled_spread`."""
-    state, offset = state
+    """The pooled coefficient's standard-error pass over the states ((states, offset,
+    complete) of :func:`binary_tables`): see :func:`.kernels.pooled_spread`."""
+    state, offset, all_rated = state  # complete decisions: every item rated
     return _pass(_kernels.pooled_spread, state.shape[1], state, offset, table, rated_state,
-                 kappa)
+                 all_rated, kappa)
 
 
 def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,

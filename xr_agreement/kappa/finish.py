@@ -36,35 +36,42 @@ from .gwet import (_BINARY_IDENTITY, _count_columns, _gwet_error, _gwet_point,
 _VARYING = ("fleiss", "gwet", "conger")
 
 
-# Up to this many annotators the states and compositions are indexed by m = 0..n; above,
-# by m up to the most ratings an item has (crowd designs: thousands of annotators, a few on
-# each item), found by a pass over the ratings (on dask a first reduction in the graph,
-# which every block's count then takes: its tables must all have one shape).
+# Up to this many annotators the states and compositions are laid out for every m = 0..n;
+# above, for the numbers of ratings items have (crowd designs: thousands of annotators, a
+# few on each item; a gold item rated by all adds its m, not every m up to it), found by a
+# pass over the ratings (on dask a first reduction in the graph, which every block's count
+# then takes: its tables must all have one shape).
 FEW_ANNOTATORS = 32
 
 
 def settings(data, method, confidence, population_size, with_error) -> dict:
-    """What every step needs besides the arrays (small, picklable): ``side``, one more than
-    the most ratings an item can have (the base of the states and compositions)."""
+    """What every step needs besides the arrays (small, picklable): the layout of the
+    states (``with_seen``; None on dask until the graph has found which m occur)."""
     multi_label = data["multi_label"]
     array = data["decisions"] if multi_label else data["codes"]
     n = array.shape[2]
-    if not by_most_ratings(array, multi_label):
-        side = n + 1
-    elif _is_dask(array):
-        side = None  # found in the graph (lazy.lazy_values)
-    else:
-        side = _counts.most_ratings(array, multi_label) + 1
-    return {"method": method, "confidence": confidence, "population_size": population_size,
-            "with_error": with_error, "multi_label": multi_label, "n_annotators": n,
-            "side": side, "weights": data["weights"]}
-
-
-def by_most_ratings(array, multi_label) -> bool:
-    """Whether the states and compositions are indexed by m up to the most ratings an item
-    has (:data:`FEW_ANNOTATORS`), not up to n: many annotators, some of them missing."""
+    setting = {"method": method, "confidence": confidence,
+               "population_size": population_size, "with_error": with_error,
+               "multi_label": multi_label, "n_annotators": n, "weights": data["weights"],
+               "n_items": array.shape[1], "seen": None}
     complete = multi_label and array.dtype.kind in "bui"  # m = n on every item
-    return array.shape[2] > FEW_ANNOTATORS and not complete
+    if complete:
+        return with_seen(setting, np.arange(n + 1) == n)
+    if n <= FEW_ANNOTATORS:
+        return with_seen(setting, np.ones(n + 1, bool))
+    if _is_dask(array):
+        return setting  # found in the graph (lazy.lazy_values)
+    return with_seen(setting, _counts.ratings_seen(array, multi_label))
+
+
+def with_seen(setting, seen) -> dict:
+    """``setting`` with the layout of the states for the numbers of ratings ``seen`` (bool,
+    m = 0..n): ``side`` (one more than the most ratings of an item: the base of the
+    compositions), ``offsets`` and ``n_states`` (:func:`.counts.state_offsets`)."""
+    seen = np.asarray(seen, bool)
+    offsets, n_states = _counts.state_offsets(seen)
+    side = int(np.flatnonzero(seen)[-1]) + 1 if seen.any() else 1
+    return dict(setting, seen=seen, side=side, offsets=offsets, n_states=n_states)
 
 
 def shaped(values, data):
@@ -88,17 +95,17 @@ def count(array, setting, with_state=False):
     multi-label states (G, N, L) for the standard error's pass (else it counts them again:
     on dask, one block at a time)."""
     conger = setting["method"] == "conger"
-    side = setting["side"]
+    side, offsets, n_states = setting["side"], setting["offsets"], setting["n_states"]
     if setting["multi_label"]:
-        tables, state = _counts.binary_tables(array, side, conger)
+        tables, state = _counts.binary_tables(array, offsets, n_states, conger)
         return (tables, state) if with_state else tables
     if with_state:
         return count(array, setting), None
     q = setting["weights"].shape[0]
-    if _counts.by_patterns(side, q):
+    if _counts.by_patterns(side, q, setting["n_items"] * setting["n_annotators"]):
         patterns, annotators = _counts.pattern_histogram(array, q, side, conger)
         return {"patterns": patterns, "annotators": annotators}
-    return _counts.single_label_tables(array, q, side, conger)
+    return _counts.single_label_tables(array, q, offsets, n_states, conger)
 
 
 def planned(tables, setting) -> dict:
@@ -120,7 +127,8 @@ def spread(array, plan, setting, state=None) -> dict:
             out["category"], out["overall"] = _conger_pass(array, binary)
         else:
             if state is None:
-                state = _counts.binary_tables(array, setting["side"], False)[1]
+                state = _counts.binary_tables(array, setting["offsets"], setting["n_states"],
+                                              False)[1]
             out["overall"] = _counts.pooled_spread(state, binary["pooled_table"],
                                                    binary["rated_state"],
                                                    binary["pooled_kappa"])
@@ -202,7 +210,7 @@ def _single_label_plan(tables, setting):
             "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
         }
         # category k against the rest: category 0 of the binary problem is k
-        columns = _state_columns(side, x_category=0, w=_BINARY_IDENTITY)
+        columns = _state_columns(setting["offsets"], x_category=0, w=_BINARY_IDENTITY)
         histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
     if conger:
@@ -281,18 +289,17 @@ def _state_spread(histogram, columns, terms, point, scale_observed, varies):
 # --------------------------------------------------------------------------- binary problems
 
 
-def _state_columns(side, x_category, w):
-    """Per state s = m side + x of a binary problem: ``m``, the per-item observed
-    agreement ``observed`` (0 where m < 2) and the two categories' shares ``share`` (S, 2)
-    (0 where m = 0; ``x`` counts category ``x_category``); states with x > m do not occur
-    and have all zero."""
-    s = np.arange(side * side)
-    m, x = s // side, s % side
-    valid = x <= m
-    other = np.where(valid, m - x, 0)
-    x = np.where(valid, x, 0)
+def _state_columns(offsets, x_category, w):
+    """Per state of a binary problem (``offsets[m] + x``, see :func:`.counts.state_offsets`):
+    ``m``, the per-item observed agreement ``observed`` (0 where m < 2) and the two
+    categories' shares ``share`` (S, 2) (0 where m = 0; ``x`` counts category
+    ``x_category``)."""
+    seen = np.flatnonzero(offsets >= 0)
+    m = np.repeat(seen, seen + 1)
+    x = np.concatenate([np.arange(k + 1) for k in seen]) if seen.size else m
+    other = m - x
     r = np.stack([other, x] if x_category == 1 else [x, other], axis=-1)
-    _, observed, share = _count_columns(r, w)  # all zero on the states that do not occur
+    _, observed, share = _count_columns(r, w)
     return {"m": m, "observed": observed, "share": share}
 
 
@@ -397,7 +404,7 @@ def _conger_pass(decisions, binary):
 def _multi_label_plan(tables, setting):
     w = setting["weights"]
     histogram = tables["histogram"]
-    columns = _state_columns(setting["side"], x_category=1, w=w)
+    columns = _state_columns(setting["offsets"], x_category=1, w=w)
     sums = _binary_sums(histogram, columns)
     if setting["method"] == "conger":
         annotators = tables["annotators"].astype(np.float64)  # (G, L, n, 2)

@@ -12,12 +12,13 @@ Layouts
                missing rating, else the category's index 0..q-1.
 ``decisions``  (G, N, n, L): multi-label 0/1 decisions of L labels (bool, ints, or float with
                NaN missing), each label a binary problem.
-``state``      a binary problem's count on one item, ``m * side + x``: ``m`` annotators
+``state``      a binary problem's count on one item, ``offsets[m] + x``: ``m`` annotators
                rated it, ``x`` of them chose the problem's category 1 (on multi-label input
                the label; for a category-vs-rest problem, the category). Every term of the
                family's formulas except Conger's per-annotator ones is a function of it.
-               ``side`` is one more than the most ratings an item has (n + 1 at most).
-``histogram``  (G, P, side**2) int64: items per state of each binary problem (additive).
+               The states of each m that occurs follow one another (``offsets[m]``, -1
+               for an m no item has): m + 1 of them, x = 0..m.
+``histogram``  (G, P, S) int64: items per state of each binary problem (additive).
 """
 
 from __future__ import annotations
@@ -113,24 +114,26 @@ def count_not_binary(flat):
 
 
 @njit(cache=True, nogil=True,  # work: per item its ratings and the q x q products
-      work=lambda codes, q, side, with_annotators, i0, i1: codes.shape[0] * (i1 - i0) * (
-          codes.shape[2] + q * q) + codes.shape[0] * q * side * side)
-def single_label_counts(codes, q, side, with_annotators, i0, i1):
+      work=lambda codes, q, offsets, n_states, with_annotators, i0, i1: codes.shape[0] * (
+          (i1 - i0) * (codes.shape[2] + q * q) + q * n_states))
+def single_label_counts(codes, q, offsets, n_states, with_annotators, i0, i1):
     """The counts of items i0..i1 (G, N, n) int32 codes with q categories.
 
-    ``side``: one more than the most ratings an item has. Returns, per group: ``by_m`` (G,
-    side) int64, items with m ratings; ``sums`` (G, side, q) int64, the sum of r_ik over
-    the items with m ratings; ``products`` (G, side, q, q) int64, the sum of r_ik r_il over
-    them; ``histogram`` (G, q, side**2) int64, the items per state m side + r_ik of each
+    ``offsets`` (side,): where each m's states start (side: one more than the most ratings
+    an item has). Returns, per group: ``by_m`` (G, side) int64, items with m ratings;
+    ``sums`` (G, side, q) int64, the sum of r_ik over the items with m ratings;
+    ``products`` (G, side, q, q) int64, the sum of r_ik r_il over them; ``histogram`` (G,
+    q, n_states) int64, the items per state offsets[m] + r_ik of each
     category-vs-rest problem; and, if
     ``with_annotators`` (Conger), ``annotators`` (G, n, q) int64, each annotator's ratings
     per category (else empty). Integer sums, exact; the finishing divides by m once per m.
     """
     G, N, n = codes.shape
+    side = offsets.size
     by_m = np.zeros((G, side), np.int64)
     sums = np.zeros((G, side, q), np.int64)
     products = np.zeros((G, side, q, q), np.int64)
-    histogram = np.zeros((G, q, side * side), np.int64)
+    histogram = np.zeros((G, q, n_states), np.int64)
     annotators = np.zeros((G, n if with_annotators else 0, q), np.int64)
     r = np.zeros(q, np.int64)
     for g in range(G):
@@ -146,7 +149,7 @@ def single_label_counts(codes, q, side, with_annotators, i0, i1):
                         annotators[g, a, c] += 1
             by_m[g, m] += 1
             for k in range(q):
-                histogram[g, k, m * side + r[k]] += 1
+                histogram[g, k, offsets[m] + r[k]] += 1
             if m == 0:
                 continue
             for k in range(q):
@@ -297,13 +300,13 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
 
 
 @njit(cache=True, nogil=True)
-def binary_states(decisions, side, state, i0, i1):
+def binary_states(decisions, offsets, n_states, state, i0, i1):
     """States (see the module's layouts) of items i0..i1 of multi-label ``decisions`` (G, N,
-    n, L) into ``state`` (G, N, L), ``side`` one more than the most decisions a label has on
-    an item. Returns (histogram (G, L, side**2) int64, items with a decision on some label
+    n, L) into ``state`` (G, N, L) (``offsets``: where each m's states start). Returns
+    (histogram (G, L, n_states) int64, items with a decision on some label
     (G,) int64, items with two on some label (G,) int64)."""
     G, N, n, L = decisions.shape
-    histogram = np.zeros((G, L, side * side), np.int64)
+    histogram = np.zeros((G, L, n_states), np.int64)
     rated_items = np.zeros(G, np.int64)
     pairable_items = np.zeros(G, np.int64)
     x = np.zeros(L, np.int64)
@@ -320,7 +323,7 @@ def binary_states(decisions, side, state, i0, i1):
                     m[j] += v == v
             most = 0
             for j in range(L):
-                s = m[j] * side + x[j]
+                s = offsets[m[j]] + x[j]
                 state[g, i, j] = s
                 histogram[g, j, s] += 1
                 most = max(most, m[j])
@@ -335,17 +338,17 @@ STATE_BLOCK = 65535
 
 
 @njit(cache=True, nogil=True)
-def complete_binary_states(decisions, state, i0, i1):
+def complete_binary_states(decisions, base, n_states, state, i0, i1):
     """:func:`binary_states` of integer ``decisions`` (uint8 view; no missing decision, so
     every item has m = n on every label), fewer than 256 annotators: ``state`` (uint8)
-    gets x only, the state less its constant offset n (n + 1). Each item's x per label is
+    gets x only, the state less its offset ``base`` (the states of m = n). Each item's x per
+    label is
     summed in uint8 lanes and counted per value of x by comparing in uint16 lanes, flushed
     to int64 every :data:`STATE_BLOCK` items (at (5 10^4, 5, 50) a scatter
     ``histogram[j, x] += 1`` per label took 4.0 ms, these lanes 1.8)."""
     G, N, n, L = decisions.shape
     side = n + 1
-    base = n * side
-    histogram = np.zeros((G, L, side * side), np.int64)
+    histogram = np.zeros((G, L, n_states), np.int64)
     by_x = np.zeros((side, L), np.uint16)
     x = np.zeros(L, np.uint8)
     for g in range(G):
@@ -377,14 +380,14 @@ def complete_binary_states(decisions, state, i0, i1):
 
 
 @njit(cache=True, nogil=True)
-def pooled_spread(state, offset, table, rated_state, kappa, i0, i1):
+def pooled_spread(state, offset, table, rated_state, all_rated, kappa, i0, i1):
     """Per group, the sum over items i0..i1 rated on some label of (T_i - kappa)**2 with
     T_i = sum_j table[g, j, state[g, i, j] + offset] (the pooled coefficient's per-item
     term, each label's part looked up by its state; see ``finish._binary_plan``).
-    ``rated_state[s]``: whether state s has a rating."""
+    ``rated_state[s]``: whether state s has a rating; ``all_rated``: every item is rated
+    (complete decisions), no lookup needed."""
     G, N, L = state.shape
     spread = np.zeros(G)
-    all_rated = offset > 0  # complete decisions (see complete_binary_states): m = n
     for g in range(G):
         total = 0.0
         block = state[g, i0:i1]
@@ -394,11 +397,11 @@ def pooled_spread(state, offset, table, rated_state, kappa, i0, i1):
             rated = all_rated
             row = block[i]
             if all_rated:
-                for j in range(L):
-                    term += terms[j, row[j] + offset]
+                for j in range(L):  # (in int64: a uint8 state plus the offset may pass 255)
+                    term += terms[j, np.int64(row[j]) + offset]
             else:
                 for j in range(L):
-                    s = row[j]
+                    s = np.int64(row[j]) + offset
                     term += terms[j, s]
                     rated |= rated_state[s]
             if rated:

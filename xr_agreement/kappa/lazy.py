@@ -1,7 +1,8 @@
 """The Gwet family on dask input: the steps of :mod:`.finish` as a graph, nothing computed.
 
-With many annotators (``finish.by_most_ratings``) one ``kappa-most`` task per block finds
-the most ratings of an item there, the largest of them sets the tables' shape. One
+With many annotators (``finish.FEW_ANNOTATORS``) one ``kappa-seen`` task per block finds
+which numbers of ratings its items have, a tree joins them, and they set the tables'
+layout. One
 ``kappa-count`` task per block of items runs the first pass, a tree of
 ``kappa-count-sum`` tasks adds the tables, one ``kappa-plan`` task finishes the point values,
 one ``kappa-spread`` task per block runs the standard error's pass with the plan, a tree adds
@@ -35,7 +36,9 @@ def tree_sum(parts, name):
 def _add_tables(first, second):
     if isinstance(first, dict):
         return {key: first[key] + second[key] for key in first}
-    return tuple(a + b for a, b in zip(first, second))
+    if isinstance(first, tuple):
+        return tuple(a + b for a, b in zip(first, second))
+    return first | second if first.dtype == bool else first + second
 
 
 def lazy_values(array, setting):
@@ -49,14 +52,15 @@ def lazy_values(array, setting):
                                setting["weights"])
     blocks = array.to_delayed().ravel()
     template_setting = setting
-    if setting["side"] is None:  # the most ratings of an item: a reduction over the blocks
-        most = dask.delayed(max, pure=True)([
-            dask.delayed(_counts.most_ratings, pure=True)(
-                block, setting["multi_label"], dask_key_name=f"kappa-most-{token}-{b}")
-            for b, block in enumerate(blocks)], dask_key_name=f"kappa-most-max-{token}")
-        setting = dask.delayed(_with_side, pure=True)(setting, most,
-                                                      dask_key_name=f"kappa-setting-{token}")
-        template_setting = dict(template_setting, side=2)  # shapes only
+    if setting["seen"] is None:  # which numbers of ratings occur: a reduction over the blocks
+        seen = tree_sum([dask.delayed(_counts.ratings_seen, pure=True)(
+            block, setting["multi_label"], dask_key_name=f"kappa-seen-{token}-{b}")
+            for b, block in enumerate(blocks)], f"kappa-seen-sum-{token}")
+        setting = dask.delayed(_finish.with_seen, pure=True)(
+            setting, seen, dask_key_name=f"kappa-setting-{token}")
+        # shapes only: the values' shapes do not depend on the layout of the states
+        few = np.arange(template_setting["n_annotators"] + 1) < 3
+        template_setting = _finish.with_seen(template_setting, few)
     count = dask.delayed(_finish.count, pure=True)
     tables = tree_sum([count(block, setting, dask_key_name=f"kappa-count-{token}-{b}")
                         for b, block in enumerate(blocks)], f"kappa-count-sum-{token}")
@@ -82,11 +86,6 @@ def lazy_values(array, setting):
                                           dtype=np.asarray(value).dtype)
                     for name, value in level_values.items()})
     return tuple(out)
-
-
-def _with_side(setting, most):
-    """``setting`` with the base of the states: one more than the most ratings of an item."""
-    return dict(setting, side=int(most) + 1)
 
 
 # the reasons' strings at one width, the template's and the values' alike

@@ -348,3 +348,20 @@ def test_many_groups_of_few_items_are_not_counted_by_composition():
     assert not kappa_counts.by_patterns(6, 5, 20 * 5 * 2)  # 7776 ids, 200 ratings
     assert not kappa_counts.by_patterns(6, 6, 20 * 5)
     assert kappa_counts.by_patterns(6, 3, 50 * 5)
+
+
+def test_dask_gold_item_with_many_categories():
+    """The counts by m (many categories: no compositions) on dask, a crowd design with one
+    item rated by everyone: the graph finds the layout; numpy's values."""
+    from laziness import raise_if_dask_computes
+
+    rng = np.random.default_rng(2)
+    n_items, n_annotators, q = 80, 150, 20
+    values = np.full((n_items, n_annotators), np.nan)
+    for i in range(n_items):
+        values[i, rng.choice(n_annotators, 3, replace=False)] = rng.integers(0, q, 3)
+    values[0] = rng.integers(0, q, n_annotators)
+    da = xr.DataArray(values, dims=("item", "annotator"))
+    with raise_if_dask_computes():
+        lazy = xr_agreement.fleiss(da.chunk({"item": 30}), categories=list(range(q)))
+    _assert_same(lazy.compute(), xr_agreement.fleiss(da, categories=list(range(q))))

@@ -69,8 +69,8 @@ def with_seen(setting, seen) -> dict:
     m = 0..n): ``side`` (one more than the most ratings of an item: the base of the
     compositions), ``offsets`` and ``n_states`` (:func:`.counts.state_offsets`)."""
     seen = np.asarray(seen, bool)
-    offsets, n_states = _counts.state_offsets(seen)
     side = int(np.flatnonzero(seen)[-1]) + 1 if seen.any() else 1
+    offsets, n_states = _counts.state_offsets(seen[:side])
     return dict(setting, seen=seen, side=side, offsets=offsets, n_states=n_states)
 
 

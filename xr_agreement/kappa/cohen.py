@@ -436,7 +436,7 @@ def _pair_arrays(sums, squares, w, multi_label, confidence, population_size):
         overall = _cohen_table(table, w, population_size)
         pi = (overall["row"] + overall["col"]) / 2
         scott_expected = ((pi @ w) * pi).sum(axis=-1)
-        binary = _binary_tables(table)
+        binary = _vs_rest_tables(table)
         # category-vs-rest: a binary split has no order, so identity weights
         per_cat = _cohen_table(binary, np.eye(2), population_size)
     coefficient, observed, expected, se = (
@@ -509,7 +509,7 @@ def _cohen_table(table, w, population_size=None):
     }
 
 
-def _binary_tables(table):
+def _vs_rest_tables(table):
     """Category-vs-rest 2x2 tables (..., category, row, col) from q x q tables (..., row,
     col)."""
     both = np.diagonal(table, axis1=-2, axis2=-1)

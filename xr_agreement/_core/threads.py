@@ -138,3 +138,13 @@ def _in_threads(task, size: int, parts: int) -> list:
         return [task(0, size)]
     bounds = np.linspace(0, size, parts + 1).astype(np.int64)
     return _pool_map(task, bounds[:-1], bounds[1:])
+
+
+def item_runs(n_items: int, accumulator_size: int = 1) -> int:
+    """Item runs per kernel call, each with accumulators of ``accumulator_size`` elements:
+    a function of the data's shape only, so that float sums (and results) do not depend on
+    the number of threads; about 4,096 items or more each, at most 16, fewer when the
+    accumulators are large, so that their memory stays below about 2**20 elements. Alpha's
+    counting pass and the kappa family's passes run this many."""
+    by_memory = (1 << 20) // max(1, accumulator_size)
+    return int(max(1, min(16, n_items // 4096, by_memory)))

@@ -27,12 +27,12 @@ import xarray as xr
 from .._core.arrays import _plain, kernel_input
 from .._core.categorical import (declared_categories, encode_ratings, EXACT_INTEGERS,
                                  integral_ratings, Ratings)
-from .._core.threads import _in_threads
+from .._core.threads import _in_threads, item_runs
 from .._core.validate import describe_position
 from . import kernels as _kernels
 from .counts import (_alpha_terms, _coded, _coded_label_sets, _describe_rating,
                      _describe_vector, _EMPTY_DELTA, _EMPTY_NUMBERS, _EMPTY_PACKED,
-                     _EMPTY_SIZES, _n_tasks, _nominal_sums, _pair_expected_sum,
+                     _EMPTY_SIZES, _nominal_sums, _pair_expected_sum,
                      _set_expected_sums, _spread_expected, _undefined_reasons,
                      COINCIDENCE_LIMIT, INTEGER_SPAN_LIMIT)
 from .distances import _cached_set_table, _callable_delta, SET_METRIC_IDS
@@ -213,7 +213,7 @@ def _count(ratings: Ratings, with_coincidence, plan: _Plan):
         accumulator_size = G * V * (1 + V * (with_coincidence + with_moments))
         if with_moments:
             accumulator_size += G * (n + 1) * (1 + 2 * V)
-        n_tasks = _n_tasks(N, accumulator_size)
+        n_tasks = item_runs(N, accumulator_size)
     missing = np.nan if values.dtype.kind == "f" else -1.0  # NaN ratings, or -1 codes
     runs = _in_threads(lambda i0, i1: _kernels.rating_counts(
         values, ratings.low, missing, V, i0, i1, with_coincidence, with_moments), N, n_tasks)
@@ -274,7 +274,7 @@ def _single_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     if coincidence.shape[-1] or plan.with_coincidence:
         stats["coincidence"] = coincidence
     name = plan.name
-    n_tasks = _n_tasks(ratings.values.shape[1])
+    n_tasks = item_runs(ratings.values.shape[1])
     if name in ("interval", "ratio"):
         numbers = plan.numbers if plan.numbers is not None else np.asarray(values, np.float64)
         numbers = np.ascontiguousarray(numbers, dtype=np.float64)
@@ -346,7 +346,7 @@ def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:
     if coincidence.shape[-1]:
         stats["coincidence"] = coincidence
     sizes = _set_sizes(distinct)
-    n_tasks = _n_tasks(N)
+    n_tasks = item_runs(N)
     if plan.name in SET_METRIC_IDS:
         if words == 1:
             metric_id, delta = _kernels.DELTA_SET_TABLE, _cached_set_table(plan.name, k)
@@ -424,7 +424,7 @@ def _ranked_block_sums(block, totals, *, coords, plan: _Plan, ratings=None):
         ratings = _block_ratings(block, coords, plan, totals["values"])
     return _kernels.squared_spread(ratings.values, ratings.low,
                                    _ordinal_ranks(totals["value_counts"]),
-                                   _n_tasks(ratings.values.shape[1]))
+                                   item_runs(ratings.values.shape[1]))
 
 
 def _ordinal_ranks(value_counts):

@@ -44,15 +44,6 @@ PAIRS_PER_THREAD = 1 << 21
 INTEGER_SPAN_LIMIT = 1 << 12
 
 
-def _n_tasks(n_items: int, accumulator_size: int = 1) -> int:
-    """Item runs per kernel call, each with accumulators of ``accumulator_size`` elements:
-    a function of the data's shape only, so that float sums (and results) do not depend on
-    the number of threads; fewer runs when the accumulators are large (many distinct
-    values), so that their memory stays below about 2**20 elements."""
-    by_memory = (1 << 20) // max(1, accumulator_size)
-    return int(max(1, min(16, n_items // 4096, by_memory)))
-
-
 def _extra_frame(da: xr.DataArray, roles) -> tuple[list[str], dict]:
     extra = [d for d in da.dims if d not in roles]
     coords = {}

@@ -14,14 +14,8 @@ import operator
 import numpy as np
 
 from .._core.threads import _in_threads
+from .._core.threads import item_runs as _runs  # alpha's rule, one for every family
 from . import kernels as _kernels
-
-
-def _runs(n_items: int, accumulator_size: int = 1) -> int:
-    """Runs of items per pass: about 4,096 items or more each, at most 16, fewer when each
-    run's accumulators (``accumulator_size`` elements) are large, so that together they
-    stay below about 2**22 elements."""
-    return int(max(1, min(16, n_items // 4096, (1 << 22) // max(1, accumulator_size))))
 
 
 def _added(parts) -> tuple:

@@ -47,12 +47,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
-import statistics
 import time
 
 import numpy as np
 
 import xr_agreement
+from bench_table import side_by_side
 from corpora import with_string_ids
 
 KAPPA_FAMILY = ("fleiss", "conger", "gwet", "brennan_prediger", "percent", "cohen")
@@ -72,8 +72,9 @@ def optional(module: str):
 
 def timed(functions: dict, repeats: int) -> tuple[dict, dict]:
     """name -> (median seconds, calls timed, whether fewer than ``repeats``), and name -> what
-    the warm-up call returned (for the value checks). The functions are called in alternation
-    after one warm-up call each, a slow one (warm-up over SLOW_CALL) fewer times."""
+    the warm-up call returned (for the value checks). After one warm-up call each, the
+    functions are timed in alternation (bench_table.side_by_side); a slow one (warm-up over
+    SLOW_CALL) on its own, fewer times."""
     counts, results = {}, {}
     for name, function in functions.items():
         start = time.perf_counter()
@@ -81,15 +82,12 @@ def timed(functions: dict, repeats: int) -> tuple[dict, dict]:
         spent = time.perf_counter() - start
         counts[name] = repeats if spent <= SLOW_CALL else max(1, min(repeats,
                                                                     int(SLOW_BUDGET / spent)))
-    times = {name: [] for name in functions}
-    for round_ in range(repeats):
-        for name, function in functions.items():
-            if round_ < counts[name]:
-                start = time.perf_counter()
-                function()
-                times[name].append(time.perf_counter() - start)
-    return ({name: (statistics.median(spent), counts[name], counts[name] < repeats)
-             for name, spent in times.items()}, results)
+    fast = {name: f for name, f in functions.items() if counts[name] == repeats}
+    medians = side_by_side(fast, repeats, warm=()) if fast else {}
+    for name in functions.keys() - fast.keys():
+        medians.update(side_by_side({name: functions[name]}, counts[name], warm=()))
+    return ({name: (medians[name], counts[name], counts[name] < repeats)
+             for name in functions}, results)
 
 
 def two_figures(x: float) -> str:

@@ -2,9 +2,13 @@
 sequence labelling (compact JSON lines, ``"label": [[start, end, "TYPE"], ...]``,
 ``"Comments": []``; one ``<username>.jsonl`` per member, zipped; an empty file for a member
 who confirmed nothing) and relation projects (``entities`` / ``relations``). What each
-annotator marked is in README.md; run from this folder: ``python make_doccano_span_fixtures.py``."""
+annotator marked is in README.md. The files are written next to this script, from wherever it
+is run: ``python make_doccano_span_fixtures.py``."""
 import json
 import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
 
 TEXTS = {1: "Ada Lovelace met Charles Babbage in London.",
          2: "The United Nations opened an office in Nairobi.",
@@ -43,7 +47,7 @@ def line(doc, spans, **extra):
 
 
 def write_zip(name, members):
-    with zipfile.ZipFile(name, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(HERE / name, "w", zipfile.ZIP_DEFLATED) as archive:
         for member, text in members.items():
             archive.writestr(member, text)
 

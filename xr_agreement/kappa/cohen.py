@@ -201,11 +201,9 @@ def _influence_plan(sums, w, n_items):
     missing = bool((sums["both"][..., diagonal, diagonal] < n_items).any())
     if not missing and n_items and L and n_items * L < 2**31:  # int32 sums
         plan["coefficients"] = _complete_coefficients(sums, w, lookup, first, second, n_items)
-        lanes = -(-L // 32) * 32  # whole vectors: see complete_influence
-        rows = -(-(n + 1) // 4) * 4  # the kernel sums four rows a loop
-        plan["ones"] = np.zeros((ones.shape[0], rows, lanes), np.int32)  # zero past L
-        plan["ones"][:, :n, :L] = np.swapaxes(ones, 1, 2)
-        plan["ones"][:, n, :L] = 1
+        # (G, n, L) int32, zero past L: the kernel reads rows of at least 8 labels
+        plan["ones"] = np.zeros((ones.shape[0], n, max(L, 8)), np.int32)
+        plan["ones"][..., :L] = np.swapaxes(ones, 1, 2)
         return plan
     states = 3 if missing else 2
     group = 1
@@ -269,6 +267,10 @@ def _influence_squares(array, plan, runs):
     first, second = plan["first"], plan["second"]
     if "coefficients" in plan:
         array = _bytes(array)
+        if array.shape[3] < 8:  # zero labels up to 8 (they add nothing to any sum)
+            padded = np.zeros((*array.shape[:3], 8), np.uint8)
+            padded[..., :array.shape[3]] = array
+            array = padded
 
         def kernel(i0, i1, out):
             _kernels.complete_influence(array, first, second, plan["coefficients"],

@@ -175,6 +175,30 @@ def test_pooled_se_is_the_per_item_formula(missing, weights, lookup_bytes, monke
                                    atol=1e-12)
 
 
+@pytest.mark.parametrize("n_annotators, n_labels", [
+    (2, 1), (3, 7), (4, 8), (5, 9), (5, 50), (3, 63), (3, 64), (2, 65), (9, 17), (17, 130)])
+@pytest.mark.parametrize("dtype", [np.uint8, bool, np.int16])
+def test_complete_pass_is_the_per_item_formula(jit_mode, n_annotators, n_labels, dtype):
+    """The byte-table pass of complete decisions (:func:`complete_influence`) around its
+    widths: rows shorter than 8 labels (padded), groups of 8 ending past L, 64-label words,
+    more than 8 annotators (a second chunk of sums), a run past a block of 64 items."""
+    rng = np.random.default_rng(n_annotators * 1000 + n_labels)
+    N = 150 if jit_mode == "always" or n_annotators * n_labels < 200 else 70
+    values = random_decisions(rng, (N, n_annotators, n_labels), 0, dtype)
+    weights = [[1.0, 0.2], [0.5, 1.0]] if n_labels == 9 else None  # every ordered pair
+    data = with_kernel_input(xr.DataArray(values, dims=("item", "annotator", "label")),
+                             weights)
+    plan = cohen_module._influence_plan(
+        cohen_module._sums(cohen_module._count(data["decisions"], 2, 1), True, n_annotators,
+                           (n_labels,), np.asarray(data["weights"])),
+        np.asarray(data["weights"]), N)
+    assert "coefficients" in plan  # the complete pass
+    out, _ = cohen_module._cohen_values(data, 0.95)
+    kappa, se = per_item_pooled(values.astype(float), np.asarray(data["weights"]))
+    np.testing.assert_allclose(out["pair_coefficient"].values, kappa, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out["pair_coefficient_se"].values, se, rtol=1e-10, atol=1e-12)
+
+
 def test_compiled_and_interpreted_give_the_same_numbers():
     rng = np.random.default_rng(9)
     decisions = xr.DataArray(random_decisions(rng, (40, 3, 6), 0.1),

@@ -56,7 +56,8 @@ import numpy as np
 import xarray as xr
 
 from .._core.categorical import MISSING_CODE
-from .._core.dataset import dataset, dimension_coordinates, input_coordinates, variable
+from .._core.dataset import (dataset, dimension_coordinates, input_coordinates, InputCoordinates,
+                             renamed_coordinates, variable)
 from .._core.validate import _check_confidence, _check_population, check_dataarray
 from .cohen import _cohen_columns, _cohen_point, _cohen_values
 from .encode import _encode, _one_hot, _prepare, REASONS
@@ -747,10 +748,13 @@ def _result_coordinates(data, dims, category_dim) -> list:
     new = {}
     if category_dim == "category" and "category" in dims:
         new["category"] = np.asarray(data["categories"])
+    pairs = InputCoordinates({}, {})
     if "annotator_1" in dims and annotator in da.coords:
-        values = da[annotator].values
-        new.update(annotator_1=values, annotator_2=values)
-    return [kept, dimension_coordinates(new)]
+        pairs = renamed_coordinates(da, annotator, ("annotator_1", "annotator_2"))
+        if not pairs.variables:  # a coordinate without an index: its values
+            values = da[annotator].values
+            new.update(annotator_1=values, annotator_2=values)
+    return [kept, dimension_coordinates(new), pairs]
 
 
 # --------------------------------------------------------------------------- output

@@ -12,6 +12,7 @@ from .._core.arrays import _is_dask
 from .._core.categorical import (declared_categories, encode_ratings, integral_ratings,
                                  MISSING_CODE, observed_categories)
 from .._core.validate import check_annotators, check_dataarray, check_dims, describe_position
+from .formulas import ZERO_GAP
 
 
 # internal dim names; user dims cannot collide with them (checked)
@@ -23,9 +24,8 @@ _ROW = "_row"
 
 _COL = "_col"
 
-# |1 - P_e| below this is treated as 0: P_e = 1 arises from sums of products of proportions that
-# are 0 or 1, so a genuine 1 - P_e is at least of the order 1 / (number of ratings)**2.
-_ZERO_GAP = 1e-12
+# |1 - P_e| at most this is treated as 0 (defined with the formulas)
+_ZERO_GAP = ZERO_GAP
 
 
 REASONS = {

@@ -29,7 +29,8 @@ import numpy as np
 
 from .._core.arrays import _is_dask
 from . import counts as _counts
-from .gwet import (_BINARY_IDENTITY, _count_columns, _gwet_error, _gwet_point,
+from . import formulas as _formulas
+from .gwet import (_BINARY_IDENTITY, _count_columns, _flat, _gwet_error, _gwet_point,
                    _nan_where_not, _problem_terms)
 
 # chance agreement varies with the sample (and enters the per-item terms) for these
@@ -235,8 +236,8 @@ def _single_label_plan(tables, setting):
         plan["spread"] = (constants, chance, np.ascontiguousarray(table, np.float64))
     elif "patterns" in tables:
         if setting["with_error"]:
-            plan["overall_spread"] = _state_spread(counts, overall_columns, terms, point,
-                                                   scale_observed, method in _VARYING)
+            plan["overall_spread"] = _state_spread(counts, overall_columns, terms,
+                                                   method in _VARYING)
     else:
         constants = np.stack([point["coefficient"], point["gap"], point["expected"],
                               scale_observed, np.full(G, float(method in _VARYING)),
@@ -276,14 +277,47 @@ def _vs_rest_columns(columns):
     return {"m": m, "observed": observed, "share": share}
 
 
-def _state_spread(histogram, columns, terms, point, scale_observed, varies):
-    """Sum over items of (t_i - kappa)**2 from the items per state (or composition) and each
-    state's term (:func:`_per_state`): exact, no pass over the ratings."""
-    term = _per_state(columns, terms, point["expected"], point["coefficient"],
-                      scale_observed, np.ones_like(scale_observed), varies)
-    deviation = term / point["gap"][..., None] - point["coefficient"][..., None]
-    squares = np.where(columns["m"] >= 1, deviation * deviation, 0.0)
-    return np.nansum(histogram * squares, axis=-1)
+def _state_spread(histogram, columns, terms, varies):
+    """Sum over items of (t_i / (1 - P_e) - kappa)**2 from the items per state (or
+    composition) ``histogram`` (..., S) and each state's ``columns``: exact, no pass over
+    the ratings (:func:`.formulas.state_spread`)."""
+    shape = terms["coefficient"].shape
+    S = histogram.shape[-1]
+    spread = np.empty(shape)
+    _formulas.state_spread(_flat(histogram, shape, S), *_state_arguments(columns, terms),
+                           varies, spread.reshape(-1))
+    return spread
+
+
+def _per_state(columns, terms, kappa, scale_observed, scale_expected, varies):
+    """The linearized per-item term of each problem at each state (..., S), before the
+    division by 1 - P_e and without Conger's chance part (:func:`.formulas.state_term`)."""
+    shape = terms["coefficient"].shape
+    m, observed, share, chance, _ = _state_arguments(columns, terms)
+    out = np.empty((*shape, m.shape[0]))
+    _formulas.state_terms(m, observed, share, chance, _flat(terms["expected"], shape),
+                          _flat(kappa, shape), _flat(scale_observed, shape),
+                          _flat(scale_expected, shape), varies,
+                          out.reshape(int(np.prod(shape)), m.shape[0]))
+    return out
+
+
+def _state_arguments(columns, terms):
+    """The states' columns and the problems' chance terms as :mod:`.formulas`' state
+    kernels take them: ``m`` (S,), observed (K, S), shares (K, S, q), chance (P, q) and the
+    problems' values (P, 7)."""
+    m = np.ascontiguousarray(columns["m"], np.int64)
+    S = m.shape[0]
+    share = columns["share"]
+    q = share.shape[-1]
+    values = terms["values"]
+    chance = terms.get("chance")
+    chance = (np.zeros((values.shape[0], q)) if chance is None
+              else np.ascontiguousarray(chance, np.float64).reshape(values.shape[0], q))
+    observed = np.asarray(columns["observed"], np.float64)
+    K = 1 if observed.ndim == 1 else observed.shape[0]  # columns per problem of a group
+    return (m, np.ascontiguousarray(observed).reshape(K, S),
+            np.ascontiguousarray(share, np.float64).reshape(K, S, q), chance, values)
 
 
 # --------------------------------------------------------------------------- binary problems
@@ -315,21 +349,6 @@ def _binary_sums(histogram, columns) -> dict:
     }
 
 
-def _per_state(columns, terms, expected, kappa, scale_observed, scale_expected, varies):
-    """The linearized per-item term of each problem at each state (G, P, S), before the
-    division by 1 - P_e and without Conger's chance part: ``scale_observed`` (P_o,i - P_e)
-    (m >= 2) - 2 (1 - ``kappa``) ``scale_expected`` (P_e,i - P_e) (m >= 1)."""
-    m = columns["m"]
-    expected = expected[..., None]
-    observed = np.where(m >= 2, scale_observed[..., None] * (columns["observed"] - expected),
-                        0.0)
-    if not varies:
-        return observed
-    item_chance = np.einsum("...sk,...k->...s", columns["share"], terms["chance"])
-    chance = np.where(m >= 1, scale_expected[..., None] * (item_chance - expected), 0.0)
-    return observed - 2 * (1 - kappa[..., None]) * chance
-
-
 def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
     """Each binary problem's point values (G, P) and standard-error sums where the histogram
     gives them; with ``pooled`` (the items rated and pairable on some problem: multi-label
@@ -349,8 +368,7 @@ def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
     if not setting["with_error"]:
         return plan
     varies = method in _VARYING
-    plan["spread"] = _state_spread(histogram, columns, terms, point,
-                                   n / _nan_where_not(n2, n2 > 0), varies)
+    plan["spread"] = _state_spread(histogram, columns, terms, varies)
     if pooled is not None:
         rated_items, _ = pooled
         used = n2 > 0
@@ -358,9 +376,8 @@ def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
         rated = rated_items[:, None]
         # the labels' terms scaled to the pooled n; the chance part with the pooled kappa
         kappa = np.broadcast_to(pooled_point["coefficient"][:, None], n.shape)
-        term = _per_state(columns, terms, point["expected"], kappa,
-                          rated / _nan_where_not(n2, used), rated / _nan_where_not(n, n > 0),
-                          varies)
+        term = _per_state(columns, terms, kappa, rated / _nan_where_not(n2, used),
+                          rated / _nan_where_not(n, n > 0), varies)
         table = weight[..., None] * term / pooled_point["gap"][:, None, None]
         plan["pooled_table"] = np.ascontiguousarray(np.where(np.isnan(table), 0.0, table))
         plan["rated_state"] = columns["m"] >= 1

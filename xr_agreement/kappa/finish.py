@@ -25,6 +25,8 @@ binary problems, a problem axis (the labels, or the categories against the rest)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core.arrays import _is_dask
@@ -183,69 +185,34 @@ def quiet(step):
 
 
 def _single_label_plan(tables, setting):
+    if "patterns" in tables:
+        return _composition_plan(tables, setting)
     method, w = setting["method"], setting["weights"]
     q = w.shape[0]
-    side = setting["side"]
-    conger = method == "conger"
-    if "patterns" in tables:
-        counts, overall_columns = _compositions(tables["patterns"], side, q, w)
-        m = overall_columns["m"]
-        weighted = counts.astype(np.float64)
-        sums = {"rated_item": counts @ (m >= 1).astype(np.int64),
-                "pairable": counts @ (m >= 2).astype(np.int64),
-                "item_observed": weighted @ overall_columns["observed"],
-                "share": weighted @ overall_columns["share"]}
-        # category k against the rest, from the same compositions: r_ik of m
-        columns = _vs_rest_columns(overall_columns)
-        histogram = np.broadcast_to(counts[:, None, :], (counts.shape[0], q, counts.shape[1]))
-    else:
-        by_m = tables["by_m"]
-        m = np.arange(side)
-        # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
-        # m (m - 1) once per m
-        agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
-        sums = {
-            "rated_item": by_m[:, 1:].sum(axis=1),
-            "pairable": by_m[:, 2:].sum(axis=1),
-            "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
-            "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
-        }
-        # category k against the rest: category 0 of the binary problem is k
-        columns = _state_columns(setting["offsets"], x_category=0, w=_BINARY_IDENTITY)
-        histogram = tables["histogram"]
+    by_m = tables["by_m"]
+    m = np.arange(setting["side"])
+    # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
+    # m (m - 1) once per m
+    agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
+    sums = {
+        "rated_item": by_m[:, 1:].sum(axis=1),
+        "pairable": by_m[:, 2:].sum(axis=1),
+        "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
+        "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
+    }
+    # category k against the rest: category 0 of the binary problem is k
+    columns = _state_columns(setting["offsets"], x_category=0, w=_BINARY_IDENTITY)
+    histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
-    if conger:
+    if method == "conger":
         annotators = tables["annotators"].astype(np.float64)
         sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
     terms = _problem_terms(sums, w, method, with_chance=True)
     point = _gwet_point(terms, pooled=False)
     n_rated, n_pairable = sums["rated_item"], sums["pairable"]
-    scale_observed = n_rated / _nan_where_not(n_pairable, n_pairable > 0)
     plan = {"overall": (point, n_rated, n_pairable), "q": q}
-    if conger:
-        constants = np.zeros((G, 6))
-        constants[:, 0] = point["coefficient"]
-        constants[:, 1] = point["gap"]
-        constants[:, 2] = point["expected"]
-        constants[:, 3] = scale_observed
-        constants[:, 4] = 1
-        table, constant, scale = terms["conger"]
-        chance = np.zeros((G, q))
-        chance[:, 0] = constant
-        constants[:, 5] = scale
-        plan["spread"] = (constants, chance, np.ascontiguousarray(table, np.float64))
-    elif "patterns" in tables:
-        if setting["with_error"]:
-            plan["overall_spread"] = _state_spread(counts, overall_columns, terms,
-                                                   method in _VARYING)
-    else:
-        constants = np.stack([point["coefficient"], point["gap"], point["expected"],
-                              scale_observed, np.full(G, float(method in _VARYING)),
-                              np.zeros(G)], axis=-1)
-        chance = terms["chance"] if terms["chance"] is not None else np.zeros((G, q))
-        plan["spread"] = (np.ascontiguousarray(constants), np.ascontiguousarray(chance),
-                          np.zeros((G, 0, q)))
-    if conger:
+    if method == "conger":
+        plan["spread"] = _conger_pass_constants(terms)
         annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
         rated = annotators.sum(axis=-1)
         chosen = np.moveaxis(annotators, -1, 1)  # (G, q, n)
@@ -253,28 +220,77 @@ def _single_label_plan(tables, setting):
         binary_sums.update(indicator=np.stack([chosen, rated[:, None] - chosen], axis=-1),
                            rated=np.broadcast_to(rated[:, None], chosen.shape))
     else:
+        constants = np.stack([point["coefficient"], point["gap"], point["expected"],
+                              terms["values"][:, 6], np.full(G, float(method in _VARYING)),
+                              np.zeros(G)], axis=-1)
+        chance = terms["chance"] if terms["chance"] is not None else np.zeros((G, q))
+        plan["spread"] = (np.ascontiguousarray(constants), np.ascontiguousarray(chance),
+                          np.zeros((G, 0, q)))
         binary_sums = _binary_sums(histogram, columns)
     plan["binary"] = _binary_plan(binary_sums, columns, histogram, _BINARY_IDENTITY, setting)
     return plan
 
 
-def _compositions(patterns, side, q, w):
-    """The compositions seen (:data:`.kernels.PATTERN_LIMIT`; ids in base ``side``): their
-    items per group (G, C) and, per composition, ``m``, ``r`` (C, q), the item's observed
-    agreement ``observed`` (0 where m < 2) and its shares ``share`` (C, q)."""
-    ids = np.flatnonzero(patterns.any(axis=0))
-    r = (ids[:, None] // side ** np.arange(q)) % side
-    m, observed, share = _count_columns(r, w)
-    return patterns[:, ids], {"m": m, "r": r, "observed": observed, "share": share}
+def _conger_pass_constants(terms):
+    """The overall problem's constants of Conger's standard-error pass over single-label
+    ratings (:func:`.kernels.single_label_spread`) from its terms (G groups)."""
+    values = terms["values"]
+    G, q = values.shape[0], terms["q"]
+    table, constant, scale = terms["conger"]
+    constants = np.zeros((G, 6))
+    constants[:, :4] = values[:, [3, 2, 1, 6]]  # kappa, 1 - P_e, P_e, n / n''
+    constants[:, 4] = 1
+    constants[:, 5] = scale
+    chance = np.zeros((G, q))
+    chance[:, 0] = constant
+    return constants, chance, np.ascontiguousarray(table, np.float64)
 
 
-def _vs_rest_columns(columns):
-    """:func:`_state_columns` of the category-vs-rest problems of the compositions (per
-    problem k: r_ik against m - r_ik, identity weights): ``observed`` (q, C), ``share``
-    (q, C, 2)."""
-    m, r = columns["m"], columns["r"].T  # (C,), (q, C)
-    _, observed, share = _count_columns(np.stack([r, m - r], axis=-1), _BINARY_IDENTITY)
-    return {"m": m, "observed": observed, "share": share}
+def _composition_plan(tables, setting):
+    """:func:`_single_label_plan` from the items per composition, in one compiled call
+    (:func:`.formulas.composition_values`)."""
+    method, w = setting["method"], setting["weights"]
+    q = w.shape[0]
+    patterns = tables["patterns"]
+    G = patterns.shape[0]
+    if method == "conger":
+        annotators = tables["annotators"].astype(np.float64)  # (G, A, q)
+        rated = annotators.sum(axis=-1)
+    else:
+        annotators, rated = np.zeros((G, 0, q)), np.zeros((G, 0))
+    A = annotators.shape[1]
+    counts = np.empty((G, 2), np.int64)
+    overall, overall_spread = np.empty((G, 7)), np.empty(G)
+    category, category_spread = np.empty((G, q, 7)), np.empty((G, q))
+    table, category_table = np.empty((G, A, q)), np.empty((G, q, A, 2))
+    with_error = bool(setting["with_error"])
+    _formulas.composition_values(patterns, setting["side"], w, _formulas.METHODS[method],
+                                 with_error, rated, annotators, counts, overall,
+                                 overall_spread, table, category, category_spread,
+                                 category_table)
+    n, n_pairable = counts[:, 0], counts[:, 1]
+    plan = {"overall": (_values_point(overall), n, n_pairable), "q": q}
+    category_n = np.broadcast_to(n[:, None], (G, q))
+    category_n_pairable = np.broadcast_to(n_pairable[:, None], (G, q))
+    binary = {"point": _values_point(category), "n": category_n,
+              "n_pairable": category_n_pairable, "w": _BINARY_IDENTITY}
+    if method == "conger":
+        plan["spread"] = _conger_pass_constants(
+            {"values": overall, "q": q, "conger": (table, overall[:, 4], overall[:, 5])})
+        binary_terms = {"conger": (category_table, category[..., 4], category[..., 5])}
+        binary["conger"] = _conger_constants(binary_terms, binary["point"], None, category_n,
+                                             category_n_pairable, None)
+    elif with_error:
+        plan["overall_spread"] = overall_spread
+        binary["spread"] = category_spread
+    plan["binary"] = binary
+    return plan
+
+
+def _values_point(values):
+    """The point values of :mod:`.formulas`' rows of 7 (..., 7)."""
+    return {"coefficient": values[..., 3], "observed": values[..., 0],
+            "expected": values[..., 1], "gap": values[..., 2]}
 
 
 def _state_spread(histogram, columns, terms, varies):
@@ -298,7 +314,7 @@ def _per_state(columns, terms, kappa, scale_observed, scale_expected, varies):
     _formulas.state_terms(m, observed, share, chance, _flat(terms["expected"], shape),
                           _flat(kappa, shape), _flat(scale_observed, shape),
                           _flat(scale_expected, shape), varies,
-                          out.reshape(int(np.prod(shape)), m.shape[0]))
+                          out.reshape(math.prod(shape), m.shape[0]))
     return out
 
 

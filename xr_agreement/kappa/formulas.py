@@ -134,33 +134,179 @@ def _conger_chance(n, n_g, indicator, w, table):
 
 
 @njit(cache=True, nogil=True)
+def item_terms(r, w, share):
+    """Gwet's per-item terms of an item with category counts ``r`` (q,): returns (its
+    raters m, its observed agreement sum_k r_k (sum_l w_kl r_l - 1) / (m (m - 1)), 0 where
+    m < 2) and fills ``share`` (q,) with r_k / m (0 where m = 0)."""
+    q = r.shape[0]
+    m = 0.0
+    for k in range(q):
+        m += r[k]
+    agreeing = 0.0
+    for k in range(q):
+        weighted = 0.0
+        for l in range(q):
+            weighted += w[k, l] * r[l]
+        agreeing += r[k] * (weighted - 1)
+    divisor = max(m, 1.0)
+    for k in range(q):
+        share[k] = r[k] / divisor
+    return m, (agreeing / (m * (m - 1)) if m >= 2 else 0.0)
+
+
+@njit(cache=True, nogil=True)
+def item_columns(counts, w, m, observed, share):
+    """:func:`item_terms` of R items' category counts ``counts`` (R, q) into ``m`` (R,),
+    ``observed`` (R,) and ``share`` (R, q)."""
+    for i in range(counts.shape[0]):
+        m[i], observed[i] = item_terms(counts[i], w, share[i])
+
+
+@njit(cache=True, nogil=True)
+def _problem(n, n_pairable, item_observed, share, w, method, n_g, indicator, values, chance,
+             table):
+    """One problem of :func:`problem_values` (``values`` its row of 7)."""
+    observed = item_observed / (n_pairable if n_pairable > 0 else np.nan)
+    constant = scale = np.nan
+    if method == CONGER:
+        chance[:] = 0.0
+        expected, constant, scale = _conger_chance(n, n_g, indicator, w, table)
+    else:
+        expected = _chance(share, n, w, method, chance)
+    gap, coefficient = point(observed, expected)
+    values[0] = observed
+    values[1] = expected
+    values[2] = gap
+    values[3] = coefficient
+    values[4] = constant
+    values[5] = scale
+    values[6] = n / (n_pairable if n_pairable > 0 else np.nan)
+
+
+@njit(cache=True, nogil=True)
 def problem_values(n, n_pairable, item_observed, share, w, method, n_g, indicator, out,
                    chance, table):
     """Point values of P problems from their sums over items: ``n`` rated and
     ``n_pairable`` pairable items (P,), the summed per-item observed agreement (P,) and
     shares (P, q); for Conger the ratings ``n_g`` (P, A) and ``indicator`` (P, A, q) of each
     annotator (else A = 0). Fills ``out`` (P, 7): P_o, P_e, 1 - P_e (NaN where 0), the
-    coefficient, and Conger's constant and scale (else NaN); ``chance`` (P, q) the c_k of
-    the per-item chance term (Fleiss, Gwet; NaN where no item is rated; else 0) and
-    ``table`` (P, A, q) Conger's per-annotator chance table."""
-    P = n.shape[0]
-    for p in range(P):
-        observed = item_observed[p] / (n_pairable[p] if n_pairable[p] > 0 else np.nan)
-        constant = scale = np.nan
-        if method == CONGER:
-            chance[p, :] = 0.0
-            expected, constant, scale = _conger_chance(n[p], n_g[p], indicator[p], w,
-                                                       table[p])
-        else:
-            expected = _chance(share[p], n[p], w, method, chance[p])
-        gap, coefficient = point(observed, expected)
-        out[p, 0] = observed
-        out[p, 1] = expected
-        out[p, 2] = gap
-        out[p, 3] = coefficient
-        out[p, 4] = constant
-        out[p, 5] = scale
-        out[p, 6] = n[p] / (n_pairable[p] if n_pairable[p] > 0 else np.nan)
+    coefficient, Conger's constant and scale (else NaN) and n / n'' (the scale of the
+    observed part of the per-item terms); ``chance`` (P, q) the c_k of the per-item chance
+    term (Fleiss, Gwet; NaN where no item is rated; else 0) and ``table`` (P, A, q)
+    Conger's per-annotator chance table."""
+    for p in range(n.shape[0]):
+        _problem(n[p], n_pairable[p], item_observed[p], share[p], w, method, n_g[p],
+                 indicator[p], out[p], chance[p], table[p])
+
+
+@njit(cache=True, nogil=True)
+def composition_values(patterns, side, w, method, with_error, n_g, annotators, counts,
+                       overall, overall_spread, table, category, category_spread,
+                       category_table):
+    """Every value of a single-label coefficient and of its category-vs-rest problems from
+    the items per composition ``patterns`` (G, side**q): composition ``b`` has r_k = digit
+    k of b in base ``side`` (:func:`.kernels.pattern_histogram`). Each sum over items is a
+    sum over the compositions seen, the standard error's squares included (not Conger's:
+    his per-item chance term depends on who rated what, :func:`.kernels.single_label_spread`
+    sums it). For Conger ``n_g`` (G, A) and ``annotators`` (G, A, q): each annotator's
+    ratings (else A = 0).
+
+    Fills ``counts`` (G, 2) int64: items rated and pairable (the same for every problem);
+    ``overall`` (G, 7) and ``category`` (G, q, 7) as :func:`problem_values`' rows;
+    ``overall_spread`` (G,) and ``category_spread`` (G, q) the standard error's sums (0
+    unless ``with_error``, and for Conger); Conger's tables ``table`` (G, A, q) and
+    ``category_table`` (G, q, A, 2)."""
+    G, B = patterns.shape
+    q = w.shape[0]
+    A = n_g.shape[1]
+    identity = np.eye(2)
+    # the compositions any group has, with their per-item terms, overall and per category
+    seen = np.zeros(B, np.bool_)
+    for g in range(G):
+        for b in range(B):
+            if patterns[g, b] > 0:
+                seen[b] = True
+    ids = np.flatnonzero(seen)
+    C = ids.shape[0]
+    m = np.zeros(C)
+    observed = np.zeros(C)
+    share = np.zeros((C, q))
+    binary_observed = np.zeros((C, q))
+    binary_share = np.zeros((C, q, 2))
+    r = np.zeros(q)
+    pair = np.zeros(2)
+    for c in range(C):
+        rest = ids[c]
+        for k in range(q):
+            r[k] = rest % side
+            rest //= side
+        m[c], observed[c] = item_terms(r, w, share[c])
+        for k in range(q):
+            pair[0] = r[k]
+            pair[1] = m[c] - r[k]
+            _, binary_observed[c, k] = item_terms(pair, identity, binary_share[c, k])
+    share_sum = np.zeros(q)
+    binary_sum = np.zeros((q, 2))
+    binary_observed_sum = np.zeros(q)
+    chance = np.zeros(q)
+    binary_chance = np.zeros((q, 2))
+    indicator = np.zeros((A, 2))
+    for g in range(G):
+        rated = pairable = 0
+        observed_sum = 0.0
+        share_sum[:] = 0.0
+        binary_sum[:] = 0.0
+        binary_observed_sum[:] = 0.0
+        for c in range(C):
+            h = patterns[g, ids[c]]
+            if h == 0:
+                continue
+            rated += h * (m[c] >= 1)
+            pairable += h * (m[c] >= 2)
+            observed_sum += h * observed[c]
+            for k in range(q):
+                share_sum[k] += h * share[c, k]
+                binary_observed_sum[k] += h * binary_observed[c, k]
+                binary_sum[k, 0] += h * binary_share[c, k, 0]
+                binary_sum[k, 1] += h * binary_share[c, k, 1]
+        counts[g, 0] = rated
+        counts[g, 1] = pairable
+        _problem(rated, pairable, observed_sum, share_sum, w, method, n_g[g], annotators[g],
+                 overall[g], chance, table[g])
+        for k in range(q):
+            for a in range(A):  # category k against the rest, per annotator
+                indicator[a, 0] = annotators[g, a, k]
+                indicator[a, 1] = n_g[g, a] - annotators[g, a, k]
+            _problem(rated, pairable, binary_observed_sum[k], binary_sum[k], identity,
+                     method, n_g[g], indicator, category[g, k], binary_chance[k],
+                     category_table[g, k])
+        overall_spread[g] = 0.0
+        category_spread[g, :] = 0.0
+        if not with_error or method == CONGER:
+            continue
+        varies = method == FLEISS or method == GWET
+        for c in range(C):
+            h = patterns[g, ids[c]]
+            if h == 0 or m[c] < 1:
+                continue
+            overall_spread[g] += _square(h, m[c], observed[c], share[c], chance, overall[g],
+                                         varies)
+            for k in range(q):
+                category_spread[g, k] += _square(h, m[c], binary_observed[c, k],
+                                                 binary_share[c, k], binary_chance[k],
+                                                 category[g, k], varies)
+
+
+@njit(cache=True, nogil=True)
+def _square(h, m, item_observed, item_share, chance, values, varies):
+    """``h`` items' share of the standard error's sum: h (t / (1 - P_e) - kappa)**2 with
+    t their :func:`state_term` (0 if NaN, as numpy's nansum leaves it out)."""
+    expected, gap, kappa = values[1], values[2], values[3]
+    term = state_term(m, item_observed, item_share, chance, expected, kappa, values[6], 1.0,
+                      varies)
+    deviation = term / gap - kappa
+    square = h * deviation * deviation
+    return square if square == square else 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -198,17 +344,12 @@ def state_spread(histogram, m, item_observed, item_share, chance, values, varies
     K = item_observed.shape[0]
     for p in range(P):
         row = p % K
-        expected, gap, kappa = values[p, 1], values[p, 2], values[p, 3]
         total = 0.0
         for s in range(S):
             if m[s] < 1 or histogram[p, s] == 0:
                 continue
-            term = state_term(m[s], item_observed[row, s], item_share[row, s], chance[p],
-                              expected, kappa, values[p, 6], 1.0, varies)
-            deviation = term / gap - kappa
-            square = histogram[p, s] * deviation * deviation
-            if square == square:  # NaN left out, as numpy's nansum
-                total += square
+            total += _square(histogram[p, s], m[s], item_observed[row, s], item_share[row, s],
+                             chance[p], values[p], varies)
         out[p] = total
 
 

@@ -12,9 +12,12 @@ leading resample axis).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import xarray as xr
 
+from .._core.arrays import _is_dask
 from . import formulas as _formulas
 from .encode import _CAT, REASONS
 
@@ -44,16 +47,28 @@ def _canonical(data):
 
 
 def _count_columns(counts, w):
-    """Gwet's per-item terms of items with category counts ``counts`` (..., q): the raters
-    r_i, the observed agreement sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1)) with r*_ik =
-    sum_l w_kl r_il (0 where r_i < 2) and the shares r_ik / r_i (0 where r_i = 0). The one
-    place of these formulas: the bootstrap's per-item columns, the compositions and the
-    binary problems' states all take them from here."""
-    raters = counts.sum(axis=-1)
-    weighted = counts @ w.T
-    observed = np.where(raters >= 2, (counts * (weighted - 1)).sum(axis=-1)
-                        / np.maximum(raters * (raters - 1), 1), 0.0)
-    return raters, observed, counts / np.maximum(raters, 1)[..., None]
+    """Gwet's per-item terms of items with category counts ``counts`` (..., q)
+    (:func:`.formulas.item_terms`): the raters r_i (float), the observed agreement sum_k
+    r_ik (r*_ik - 1) / (r_i (r_i - 1)) with r*_ik = sum_l w_kl r_il (0 where r_i < 2) and
+    the shares r_ik / r_i (0 where r_i = 0)."""
+    q = np.shape(counts)[-1]
+    if _is_dask(counts):  # block by block (the bootstrap's per-item columns on dask input)
+        counts = counts.rechunk({counts.ndim - 1: -1})
+        columns = counts.map_blocks(_stacked_columns, w, dtype=np.float64,
+                                    chunks=(*counts.chunks[:-1], (q + 2,)))
+        return columns[..., 0], columns[..., 1], columns[..., 2:]
+    columns = _stacked_columns(counts, w)
+    return columns[..., 0], columns[..., 1], columns[..., 2:]
+
+
+def _stacked_columns(counts, w):
+    """:func:`_count_columns` of numpy ``counts`` (..., q) side by side: (..., q + 2)."""
+    shape, q = counts.shape[:-1], counts.shape[-1]
+    columns = np.empty((*shape, q + 2))
+    flat = columns.reshape(math.prod(shape), q + 2)
+    _formulas.item_columns(_flat(counts, shape, q), np.ascontiguousarray(w, np.float64),
+                           flat[:, 0], flat[:, 1], flat[:, 2:])
+    return columns
 
 
 def _problem_columns(ind, w, method) -> dict:
@@ -88,7 +103,7 @@ def _flat(values, shape, *tail):
     problems on one axis: as :mod:`.formulas`' batched kernels take them."""
     if np.shape(values) != (*shape, *tail):
         values = np.broadcast_to(values, (*shape, *tail))
-    return np.ascontiguousarray(values, np.float64).reshape(int(np.prod(shape)), *tail)
+    return np.ascontiguousarray(values, np.float64).reshape(math.prod(shape), *tail)
 
 
 def _problem_terms(sums, w, method, with_chance=False):
@@ -103,7 +118,7 @@ def _problem_terms(sums, w, method, with_chance=False):
     q = w.shape[0]
     n, n_pairable = sums["rated_item"], sums["pairable"]
     shape = np.shape(n)
-    P = int(np.prod(shape))
+    P = math.prod(shape)
 
     def flat(values, *tail):
         return _flat(values, shape, *tail)

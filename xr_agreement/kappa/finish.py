@@ -25,6 +25,7 @@ binary problems, a problem axis (the labels, or the categories against the rest)
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -72,9 +73,18 @@ def with_seen(setting, seen) -> dict:
     m = 0..n): ``side`` (one more than the most ratings of an item: the base of the
     compositions), ``offsets`` and ``n_states`` (:func:`.counts.state_offsets`)."""
     seen = np.asarray(seen, bool)
+    side, offsets, n_states = _state_layout(seen.tobytes())
+    return dict(setting, seen=seen, side=side, offsets=offsets, n_states=n_states)
+
+
+@functools.lru_cache(maxsize=128)
+def _state_layout(seen: bytes) -> tuple:
+    """(side, offsets, n_states) of :func:`with_seen` for the bytes of ``seen``: made once
+    per layout (some 10 us of a small call). The kernels only read ``offsets``."""
+    seen = np.frombuffer(seen, bool)
     side = int(np.flatnonzero(seen)[-1]) + 1 if seen.any() else 1
     offsets, n_states = _counts.state_offsets(seen[:side])
-    return dict(setting, seen=seen, side=side, offsets=offsets, n_states=n_states)
+    return side, offsets, n_states
 
 
 def shaped(values, data):
@@ -82,10 +92,9 @@ def shaped(values, data):
     extra, extra_shape = data["extra"], data["extra_shape"]
     overall, category = values
     category_dims = (*extra, data["label"] if data["multi_label"] else "category")
-    out = {
-        "overall": {k: np.reshape(v, extra_shape) for k, v in overall.items()},
-        "category": {k: np.reshape(v, (*extra_shape, v.shape[-1]))
-                     for k, v in category.items()},
+    out = {  # arrays' own reshape (numpy's function costs a small call some 10 us)
+        "overall": {k: v.reshape(extra_shape) for k, v in overall.items()},
+        "category": {k: v.reshape((*extra_shape, v.shape[-1])) for k, v in category.items()},
     }
     return out, {"overall": extra, "category": category_dims}
 
@@ -270,8 +279,8 @@ def _composition_plan(tables, setting):
                                  category_table)
     n, n_pairable = counts[:, 0], counts[:, 1]
     plan = {"overall": (_values_point(overall), n, n_pairable), "q": q}
-    category_n = np.broadcast_to(n[:, None], (G, q))
-    category_n_pairable = np.broadcast_to(n_pairable[:, None], (G, q))
+    category_n = np.repeat(n[:, None], q, axis=1)  # the same items for every problem
+    category_n_pairable = np.repeat(n_pairable[:, None], q, axis=1)
     binary = {"point": _values_point(category), "n": category_n,
               "n_pairable": category_n_pairable, "w": _BINARY_IDENTITY}
     if method == "conger":

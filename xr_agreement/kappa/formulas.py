@@ -134,6 +134,22 @@ def _conger_chance(n, n_g, indicator, w, table):
 
 
 @njit(cache=True, nogil=True)
+def agreeing_pairs(r, w):
+    """The weighted agreeing ordered pairs of ratings of an item with category counts ``r``
+    (q,): sum_k r_k (sum_l w_kl r_l - 1), the numerator of its observed agreement. Every
+    category, none skipped: which are absent varies from item to item, and a branch on it
+    cost the standard error's pass more than the products."""
+    q = r.shape[0]
+    agreeing = 0.0
+    for k in range(q):
+        weighted = 0.0
+        for l in range(q):
+            weighted += w[k, l] * r[l]
+        agreeing += r[k] * (weighted - 1)
+    return agreeing
+
+
+@njit(cache=True, nogil=True)
 def item_terms(r, w, share):
     """Gwet's per-item terms of an item with category counts ``r`` (q,): returns (its
     raters m, its observed agreement sum_k r_k (sum_l w_kl r_l - 1) / (m (m - 1)), 0 where
@@ -142,12 +158,7 @@ def item_terms(r, w, share):
     m = 0.0
     for k in range(q):
         m += r[k]
-    agreeing = 0.0
-    for k in range(q):
-        weighted = 0.0
-        for l in range(q):
-            weighted += w[k, l] * r[l]
-        agreeing += r[k] * (weighted - 1)
+    agreeing = agreeing_pairs(r, w)
     divisor = max(m, 1.0)
     for k in range(q):
         share[k] = r[k] / divisor

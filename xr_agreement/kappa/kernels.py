@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.jit import njit
+from .formulas import agreeing_pairs
 
 
 # --- reading ratings -----------------------------------------------------------------
@@ -256,15 +257,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                         lam_k[c] += rated * own[a, c]
             observed_term = 0.0
             if m >= 2:
-                # every category, none skipped: which are absent varies from item to item,
-                # and a branch on it cost more than the products
-                agreeing = 0.0
-                for k in range(q):
-                    weighted = 0.0
-                    for l in range(q):
-                        weighted += w[k, l] * r[l]
-                    agreeing += r[k] * (weighted - 1)
-                observed_term = scale * (agreeing * pair_share[m] - expected)
+                observed_term = scale * (agreeing_pairs(r, w) * pair_share[m] - expected)
             expected_term = 0.0
             if varies:
                 if conger:

@@ -436,11 +436,14 @@ def _pair_values(sums, squares, w, multi_label, confidence, population_size):
     G = math.prod(lead)
     pair_out = np.empty((len(_values.PAIR_ROWS), *lead, n, n))
     category_out = np.empty((len(_values.CATEGORY_ROWS), *category_shape))
-    corpus_out = np.empty((len(_values.CORPUS_ROWS), *lead))
+    pair_reasons = np.empty((*lead, n, n), np.int64)
+    corpus_out = np.empty(lead)
+    corpus_counts = np.empty((2, *lead), np.int64)
     flat_table = np.ascontiguousarray(table, np.float64).reshape(G, *table.shape[len(lead):])
     outputs = (pair_out.reshape(-1, G, n, n),
                category_out.reshape(len(category_out), G, *category_shape[len(lead):]),
-               corpus_out.reshape(-1, G))
+               pair_reasons.reshape(G, n, n), corpus_out.reshape(G),
+               corpus_counts.reshape(2, G))
     if multi_label:
         common = sums["common"]
         # no squares: NaN squares give the NaN standard error
@@ -451,20 +454,17 @@ def _pair_values(sums, squares, w, multi_label, confidence, population_size):
             _ZERO_GAP, *outputs)
     else:
         _values.single_label_values(flat_table, w, z, population, _ZERO_GAP, *outputs)
-    values = dict(zip(_values.PAIR_ROWS, pair_out))
-    values.update(zip(_values.CATEGORY_ROWS, category_out))
-    values.update(zip(_values.CORPUS_ROWS, corpus_out))
+    # rows by index: iterating over an array builds its rows slower
+    values = {name: pair_out[i] for i, name in enumerate(_values.PAIR_ROWS)}
+    values.update({name: category_out[i] for i, name in enumerate(_values.CATEGORY_ROWS)})
     if multi_label:  # the items as counted (an int64 count, or a weighted sum)
         values["pair_n_pairable_items"] = sums["common"]
-    values["pair_undefined_reason"] = _reasons(_PAIR_REASONS, pair_out[-1])
-    values["n_pairs"] = corpus_out[1].astype(np.int64)
-    values["undefined_reason"] = _reasons(_CORPUS_REASONS, corpus_out[2])
+    values["pair_undefined_reason"] = _PAIR_REASONS[pair_reasons]
+    values["coefficient"] = corpus_out
+    values["n_pairs"] = corpus_counts[0]
+    # an array also when 0-d (indexing with a 0-d index gives a str of its own width)
+    values["undefined_reason"] = _CORPUS_REASONS[corpus_counts[1, ..., None]][..., 0]
     return values
-
-
-def _reasons(reasons, codes):
-    """The texts of float ``codes`` (an array also when 0-d: indexing would give a str)."""
-    return reasons[codes.reshape(-1).astype(np.intp)].reshape(codes.shape)
 
 
 # --------------------------------------------------------------------------- Cohen

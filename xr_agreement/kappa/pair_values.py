@@ -23,7 +23,9 @@ Layouts (G: the product of the lead dims, n annotators, q categories, L labels):
   ``category_out`` (:data:`CATEGORY_ROWS`, G, n, n, q) per category vs the rest;
 - multi-label ``table`` (G, L, n, n, 2, 2), ``common`` and ``squares`` (G, n, n):
   ``pair_out`` as above, ``category_out`` (:data:`CATEGORY_ROWS`, G, L, n, n) per label;
-- ``corpus_out`` (:data:`CORPUS_ROWS`, G).
+- ``pair_reasons`` (G, n, n) int64: the code of the reason a pair's coefficient is
+  undefined; ``corpus_out`` (G,): Light's kappa; ``corpus_counts`` (2, G) int64: the
+  defined pairs and the code of the reason Light's kappa is undefined.
 """
 
 from __future__ import annotations
@@ -32,13 +34,12 @@ import numpy as np
 
 from .._core.jit import njit
 
-# rows of pair_out: the pair values, then the code of the reason a coefficient is undefined
+# rows of pair_out and category_out
 PAIR_ROWS = ("pair_coefficient", "pair_observed", "pair_expected", "pair_coefficient_se",
              "pair_coefficient_lower", "pair_coefficient_upper", "pair_n_pairable_items",
-             "pair_pabak", "pair_bias_adjusted_kappa", "pair_undefined_reason")
+             "pair_pabak", "pair_bias_adjusted_kappa")
 CATEGORY_ROWS = ("category_coefficient", "category_coefficient_se",
                  "category_prevalence_index", "category_bias_index")
-CORPUS_ROWS = ("coefficient", "n_pairs", "undefined_reason")
 
 # codes of pair_undefined_reason and undefined_reason
 DEFINED, NO_COMMON, UNIT_EXPECTED = 0, 1, 2
@@ -187,12 +188,12 @@ def _pooled_kappa(observed_total, expected_total, used, tolerance):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pair_finish(pair_out, g, a, b, kappa, observed, expected, se, n, chance, scott, z,
-                 tolerance):
+def _pair_finish(pair_out, pair_reasons, g, a, b, kappa, observed, expected, se, n, chance,
+                 scott, z, tolerance):
     """A pair's row of ``pair_out``: kappa, P_o, P_e, the standard error and its limits at
     ``z`` (the upper one at most 1), the items, PABAK (against the uniform chance agreement
     ``chance`` = sum w / q^2), Byrt's bias-adjusted kappa (against Scott's ``scott``) and
-    the reason code."""
+    the reason code (in ``pair_reasons``)."""
     upper = kappa + z * se
     pair_out[0, g, a, b] = kappa
     pair_out[1, g, a, b] = observed
@@ -204,15 +205,15 @@ def _pair_finish(pair_out, g, a, b, kappa, observed, expected, se, n, chance, sc
     pair_out[7, g, a, b] = _ratio(observed - chance, 1 - chance, tolerance)
     pair_out[8, g, a, b] = _ratio(observed - scott, 1 - scott, tolerance)
     if n == 0:
-        pair_out[9, g, a, b] = NO_COMMON
+        pair_reasons[g, a, b] = NO_COMMON
     elif kappa != kappa:
-        pair_out[9, g, a, b] = UNIT_EXPECTED
+        pair_reasons[g, a, b] = UNIT_EXPECTED
     else:
-        pair_out[9, g, a, b] = DEFINED
+        pair_reasons[g, a, b] = DEFINED
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _corpus_finish(pair_out, corpus_out, g):
+def _corpus_finish(pair_out, corpus_out, corpus_counts, g):
     """Light's kappa of lead entry ``g``: the mean of the defined coefficients of the pairs
     a < b, their number and the reason code."""
     n = pair_out.shape[2]
@@ -224,9 +225,9 @@ def _corpus_finish(pair_out, corpus_out, g):
             if kappa == kappa:
                 total += kappa
                 count += 1
-    corpus_out[0, g] = total / count if count > 0 else np.nan
-    corpus_out[1, g] = count
-    corpus_out[2, g] = DEFINED if count > 0 else NO_DEFINED_PAIR
+    corpus_out[g] = total / count if count > 0 else np.nan
+    corpus_counts[0, g] = count
+    corpus_counts[1, g] = DEFINED if count > 0 else NO_DEFINED_PAIR
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -241,9 +242,10 @@ def _uniform_chance(w):
 
 
 @njit(cache=True, nogil=True, work=lambda table, w, z, population, tolerance, pair_out,
-      category_out, corpus_out: 8 * table.size * (1 + table.shape[-1]))
+      category_out, pair_reasons, corpus_out, corpus_counts:
+      8 * table.size * (1 + table.shape[-1]))
 def single_label_values(table, w, z, population, tolerance, pair_out, category_out,
-                        corpus_out):
+                        pair_reasons, corpus_out, corpus_counts):
     """Every value of single-label Cohen's kappa from the pairs' q x q tables (see the
     module's docstring): a pair's kappa with weights ``w``, and each category's kappa
     against the rest with identity weights (a binary split has no order), Byrt's prevalence
@@ -262,8 +264,8 @@ def single_label_values(table, w, z, population, tolerance, pair_out, category_o
                 n_ab, observed, expected, kappa, variance = _table_kappa(t, w, marginals,
                                                                          tolerance)
                 se = _corrected_se(variance, n_ab, population)
-                _pair_finish(pair_out, g, a, b, kappa, observed, expected, se, n_ab, chance,
-                             _scott_expected(w, marginals), z, tolerance)
+                _pair_finish(pair_out, pair_reasons, g, a, b, kappa, observed, expected, se,
+                             n_ab, chance, _scott_expected(w, marginals), z, tolerance)
                 for k in range(q):
                     _vs_rest(t, n_ab, k, binary)
                     n_k, _, _, kappa_k, variance_k = _table_kappa(binary, identity,
@@ -273,13 +275,13 @@ def single_label_values(table, w, z, population, tolerance, pair_out, category_o
                     category_out[1, g, a, b, k] = _corrected_se(variance_k, n_k, population)
                     category_out[2, g, a, b, k] = (binary[0, 0] - binary[1, 1]) / known
                     category_out[3, g, a, b, k] = (binary[0, 1] - binary[1, 0]) / known
-        _corpus_finish(pair_out, corpus_out, g)
+        _corpus_finish(pair_out, corpus_out, corpus_counts, g)
 
 
 @njit(cache=True, nogil=True, work=lambda table, common, squares, w, z, population, tolerance,
-      pair_out, category_out, corpus_out: 16 * table.size)
+      pair_out, category_out, pair_reasons, corpus_out, corpus_counts: 16 * table.size)
 def multi_label_values(table, common, squares, w, z, population, tolerance, pair_out,
-                       category_out, corpus_out):
+                       category_out, pair_reasons, corpus_out, corpus_counts):
     """Every value of multi-label Cohen's kappa from the pairs' 2x2 tables of each label
     (the row and column 1 the label said): per label the label's own kappa with weights
     ``w`` and Byrt's indices; per pair the coefficient pooled over the labels the pair
@@ -320,9 +322,9 @@ def multi_label_values(table, common, squares, w, z, population, tolerance, pair
                     if population == population:
                         variance = variance * (1 - n_ab / population)
                     se = np.sqrt(variance)
-                _pair_finish(pair_out, g, a, b, kappa, observed, expected, se, n_ab, chance,
-                             scott, z, tolerance)
-        _corpus_finish(pair_out, corpus_out, g)
+                _pair_finish(pair_out, pair_reasons, g, a, b, kappa, observed, expected, se,
+                             n_ab, chance, scott, z, tolerance)
+        _corpus_finish(pair_out, corpus_out, corpus_counts, g)
 
 
 # rows of pooled_terms' outputs

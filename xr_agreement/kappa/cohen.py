@@ -8,6 +8,8 @@ Every pair's table comes from one counting pass over the ratings (:mod:`.pair_ke
 single-label codes or multi-label decisions, in item runs on the thread pool (numpy) or one
 task per item block (dask); the pooled multi-label standard error from a second pass. The
 bootstrap's per-item columns (:func:`_cohen_columns`) still come from the one-hot indicator.
+Every value from the sums (counted, dask's, or a replicate's) in one kernel call over the
+pair tables (:mod:`.pair_values`, through :func:`_pair_values`).
 """
 
 from __future__ import annotations

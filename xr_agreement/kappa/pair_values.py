@@ -41,6 +41,10 @@ PAIR_ROWS = ("pair_coefficient", "pair_observed", "pair_expected", "pair_coeffic
 CATEGORY_ROWS = ("category_coefficient", "category_coefficient_se",
                  "category_prevalence_index", "category_bias_index")
 
+# The kernels' work= estimates (for the rule of _core.jit) count the steps of a pair's
+# table: some 8 a cell of the q x q table, 24 a category's 2x2 table against the rest, 10
+# a cell of a label's 2x2 table.
+
 # codes of pair_undefined_reason and undefined_reason
 DEFINED, NO_COMMON, UNIT_EXPECTED = 0, 1, 2
 NO_DEFINED_PAIR = 1
@@ -243,7 +247,7 @@ def _uniform_chance(w):
 
 @njit(cache=True, nogil=True, work=lambda table, w, z, population, tolerance, pair_out,
       category_out, pair_reasons, corpus_out, corpus_counts:
-      8 * table.size * (1 + table.shape[-1]))
+      8 * table.size + 24 * (table.size // max(table.shape[-1], 1)))
 def single_label_values(table, w, z, population, tolerance, pair_out, category_out,
                         pair_reasons, corpus_out, corpus_counts):
     """Every value of single-label Cohen's kappa from the pairs' q x q tables (see the
@@ -279,7 +283,7 @@ def single_label_values(table, w, z, population, tolerance, pair_out, category_o
 
 
 @njit(cache=True, nogil=True, work=lambda table, common, squares, w, z, population, tolerance,
-      pair_out, category_out, pair_reasons, corpus_out, corpus_counts: 16 * table.size)
+      pair_out, category_out, pair_reasons, corpus_out, corpus_counts: 10 * table.size)
 def multi_label_values(table, common, squares, w, z, population, tolerance, pair_out,
                        category_out, pair_reasons, corpus_out, corpus_counts):
     """Every value of multi-label Cohen's kappa from the pairs' 2x2 tables of each label
@@ -334,7 +338,7 @@ POOLED_TERM_ROWS = ("observed", "expected", "gap", "coefficient")
 
 
 @njit(cache=True, nogil=True, work=lambda table, w, tolerance, label_out, pooled_out:
-      16 * table.size)
+      10 * table.size)
 def pooled_terms(table, w, tolerance, label_out, pooled_out):
     """The terms of the pooled coefficient the standard error's lookups start from, by
     :func:`_table_kappa` and :func:`_pooled_kappa` as :func:`multi_label_values` has them:

@@ -362,12 +362,21 @@ def _cohen_point(data, sums) -> dict:
             for name, value in _cohen_values(data, 0.95, None, sums)[0].items()}
 
 
-# the variables of cohen in their order; category_* are named pair_category_* (pair_label_*)
-_ORDER = ("pair_coefficient", "pair_observed", "pair_expected", "pair_coefficient_se",
-          "pair_coefficient_lower", "pair_coefficient_upper", "pair_n_pairable_items",
-          "pair_pabak", "pair_bias_adjusted_kappa", "category_coefficient",
-          "category_coefficient_se", "category_prevalence_index", "category_bias_index",
-          "pair_undefined_reason", "coefficient", "n_pairs", "undefined_reason")
+# the variables of cohen in their order, each with the dims it has ("pair": the pair lead
+# and the pairs, "category": with the categories or labels, "corpus": the pair lead) and its
+# public name on single- and on multi-label input
+_ORDER = tuple(
+    (name, dims, name.replace("category_", "pair_category_", 1) if dims == "category" else name,
+     name.replace("category_", "pair_label_", 1) if dims == "category" else name)
+    for name, dims in (
+        ("pair_coefficient", "pair"), ("pair_observed", "pair"), ("pair_expected", "pair"),
+        ("pair_coefficient_se", "pair"), ("pair_coefficient_lower", "pair"),
+        ("pair_coefficient_upper", "pair"), ("pair_n_pairable_items", "pair"),
+        ("pair_pabak", "pair"), ("pair_bias_adjusted_kappa", "pair"),
+        ("category_coefficient", "category"), ("category_coefficient_se", "category"),
+        ("category_prevalence_index", "category"), ("category_bias_index", "category"),
+        ("pair_undefined_reason", "pair"), ("coefficient", "corpus"), ("n_pairs", "corpus"),
+        ("undefined_reason", "corpus")))
 
 
 def _cohen_values(data, confidence, population_size=None, sums=None):
@@ -391,22 +400,16 @@ def _cohen_values(data, confidence, population_size=None, sums=None):
         prefix, lead, arrays = _given_sums(data, sums)
         values = _pair_values(arrays, None, w, multi_label, confidence, population_size)
     pair_lead = (*prefix, *(lead[:-1] if multi_label else lead))
+    dims = {"pair": (*pair_lead, *_PAIR), "corpus": pair_lead}
     if multi_label:
-        category_dims = (*prefix, *lead, *_PAIR)
+        dims["category"] = (*prefix, *lead, *_PAIR)
         category_dim = data["label"]
     else:
-        category_dims = (*prefix, *lead, *_PAIR, "category")
+        dims["category"] = (*prefix, *lead, *_PAIR, "category")
         category_dim = "category"
-    level = "pair_label" if multi_label else "pair_category"  # the names' prefixes
-    out = {}
-    for name in _ORDER:
-        if name.startswith("category_"):
-            out[level + name[len("category"):]] = variable(category_dims, values[name])
-        elif name.startswith("pair_"):
-            out[name] = variable((*pair_lead, *_PAIR), values[name])
-        else:
-            out[name] = variable(pair_lead, values[name])
-    return out, category_dim
+    public = 3 if multi_label else 2
+    return ({entry[public]: variable(dims[entry[1]], values[entry[0]]) for entry in _ORDER},
+            category_dim)
 
 
 # the reasons of undefined values by the codes of .pair_values

@@ -242,7 +242,8 @@ def test_the_values_from_column_sums_are_the_counted_ones(kind):
         values[rng.random(values.shape) < 0.1] = np.nan
         da = xr.DataArray(values, dims=("item", "annotator", "label"))
     data = _prepare(da, None, None, "item", "annotator", "label")
-    counted = cohen_module._cohen_values(data, 0.95)[0]
+    counted = {name: xr.Variable(*value)
+               for name, value in cohen_module._cohen_values(data, 0.95)[0].items()}
     data = _one_hot(data)
     columns = cohen_module._cohen_columns(data)
     sums = {}

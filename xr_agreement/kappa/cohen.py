@@ -21,7 +21,6 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask, kernel_input
-from .._core.dataset import variable
 from .._core.threads import _in_threads
 from . import pair_kernels as _kernels
 from . import pair_values as _values
@@ -358,8 +357,8 @@ def _given_sums(data, sums):
 
 def _cohen_point(data, sums) -> dict:
     """:func:`cohen`'s values from column sums (bootstrap replicates; no confidence level)."""
-    return {name: xr.DataArray(value)
-            for name, value in _cohen_values(data, 0.95, None, sums)[0].items()}
+    return {name: xr.DataArray(value, dims=dims)
+            for name, (dims, value) in _cohen_values(data, 0.95, None, sums)[0].items()}
 
 
 # the variables of cohen in their order, each with the dims it has ("pair": the pair lead
@@ -380,8 +379,8 @@ _ORDER = tuple(
 
 
 def _cohen_values(data, confidence, population_size=None, sums=None):
-    """Every value of :func:`cohen` from :func:`_prepare`'s output, as ``xarray.Variable``
-    (dims, no coordinates), and the category dim.
+    """Every value of :func:`cohen` from :func:`_prepare`'s output, as ``(dims, array)`` by
+    name, and the category dim.
 
     Without ``sums``, from the kernels' counting passes over the ratings. Given ``sums``
     (weighted sums over items of :func:`_cohen_columns`, dims resample, ...) the values on
@@ -408,7 +407,7 @@ def _cohen_values(data, confidence, population_size=None, sums=None):
         dims["category"] = (*prefix, *lead, *_PAIR, "category")
         category_dim = "category"
     public = 3 if multi_label else 2
-    return ({entry[public]: variable(dims[entry[1]], values[entry[0]]) for entry in _ORDER},
+    return ({entry[public]: (dims[entry[1]], values[entry[0]]) for entry in _ORDER},
             category_dim)
 
 

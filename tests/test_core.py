@@ -14,6 +14,7 @@ import xarray as xr
 import xr_agreement
 from xr_agreement._core.arrays import divide
 from xr_agreement._core.dataset import (dataset, dimension_coordinates, input_coordinates,
+                                        renamed_coordinates,
                                         variable)
 
 NUMERATORS = [3.0, 0.0, -2.0, 1.0, 5.0, 0.0]
@@ -181,6 +182,29 @@ def test_dataset_variables_first_orders_dims_as_assign_coords():
     extra = {"more": (("round",), np.ones(2))}
     assert list(built.assign(extra).dims) == list(public.assign(extra).dims)
     assert list(dataset(variables, coords).dims)[:2] == ["round", "label"]  # coordinates first
+
+
+def test_renamed_coordinates_equal_a_new_coordinate_of_the_same_values():
+    """The input's annotator index under the pair dims: the same Dataset as one built from
+    the values; kept for the next call on that index, with variables of its own (attrs set
+    on one result do not reach the next); nothing for a multi-index or no index."""
+    da_ = _annotations()
+    variables = {"pair": xr.Variable(("annotator_1", "annotator_2"), np.ones((3, 3)))}
+    names = ("annotator_1", "annotator_2")
+    first = dataset(variables, renamed_coordinates(da_, "annotator", names))
+    values = da_.annotator.values
+    public = xr.Dataset(variables).assign_coords(annotator_1=values, annotator_2=values)
+    xr.testing.assert_identical(first, public)
+    for dim in names:
+        assert first.xindexes[dim].equals(public.xindexes[dim])
+        assert first.xindexes[dim].index.name == dim
+    assert first.pair.sel(annotator_1="ann-b", annotator_2="ann-c").item() == 1
+    first.annotator_1.attrs["note"] = "edited"
+    again = dataset(variables, renamed_coordinates(da_, "annotator", names))
+    assert again.annotator_1.attrs == {}
+    assert again.xindexes["annotator_1"] is first.xindexes["annotator_1"]  # kept
+    assert renamed_coordinates(da_, "item", names).variables == {}  # a multi-index
+    assert renamed_coordinates(da_.drop_vars("annotator"), "annotator", names).variables == {}
 
 
 @pytest.mark.parametrize("values", [

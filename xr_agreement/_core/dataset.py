@@ -69,9 +69,7 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
         if id(data) in made:
             first = made[id(data)]
             index = PandasIndex(first.index.rename(dim), dim, coord_dtype=first.coord_dtype)
-            for name, coordinate in index.create_variables().items():
-                variables[name] = coordinate
-                indexes[name] = index
+            _add_index(variables, indexes, index, index.create_variables())
             continue
         original = data
         data = np.asarray(data)
@@ -79,12 +77,9 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
             raise ValueError(f"values of dimension coordinate {dim!r} must be 1-D, got shape "
                              f"{data.shape}")
         if data.size <= SMALL_INDEX and data.dtype.kind in "biufU":
-            # a family's few categories: the index made once (see _small_index)
-            index = _small_index(dim, data.dtype.str, data.tobytes())
-            made[id(original)] = index
-            for name, coordinate in index.create_variables().items():
-                variables[name] = coordinate
-                indexes[name] = index
+            # a family's few categories: the index and its variable made once (_small_index)
+            index, made_variables = _small_index(dim, data.dtype.str, data.tobytes())
+            _add_index(variables, indexes, index, _own_variables(made_variables))
             continue
         if data.dtype == object:
             # as xarray converts them: Timestamps, datetimes and timedeltas become
@@ -92,10 +87,53 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
             data = xr.Variable((dim,), data).values
         index = PandasIndex(data, dim, coord_dtype=data.dtype)
         made[id(original)] = index
-        for name, coordinate in index.create_variables().items():
-            variables[name] = coordinate
-            indexes[name] = index
+        _add_index(variables, indexes, index, index.create_variables())
     return InputCoordinates(variables, indexes)
+
+
+def renamed_coordinates(da: xr.DataArray, dim: str, names: Iterable[str]) -> InputCoordinates:
+    """The index of ``da``'s dimension coordinate ``dim`` under each of ``names`` as
+    dimension coordinates of their own (Cohen's ``annotator_1`` and ``annotator_2`` of the
+    input's ``annotator``), for :func:`dataset`; empty unless ``dim`` has a plain pandas
+    index. That index is reused as it is (renamed, not rebuilt: rebuilding an index of
+    strings took 0.1 ms a dim), and the renamed indexes are kept for the next call on the
+    same index (:data:`_RENAMED`)."""
+    from xarray.indexes import PandasIndex
+
+    index = da.xindexes.get(dim) if dim in da.dims else None
+    variables, indexes = {}, {}
+    if type(index) is not PandasIndex:  # none, or a multi-index (its levels keep their names)
+        return InputCoordinates(variables, indexes)
+    for name in names:
+        key = (id(index), dim, name)
+        kept = _RENAMED.get(key)
+        if kept is None or kept[0] is not index:
+            renamed = index.rename({dim: name}, {dim: name})
+            kept = (index, renamed, renamed.create_variables())
+            if len(_RENAMED) >= RENAMED_KEPT:
+                _RENAMED.pop(next(iter(_RENAMED)))  # the oldest
+            _RENAMED[key] = kept
+        _add_index(variables, indexes, kept[1], _own_variables(kept[2]))
+    return InputCoordinates(variables, indexes)
+
+
+# The renamed indexes of :func:`renamed_coordinates`, by the id of the input's index (the
+# entry holds that index, so its id is not reused while the entry lives), oldest first.
+_RENAMED: dict = {}
+
+RENAMED_KEPT = 32
+
+
+def _own_variables(made: Mapping[str, xr.Variable]) -> dict:
+    """Shallow copies of index variables that several results share (data and index are
+    immutable, a Variable's attrs are not: editing one result's must not reach the next)."""
+    return {name: coordinate.copy(deep=False) for name, coordinate in made.items()}
+
+
+def _add_index(variables: dict, indexes: dict, index, made: Mapping[str, xr.Variable]):
+    for name, coordinate in made.items():
+        variables[name] = coordinate
+        indexes[name] = index
 
 
 # The instance slots of xarray.Variable that :func:`variable` fills (Variable's own and its
@@ -220,13 +258,15 @@ SMALL_INDEX = 64
 
 @lru_cache(maxsize=256)
 def _small_index(dim: str, dtype: str, data: bytes):
-    """The pandas index of a few values (their dtype and bytes: hashable): about 40 us to
-    build, a tenth of a small alpha or kappa call. Indexes are immutable, so results share
-    them, as :func:`_dimension_coordinate`'s."""
+    """The pandas index of a few values (their dtype and bytes: hashable) and its variables:
+    about 50 us to build, a tenth of a small alpha or kappa call. Indexes are immutable, so
+    results share them, as :func:`_dimension_coordinate`'s (the variables as shallow copies,
+    :func:`_own_variables`)."""
     from xarray.indexes import PandasIndex
 
     values = np.frombuffer(data, dtype=np.dtype(dtype)).copy()
-    return PandasIndex(values, dim, coord_dtype=values.dtype)
+    index = PandasIndex(values, dim, coord_dtype=values.dtype)
+    return index, index.create_variables()
 
 
 @lru_cache(maxsize=64)

@@ -341,9 +341,9 @@ def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
     carry crosses). A, B and n11 are popcounts of the bits. The terms of a block of
     :data:`INFLUENCE_BLOCK` items are then vector loops over the items, a pair at a time
     (item by item they took longer than the lookups: 130 ns against 80). At (5 annotators,
-    50 labels), one thread: 80 ns an item (65 the lookups, 15 the terms), against 250-310
-    ns for the dot products of the bytes with S that this replaces (measured side by side,
-    a busy machine).
+    50 labels), one thread: 80-100 ns an item (12-15 of them the terms), against 250-340
+    ns for the dot products of the bytes with S that this replaces (measured side by side
+    in one process, on a busy machine).
     """
     G, N, n, L = values.shape
     P = first.size

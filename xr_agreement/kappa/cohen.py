@@ -288,9 +288,12 @@ def _influence_squares(array, plan, runs):
             padded[..., :array.shape[3]] = array
             array = padded
 
+        # one word of bits and one chunk of sums: the kernel with those as constants
+        short = array.shape[3] <= 64 and array.shape[2] <= 8
+        complete = _kernels.complete_influence_short if short else _kernels.complete_influence
+
         def kernel(i0, i1, out):
-            _kernels.complete_influence(array, first, second, plan["coefficients"],
-                                        plan["ones"], i0, i1, out)
+            complete(array, first, second, plan["coefficients"], plan["ones"], i0, i1, out)
     else:
         def kernel(i0, i1, out):
             _kernels.pooled_influence(array, plan["missing"], plan["group"], first, second,

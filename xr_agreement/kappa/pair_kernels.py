@@ -258,22 +258,27 @@ def _byte_sums(rates, g, C, table):
     (v = its top bit t + the rest)."""
     n, L = rates.shape[1:]
     K = table.size // (1024 * C)
+    pair = np.zeros(4, np.uint64)  # the bit's 4 words
     for c in range(C):
         for k in range(K):
-            base = (c * K + k) * 1024
+            base = np.uint64((c * K + k) * 1024)
             for q in range(4):
-                table[base + q] = 0
+                table[base + np.uint64(q)] = 0
             for t in range(8):
                 j = k * 8 + t
                 for q in range(4):
                     low = 8 * c + 2 * q
-                    rate = np.uint64(0)
+                    pair[q] = 0
                     if j < L and low < n:
-                        rate = np.uint64(rates[g, low, j])
+                        pair[q] = np.uint64(rates[g, low, j])
                     if j < L and low + 1 < n:
-                        rate |= np.uint64(rates[g, low + 1, j]) << np.uint64(32)
-                    for v in range(1 << t, 2 << t):
-                        table[base + 4 * v + q] = table[base + 4 * (v - (1 << t)) + q] + rate
+                        pair[q] |= np.uint64(rates[g, low + 1, j]) << np.uint64(32)
+                # entries v with top bit t: v - 2^t's plus the bit's; contiguous (2x faster
+                # than a word at a time)
+                rest = base
+                for at in range(base + np.uint64(4 << t), base + np.uint64(8 << t)):
+                    table[at] = table[rest] + pair[at & np.uint64(3)]
+                    rest += np.uint64(1)
 
 
 # Items per block of complete_influence: its pair terms are vector loops over a block's items.

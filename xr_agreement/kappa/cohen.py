@@ -275,36 +275,55 @@ def _group_lookup(lookup, states, group):
     return table
 
 
+# The complete pass's byte tables (64 KB per extra-dims value at up to 64 labels and 8
+# annotators) are built for at most this many bytes at a time: extra-dims values beyond go
+# in further passes.
+TABLE_BYTES = 1 << 24
+
+
 def _influence_squares(array, plan, runs):
     """The sums over items of the squared influence terms of the planned pairs (G, pairs)
     over numpy ``array``, in ``runs`` item runs added in order."""
     array = kernel_input(array)
     G, N = array.shape[:2]
     first, second = plan["first"], plan["second"]
-    if "coefficients" in plan:
-        array = _bytes(array)
-        if array.shape[3] < 8:  # zero labels up to 8 (they add nothing to any sum)
-            padded = np.zeros((*array.shape[:3], 8), np.uint8)
-            padded[..., :array.shape[3]] = array
-            array = padded
-
-        # one word of bits and one chunk of sums: the kernel with those as constants
-        short = array.shape[3] <= 64 and array.shape[2] <= 8
-        complete = _kernels.complete_influence_short if short else _kernels.complete_influence
-
-        def kernel(i0, i1, out):
-            complete(array, first, second, plan["coefficients"], plan["ones"], i0, i1, out)
-    else:
+    if "coefficients" not in plan:
         def kernel(i0, i1, out):
             _kernels.pooled_influence(array, plan["missing"], plan["group"], first, second,
                                       plan["table"], i0, i1, out)
 
-    def run(i0, i1):
-        out = np.zeros((G, first.size))
-        kernel(i0, i1, out)
-        return (out,)
+        return _added(_in_threads(lambda i0, i1: _run(kernel, G, first.size, i0, i1), N,
+                                  runs))
+    array = _bytes(array)
+    if array.shape[3] < 8:  # zero labels up to 8 (they add nothing to any sum)
+        padded = np.zeros((*array.shape[:3], 8), np.uint8)
+        padded[..., :array.shape[3]] = array
+        array = padded
+    n, L = array.shape[2:]
+    W, C = -(-L // 64), -(-n // 8)
+    # one word of bits and one chunk of sums: the kernel with those as constants
+    complete = _kernels.complete_influence_short if W == C == 1 else _kernels.complete_influence
+    step = max(1, TABLE_BYTES // (C * W * 8 * 1024 * 8))
+    squares = np.zeros((G, first.size))
+    for g0 in range(0, G, step):
+        g1 = min(G, g0 + step)
+        part, coefficients = array[g0:g1], plan["coefficients"][g0:g1]
+        tables = _kernels.byte_tables(plan["ones"][g0:g1], W, C)
 
-    return _added(_in_threads(run, N, runs))
+        def kernel(i0, i1, out, part=part, coefficients=coefficients, tables=tables):
+            complete(part, first, second, coefficients, tables, i0, i1, out)
+
+        squares[g0:g1] = _added(_in_threads(
+            lambda i0, i1, kernel=kernel, size=g1 - g0: _run(kernel, size, first.size, i0, i1),
+            N, runs))[0]
+    return (squares,)
+
+
+def _run(kernel, G, pairs, i0, i1):
+    """One item run of :func:`_influence_squares`: ``kernel`` into zeros (G, pairs)."""
+    out = np.zeros((G, pairs))
+    kernel(i0, i1, out)
+    return (out,)
 
 
 def _pair_squares(squares, plan, shape):

@@ -250,35 +250,30 @@ def _byte_bits(flat, at):
     return (x * np.uint64(0x0102040810204080)) >> np.uint64(56)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _byte_sums(rates, g, C, table):
-    """table[((c K + k) 256 + v) 4 + q] = the sum over the set bits t of v of rates[g, b,
-    8 k + t] for b = 8 c + 2 q in the low 32 bits and b + 1 in the high (0 for b >= n and
-    labels past L), for the K = table.size / (1024 C) groups of 8 labels; built bit by bit
-    (v = its top bit t + the rest)."""
-    n, L = rates.shape[1:]
-    K = table.size // (1024 * C)
-    pair = np.zeros(4, np.uint64)  # the bit's 4 words
-    for c in range(C):
-        for k in range(K):
-            base = np.uint64((c * K + k) * 1024)
-            for q in range(4):
-                table[base + np.uint64(q)] = 0
-            for t in range(8):
-                j = k * 8 + t
-                for q in range(4):
-                    low = 8 * c + 2 * q
-                    pair[q] = 0
-                    if j < L and low < n:
-                        pair[q] = np.uint64(rates[g, low, j])
-                    if j < L and low + 1 < n:
-                        pair[q] |= np.uint64(rates[g, low + 1, j]) << np.uint64(32)
-                # entries v with top bit t: v - 2^t's plus the bit's; contiguous (2x faster
-                # than a word at a time)
-                rest = base
-                for at in range(base + np.uint64(4 << t), base + np.uint64(8 << t)):
-                    table[at] = table[rest] + pair[at & np.uint64(3)]
-                    rest += np.uint64(1)
+def byte_tables(ones, W, C):
+    """The tables of :func:`complete_influence` from ``ones`` (G, n, L) (S_b[j]: the items b
+    said 1 to label j, int32, zero past L): (G, C * 8 W * 1024) uint64, entry ((c 8 W + k)
+    256 + v) 4 + q the sums over the set bits t of v of S_b[8 k + t] for b = 8 c + 2 q in
+    the low 32 bits and b + 1 in the high (0 for b >= n and labels past L). With numpy, once
+    per call (in a kernel each item run built its own, and interpreted a table took 14 ms);
+    float products of 0/1 and counts below 2^53 are exact."""
+    G, n, L = ones.shape
+    K = 8 * W
+    rates = np.zeros((G, 8 * C, 8 * K))
+    rates[:, :n, :L] = ones
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (v, t)
+    sums = (rates.reshape(G, 8 * C, K, 8) @ bits.T.astype(np.float64)).astype(np.uint64)
+    pairs = sums.reshape(G, C, 4, 2, K, 256)  # b = 8 c + 2 q + h
+    words = pairs[:, :, :, 0] | (pairs[:, :, :, 1] << np.uint64(32))  # (G, C, q, K, v)
+    return np.ascontiguousarray(words.transpose(0, 1, 3, 4, 2)).reshape(G, -1)
+
+
+def _influence_work(values, first, i0, i1):
+    """The interpreted steps of :func:`complete_influence` (see ``jit``): interpreted, an
+    item took some 4 us per annotator and label or pair (1.3 ms at 5 annotators, 50
+    labels)."""
+    G, _, n, L = values.shape
+    return G * 4 * (i1 - i0) * n * (L + first.size)
 
 
 # Items per block of complete_influence: its pair terms are vector loops over a block's items.
@@ -290,8 +285,8 @@ def _item_sums(flat, row, L, table, C, W, a, said, words, counts, at, block):
     """One item's sums of :func:`complete_influence` for annotator a, whose row of L >= 8
     decisions starts at ``flat[row]``: said[(4 (a C + c) + q) block + at] (the two 32-bit
     sums x . S_b for b = 8 c + 2 q and b + 1), words[(a W + w) block + at] (the bits) and
-    counts[a block + at] (the 1s), from :func:`_byte_sums`' table. Offsets unsigned (with
-    signed ones LLVM turned the loops into gathers and scatters)."""
+    counts[a block + at] (the 1s), from the byte table (:func:`byte_tables`). Offsets
+    unsigned (with signed ones LLVM turned the loops into gathers and scatters)."""
     groups = np.uint64(8 * W)
     last = np.uint64(L - 8)  # where the row's last 8 bytes start
     total = np.uint64(0)
@@ -330,18 +325,19 @@ def _item_sums(flat, row, L, table, C, W, a, said, words, counts, at, block):
     counts[np.uint64(a * block) + at] = np.int64(total)
 
 
-@njit(cache=True, nogil=True, work=lambda values, first, second, coefficients, ones, i0, i1,
-      out: values.shape[0] * (i1 - i0) * values.shape[2] * (values.shape[3] + first.size))
-def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
+@njit(cache=True, nogil=True, work=lambda values, first, second, coefficients, tables, i0, i1,
+      out: _influence_work(values, first, i0, i1))
+def complete_influence(values, first, second, coefficients, tables, i0, i1, out):
     """:func:`pooled_influence` on complete 0/1 decisions (C-contiguous uint8) from integer
     sums: there a pair's term is ``C + delta n11 + k_a A + k_b B + lam (x_a . S_b + x_b .
     S_a)`` (coefficients[g, p] in this order), with A, B the labels a and b said 1 to on the
-    item, n11 those both did, and S_b[j] = ``ones[g, b, j]`` the items b said 1 to label j
-    in all (x_a . S_b < 2^31: the caller sends larger sums elsewhere).
+    item, n11 those both did, and S_b[j] the items b said 1 to label j in all (x_a . S_b <
+    2^31: the caller sends larger sums elsewhere), summed 8 labels at a time in ``tables``
+    (:func:`byte_tables`).
 
     The "four Russians" method: an item's decisions of annotator a are read as bits, a
     byte per 8 labels, and each byte indexes a table of its labels' sums of S_b for every b
-    at once (built once per extra-dims value), so that the n dot products x_a . S_b take a
+    at once (a table per extra-dims value), so that the n dot products x_a . S_b take a
     lookup per 8 labels; two 32-bit sums share a 64-bit word (they stay below 2^31, so no
     carry crosses). A, B and n11 are popcounts of the bits. The terms of a block of
     :data:`INFLUENCE_BLOCK` items are then vector loops over the items, a pair at a time
@@ -350,27 +346,26 @@ def complete_influence(values, first, second, coefficients, ones, i0, i1, out):
     :func:`complete_influence_short`, against 250-340 ns for the dot products of the bytes
     with S that this replaces (measured side by side in one process, on a busy machine).
     """
-    _influence_pass(values, first, second, coefficients, ones, i0, i1, out,
+    _influence_pass(values, first, second, coefficients, tables, i0, i1, out,
                     -(-values.shape[3] // 64), -(-values.shape[2] // 8))
 
 
-@njit(cache=True, nogil=True, work=lambda values, first, second, coefficients, ones, i0, i1,
-      out: values.shape[0] * (i1 - i0) * values.shape[2] * (values.shape[3] + first.size))
-def complete_influence_short(values, first, second, coefficients, ones, i0, i1, out):
+@njit(cache=True, nogil=True, work=lambda values, first, second, coefficients, tables, i0, i1,
+      out: _influence_work(values, first, i0, i1))
+def complete_influence_short(values, first, second, coefficients, tables, i0, i1, out):
     """:func:`complete_influence` for at most 64 labels and 8 annotators: one word of bits
     and one chunk of sums, constants here, so that LLVM drops those loops (12% of the pass
     at (5 annotators, 50 labels); the two cases in one kernel ran 2x slower)."""
-    _influence_pass(values, first, second, coefficients, ones, i0, i1, out, 1, 1)
+    _influence_pass(values, first, second, coefficients, tables, i0, i1, out, 1, 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _influence_pass(values, first, second, coefficients, ones, i0, i1, out, W, C):
+def _influence_pass(values, first, second, coefficients, tables, i0, i1, out, W, C):
     """:func:`complete_influence` with W words of bits per row and C chunks of sums."""
     G, N, n, L = values.shape
     P = first.size
     B = INFLUENCE_BLOCK
     flat = values.reshape(-1)
-    table = np.zeros(C * W * 8 * 1024, np.uint64)
     said = np.zeros(n * 4 * C * B, np.uint64)
     words = np.zeros(n * W * B, np.uint64)
     counts = np.zeros(n * B, np.int64)
@@ -378,7 +373,7 @@ def _influence_pass(values, first, second, coefficients, ones, i0, i1, out, W, C
     squares = np.zeros(P * B)
     mask = np.uint64(0xFFFFFFFF)
     for g in range(G):
-        _byte_sums(ones, g, C, table)
+        table = tables[g]
         squares[:] = 0
         for b0 in range(i0, i1, B):
             size = min(B, i1 - b0)

@@ -155,3 +155,19 @@ def test_pairwise_sum_is_numpys_sum(set_mode, mode):
     for n in [*range(0, 300), 1000, 1023, 1025, 4099]:
         a = rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3, n)
         assert finish_kernels.pairwise_sum(a) == a.sum()
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal"])  # small path, general path
+def test_results_share_no_attrs(metric):
+    """Attrs are made once and copied into each result: editing one result's leaves the
+    next one's as they were."""
+    da = CASES["float, 5% missing"]()
+    first = xr_agreement.alpha(da, metric)
+    first.attrs["metric"] = "edited"
+    first.attrs["ci_level"] = 0.5
+    first.alpha.attrs["long_name"] = "edited"
+    first.category.attrs["edited"] = True
+    second = xr_agreement.alpha(da, metric)
+    assert second.attrs["metric"] == metric and second.attrs["ci_level"] == 0.95
+    assert second.alpha.attrs["long_name"] == "Krippendorff's alpha"
+    assert "edited" not in second.category.attrs

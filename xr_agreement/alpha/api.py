@@ -400,21 +400,21 @@ def alpha(
             raise ValueError("categories= applies to single-label ratings; this array has the "
                              f"label dim {label!r}")
         check_binary_dtype(da)
-    result = None
     if name == "nominal" and not multi_label and not bootstrapped and categories is None:
         result = _small_alpha(da, item, annotator, ci if analytic else None, population_size,
                               metric=metric, label=label)  # described as it is built
-    if result is None:
-        options = dict(item=item, annotator=annotator, label=label if multi_label else None,
-                       categories=categories, ci=ci if analytic else None,
-                       population_size=population_size)
-        if name == "hamming":
-            result = _hamming_alpha(da, item, annotator, label)
-        elif _is_dask(da.data):
-            result = _dask_alpha(da, metric, name, multi_label, **options)
-        else:
-            result = _numpy_alpha(da, metric, name, multi_label, **options)
-        _describe(result, da, metric, name, multi_label, item, annotator, label)
+        if result is not None:
+            return result
+    options = dict(item=item, annotator=annotator, label=label if multi_label else None,
+                   categories=categories, ci=ci if analytic else None,
+                   population_size=population_size)
+    if name == "hamming":
+        result = _hamming_alpha(da, item, annotator, label)
+    elif _is_dask(da.data):
+        result = _dask_alpha(da, metric, name, multi_label, **options)
+    else:
+        result = _numpy_alpha(da, metric, name, multi_label, **options)
+    _describe(result, da, metric, name, multi_label, item, annotator, label)
     if analytic:
         result.attrs.update(ci_level=float(ci), ci_method="analytic")
     elif ci is not None and ci_method.lower() == "analytic":  # label sets: none exists
@@ -466,24 +466,35 @@ def _describe(result, da, metric, name, multi_label, item, annotator, label):
         attrs = described.get(var)
         if attrs is not None:
             variable.attrs = attrs  # (copied by the setter)
-    result.attrs = _dataset_attrs(da, metric, name, multi_label, item, annotator, label)
+    result.attrs = _dataset_attrs(da, metric, name, multi_label, item, annotator,
+                                  label)  # (copied by the setter)
 
 
-def _dataset_attrs(da, metric, name, multi_label, item, annotator, label) -> dict:
-    """The attrs of :func:`alpha`'s Dataset (before any ``ci_*``)."""
+def _dataset_attrs(da, metric, name, multi_label, item, annotator, label,
+                   ci_level=None) -> dict:
+    """The attrs of :func:`alpha`'s Dataset, with ``ci_level`` and ``ci_method`` for Gwet's
+    interval at ``ci_level``. Shared between results (made once): copy it to change it."""
     definitions = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
     sizes = dict(zip(da.dims, da.shape))  # (da.sizes builds a mapping on every read)
+    definition = definitions[name] if name in definitions else (
+        f"user-supplied distance {getattr(metric, '__name__', repr(metric))}")
+    return _attrs(name, definition, sizes[item], sizes[annotator],
+                  sizes[label] if multi_label else None, ci_level)
+
+
+@functools.lru_cache(maxsize=256)
+def _attrs(name, definition, n_items, n_annotators, n_labels, ci_level) -> dict:
     return {
         "metric": name,
-        "metric_definition": definitions[name] if name in definitions else (
-            f"user-supplied distance {getattr(metric, '__name__', repr(metric))}"),
-        "n_items": sizes[item],
-        "n_annotators": sizes[annotator],
-        **({"n_labels": sizes[label]} if multi_label else {}),
+        "metric_definition": definition,
+        "n_items": n_items,
+        "n_annotators": n_annotators,
+        **({"n_labels": n_labels} if n_labels is not None else {}),
         "missing_data": "missing ratings left out; items with fewer than 2 ratings are not "
         "pairable (Krippendorff's pairable values)",
         "reference": "Krippendorff, Content Analysis (2004/2019), ch. 12; Passonneau (2006) "
         "for MASI; Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., for alpha_se",
+        **({} if ci_level is None else {"ci_level": float(ci_level), "ci_method": "analytic"}),
     }
 
 
@@ -544,9 +555,9 @@ _NOMINAL_SE_PLAN = _Plan("nominal", "nominal", False, ci=0.95, parallel=True)
 
 def _small_alpha(da, item, annotator, ci, population_size, *, metric,
                  label) -> xr.Dataset | None:
-    """:func:`alpha`'s result (with the attrs of :func:`_describe`, before ``ci_*``) for
-    nominal alpha of a small numpy array of integral numbers (no declared categories), or
-    None where the general path must run.
+    """:func:`alpha`'s result (attrs and all, ``ci=None`` or Gwet's interval at ``ci``)
+    for nominal alpha of a small numpy array of integral numbers (no declared categories),
+    or None where the general path must run.
 
     One compiled call (:func:`.finish_kernels.small_nominal`: the general path's kernels,
     counting then finishing, with no Python between them) and the Dataset built once: at
@@ -601,7 +612,7 @@ def _small_alpha(da, item, annotator, ci, population_size, *, metric,
                            dimension_coordinates({"category": category,
                                                   "paired_category": category}),
                            _dataset_attrs(da, metric, "nominal", False, item, annotator,
-                                          label))
+                                          label, ci))
 
 
 @functools.lru_cache(maxsize=256)

@@ -7,6 +7,12 @@ the bootstrap on its replicates (:func:`alpha_terms`), and the small-call path
 (:func:`small_nominal`) calls the same kernels inside one compiled call, after the same
 counting kernel. Float sums run in numpy's order (:func:`pairwise_sum`), so that moving
 them here from numpy changed no result.
+
+:func:`small_nominal` calls kernels of :mod:`.kernels` (another file): numba's cache keys a
+kernel to its own source file, so after an edit of ``kernels.py`` a cached
+``small_nominal`` keeps the old code until this file changes or the cache folder is
+cleared (tests/test_alpha_small.py compares it with the general path). Compiling it takes
+as long as its callees again (some 30 s cold on a busy machine), once per cache.
 """
 
 from __future__ import annotations

@@ -52,8 +52,7 @@ def assert_same(small, reference):
 
 
 def takes_small_path(da, ci=0.95, population_size=None) -> bool:
-    return api._small_alpha(da, "item", "annotator", ci, population_size, metric="nominal",
-                            label="label") is not None
+    return api._small_alpha(da, "item", "annotator", ci, population_size) is not None
 
 
 def rounds(x3):

@@ -401,8 +401,8 @@ def alpha(
                              f"label dim {label!r}")
         check_binary_dtype(da)
     if name == "nominal" and not multi_label and not bootstrapped and categories is None:
-        result = _small_alpha(da, item, annotator, ci if analytic else None, population_size,
-                              metric=metric, label=label)  # described as it is built
+        # described as it is built
+        result = _small_alpha(da, item, annotator, ci if analytic else None, population_size)
         if result is not None:
             return result
     options = dict(item=item, annotator=annotator, label=label if multi_label else None,
@@ -553,8 +553,7 @@ SMALL_RATINGS = 1 << 13
 _NOMINAL_SE_PLAN = _Plan("nominal", "nominal", False, ci=0.95, parallel=True)
 
 
-def _small_alpha(da, item, annotator, ci, population_size, *, metric,
-                 label) -> xr.Dataset | None:
+def _small_alpha(da, item, annotator, ci, population_size) -> xr.Dataset | None:
     """:func:`alpha`'s result (attrs and all, ``ci=None`` or Gwet's interval at ``ci``)
     for nominal alpha of a small numpy array of integral numbers (no declared categories),
     or None where the general path must run.
@@ -611,8 +610,7 @@ def _small_alpha(da, item, annotator, ci, population_size, *, metric,
     return _result_dataset(finished, da, extra,
                            dimension_coordinates({"category": category,
                                                   "paired_category": category}),
-                           _dataset_attrs(da, metric, "nominal", False, item, annotator,
-                                          label, ci))
+                           _attrs("nominal", SINGLE_LABEL_METRICS["nominal"], N, n, None, ci))
 
 
 @functools.lru_cache(maxsize=256)

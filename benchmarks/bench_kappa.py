@@ -35,7 +35,8 @@ Gwet's rewriting of Krippendorff's, algebraically equal), so only rounding separ
 around 1e-15.
 
 Times are medians after one warm-up call of each function, the functions of a case called in
-alternation (bench_table's reason: the shared machine has slow and fast phases). A call whose
+alternation, in a shuffled order each round (bench_table's reasons: the shared machine has
+slow and fast phases, and a call right after a large one finds the caches cold). A call whose
 warm-up took over 2 s is repeated fewer times (as many as fit in about 45 s, at least 1); the
 output says how many. Optional peers (statsmodels, scikit-learn, agreement, interrater) that
 are not installed are reported and skipped. ``--quick`` runs the 50-item cases and cases 2

@@ -36,6 +36,11 @@ def with_kernel_input(da, weights=None, item="item", annotator="annotator", labe
     return data
 
 
+def variables(values):
+    """:func:`_cohen_values`' ``(dims, array)`` values as variables."""
+    return {name: xr.Variable(*value) for name, value in values[0].items()}
+
+
 # --------------------------------------------------------------------------- brute force
 
 
@@ -166,7 +171,7 @@ def test_pooled_se_is_the_per_item_formula(missing, weights, lookup_bytes, monke
         da = da.astype(np.uint8)
     data = with_kernel_input(da, weights)
     w = np.asarray(data["weights"])
-    out, _ = cohen_module._cohen_values(data, 0.95)
+    out = variables(cohen_module._cohen_values(data, 0.95))
     for r in range(2):
         kappa, se = per_item_pooled(values[r], w)
         np.testing.assert_allclose(out["pair_coefficient"].values[r], kappa, rtol=1e-12,
@@ -188,7 +193,7 @@ def test_compiled_and_interpreted_give_the_same_numbers():
         results = []
         for mode in ("always", "never"):
             jit.set_mode(mode)
-            results.append([cohen_module._cohen_values(with_kernel_input(da), 0.9)[0]
+            results.append([variables(cohen_module._cohen_values(with_kernel_input(da), 0.9))
                             for da in (decisions, complete, ratings)])
     finally:
         jit.set_mode(previous)
@@ -229,13 +234,13 @@ def test_dask_counts_each_block_in_its_own_task_and_equals_numpy(kind):
                                   np.uint8)
         dims = ("round", "item", "annotator", "label")
     da = xr.DataArray(values, dims=dims)
-    eager = cohen_module._cohen_values(with_kernel_input(da), 0.95)[0]
+    eager = variables(cohen_module._cohen_values(with_kernel_input(da), 0.95))
     data = with_kernel_input(da)
     key = "decisions" if kind != "single" else "codes"
     data[key] = dask.array.from_array(data[key], chunks=(2, (9, 20, 4, 17),
                                                          *data[key].shape[2:]))
     with raise_if_dask_computes():
-        lazy = cohen_module._cohen_values(data, 0.95)[0]
+        lazy = variables(cohen_module._cohen_values(data, 0.95))
     graph = dict(lazy["pair_coefficient"].data.__dask_graph__())
     tasks = [key_split(k) for k in graph]
     assert tasks.count("count") == 4  # key_split drops the underscore

@@ -703,12 +703,14 @@ def _intervals(arguments: dict) -> tuple:
 
 
 def _finish(out, data, category_dim, intervals, variables, method_name):
-    """The Dataset of ``out``: the analytic standard errors and bounds only with
-    ``ci_method="analytic"``, coordinates, variable and Dataset attrs, in one step (the
-    values come from plain arrays, with dims and no coordinates)."""
+    """The Dataset of ``out`` (``(dims, array)`` or variables by name): the analytic
+    standard errors and bounds only with ``ci_method="analytic"``, coordinates, variable and
+    Dataset attrs, in one step (the values come from plain arrays, with dims and no
+    coordinates)."""
     ci, ci_method = intervals[0], intervals[1]
     analytic = ci is not None and ci_method == "analytic"
-    out = {name: (value.dims, value.data) for name, value in out.items()}
+    out = {name: value if isinstance(value, tuple) else (value.dims, value.data)
+           for name, value in out.items()}
     if not analytic:
         out = {name: value for name, value in out.items()
                if not name.endswith(("_se", "_lower", "_upper"))}
@@ -728,15 +730,26 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
         target = [d for d in order if d in value_dims]
         if list(value_dims) != target:
             values = values.transpose([value_dims.index(d) for d in target])
-        described = variables.get(name)
-        attrs = None if described is None else dict(zip(("long_name", "symbol",
-                                                         "description"), described))
-        result_variables[name] = variable(target, values, attrs)
+        result_variables[name] = variable(target, values, _described(variables).get(name))
     attrs = _dataset_attrs(data, method_name)
     if analytic:
         attrs.update(ci_level=float(ci), ci_method="analytic")
     return dataset(result_variables, _result_coordinates(data, dims, category_dim), attrs,
                    variables_first=True)
+
+
+def _described(variables) -> dict:
+    """name -> attrs of a table of described variables (:data:`VARIABLES`,
+    :data:`COHEN_VARIABLES`), made once per table."""
+    kept = _DESCRIBED.get(id(variables))
+    if kept is None or kept[0] is not variables:
+        kept = (variables, {name: dict(zip(("long_name", "symbol", "description"), described))
+                            for name, described in variables.items()})
+        _DESCRIBED[id(variables)] = kept
+    return kept[1]
+
+
+_DESCRIBED: dict = {}
 
 
 def _result_coordinates(data, dims, category_dim) -> list:

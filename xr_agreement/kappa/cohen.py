@@ -8,22 +8,26 @@ Every pair's table comes from one counting pass over the ratings (:mod:`.pair_ke
 single-label codes or multi-label decisions, in item runs on the thread pool (numpy) or one
 task per item block (dask); the pooled multi-label standard error from a second pass. The
 bootstrap's per-item columns (:func:`_cohen_columns`) still come from the one-hot indicator.
+Every value from the sums (counted, dask's, or a replicate's) in one kernel call over the
+pair tables (:mod:`.pair_values`, through :func:`_pair_values`).
 """
 
 from __future__ import annotations
 
+import math
 from statistics import NormalDist
 
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _is_dask, divide, kernel_input
+from .._core.arrays import _is_dask, kernel_input
 from .._core.threads import _in_threads
 from . import pair_kernels as _kernels
+from . import pair_values as _values
 from .counts import _added, _runs
 from .lazy import tree_sum
 from .encode import _CAT, _COL, _ROW, _ZERO_GAP, REASONS
-from .gwet import _canonical, _layout, _nan_where_not, _pool_mean
+from .gwet import _canonical, _layout
 from .pair_kernels import shift_pairs
 
 _PAIR = ("annotator_1", "annotator_2")
@@ -130,16 +134,14 @@ def _bytes(array):
 def _sums(counts, multi_label, n, lead_shape, w):
     """The sums over items of :func:`_cohen_columns` (float arrays, see :func:`_given_sums`)
     from :func:`_count`'s counts."""
-    first, second = shift_pairs(n)
-    diagonal = np.arange(n)
     if not multi_label:
         (cells,) = counts
         q = w.shape[0]
-        # (G, a, r, b, c) with b >= a -> (G, a, b, r, c), the mirror's cells added
-        table = cells.reshape(-1, n, q, n, q).transpose(0, 1, 3, 2, 4).astype(np.float64)
-        mirror = table.transpose(0, 2, 1, 4, 3).copy()
-        mirror[:, diagonal, diagonal] = 0
-        return {"table": (table + mirror).reshape(*lead_shape, n, n, q, q)}
+        table = np.empty((cells.shape[0], n, n, q, q))
+        _values.pair_tables(cells, table)
+        return {"table": table.reshape(*lead_shape, n, n, q, q)}
+    first, second = shift_pairs(n)
+    diagonal = np.arange(n)
 
     def symmetric(upper, lower=None):  # (G, P, ...) -> (G, n, n, ...)
         full = np.empty((upper.shape[0], n, n, *upper.shape[2:]), np.float64)
@@ -355,12 +357,30 @@ def _given_sums(data, sums):
 
 def _cohen_point(data, sums) -> dict:
     """:func:`cohen`'s values from column sums (bootstrap replicates; no confidence level)."""
-    return _cohen_values(data, 0.95, None, sums)[0]
+    return {name: xr.DataArray(value, dims=dims)
+            for name, (dims, value) in _cohen_values(data, 0.95, None, sums)[0].items()}
+
+
+# the variables of cohen in their order, each with the dims it has ("pair": the pair lead
+# and the pairs, "category": with the categories or labels, "corpus": the pair lead) and its
+# public name on single- and on multi-label input
+_ORDER = tuple(
+    (name, dims, name.replace("category_", "pair_category_", 1) if dims == "category" else name,
+     name.replace("category_", "pair_label_", 1) if dims == "category" else name)
+    for name, dims in (
+        ("pair_coefficient", "pair"), ("pair_observed", "pair"), ("pair_expected", "pair"),
+        ("pair_coefficient_se", "pair"), ("pair_coefficient_lower", "pair"),
+        ("pair_coefficient_upper", "pair"), ("pair_n_pairable_items", "pair"),
+        ("pair_pabak", "pair"), ("pair_bias_adjusted_kappa", "pair"),
+        ("category_coefficient", "category"), ("category_coefficient_se", "category"),
+        ("category_prevalence_index", "category"), ("category_bias_index", "category"),
+        ("pair_undefined_reason", "pair"), ("coefficient", "corpus"), ("n_pairs", "corpus"),
+        ("undefined_reason", "corpus")))
 
 
 def _cohen_values(data, confidence, population_size=None, sums=None):
-    """Every value of :func:`cohen` from :func:`_prepare`'s output, as DataArrays, and the
-    category dim.
+    """Every value of :func:`cohen` from :func:`_prepare`'s output, as ``(dims, array)`` by
+    name, and the category dim.
 
     Without ``sums``, from the kernels' counting passes over the ratings. Given ``sums``
     (weighted sums over items of :func:`_cohen_columns`, dims resample, ...) the values on
@@ -379,182 +399,105 @@ def _cohen_values(data, confidence, population_size=None, sums=None):
         prefix, lead, arrays = _given_sums(data, sums)
         values = _pair_values(arrays, None, w, multi_label, confidence, population_size)
     pair_lead = (*prefix, *(lead[:-1] if multi_label else lead))
+    dims = {"pair": (*pair_lead, *_PAIR), "corpus": pair_lead}
     if multi_label:
-        category_dims = (*prefix, *lead, *_PAIR)
+        dims["category"] = (*prefix, *lead, *_PAIR)
         category_dim = data["label"]
     else:
-        category_dims = (*prefix, *lead, *_PAIR, "category")
+        dims["category"] = (*prefix, *lead, *_PAIR, "category")
         category_dim = "category"
-    level = "pair_label" if multi_label else "pair_category"  # the names' prefixes
-    out = {}
-    for name, value in values.items():
-        if name.startswith("category_"):
-            out[level + name[len("category"):]] = _labeled(value, category_dims)
-        elif name.startswith("pair_"):
-            out[name] = _labeled(value, (*pair_lead, *_PAIR))
-        else:
-            out[name] = _labeled(value, pair_lead)
-    order = ["pair_coefficient", "pair_observed", "pair_expected", "pair_coefficient_se",
-             "pair_coefficient_lower", "pair_coefficient_upper", "pair_n_pairable_items",
-             "pair_pabak", "pair_bias_adjusted_kappa", f"{level}_coefficient",
-             f"{level}_coefficient_se", f"{level}_prevalence_index", f"{level}_bias_index",
-             "pair_undefined_reason", "coefficient", "n_pairs", "undefined_reason"]
-    return {name: out[name] for name in order}, category_dim
+    public = 3 if multi_label else 2
+    return ({entry[public]: (dims[entry[1]], values[entry[0]]) for entry in _ORDER},
+            category_dim)
 
 
-def _labeled(value, dims):
-    """``value`` as a DataArray with ``dims`` and no coordinates, built directly: the general
-    constructor checks what is given here by construction, at some 20 us a variable."""
-    value = value if _is_dask(value) else np.asarray(value)
-    return xr.DataArray(xr.Variable(dims, value, fastpath=True), coords={}, indexes={},
-                        fastpath=True)
+# the reasons of undefined values by the codes of .pair_values
+_PAIR_REASONS = np.array(["", REASONS["no_common"], REASONS["gap"]])
+_CORPUS_REASONS = np.array(["", REASONS["no_defined_pair"]])
+assert (_values.DEFINED, _values.NO_COMMON, _values.UNIT_EXPECTED,
+        _values.NO_DEFINED_PAIR) == (0, 1, 2, 1)
 
 
 def _pair_values(sums, squares, w, multi_label, confidence, population_size):
     """The values of :func:`_cohen_values` as arrays (see there), named ``pair_*``,
-    ``category_*`` (per category, or per label on multi-label input) and corpus-level;
+    ``category_*`` (per category, or per label on multi-label input) and corpus-level, from
+    the sums over items of :func:`_cohen_columns` (of them the tables and, on multi-label
+    input, ``common``) in one kernel call (:mod:`.pair_values`; every path comes here);
     ``squares``: the sums over items of the pooled multi-label coefficient's squared
-    influence terms (see :func:`_cohen_pooled`), or None."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _pair_arrays(sums, squares, w, multi_label, confidence, population_size)
-
-
-def _pair_arrays(sums, squares, w, multi_label, confidence, population_size):
+    influence terms (see :func:`_influence_lookup`), or None (its standard error NaN)."""
     table = sums["table"]
-    q = w.shape[0]
-    bp_expected = float(w.sum()) / q**2
-    if multi_label:
-        overall = _cohen_pooled(sums, w, squares, population_size)
-        per_label = _cohen_table(table, w, population_size)
-        pi = (per_label["row"] + per_label["col"]) / 2
-        scott_expected = _pool_mean(np.einsum("rc,...r,...c->...", w, pi, pi),
-                                    overall["used"], -3)
-        # per label: the 2x2 table itself, category "1" in the first row/column
-        binary = table[..., ::-1, ::-1]
-        per_cat = per_label  # each label's own 2x2 problem, with the given weights
-    else:
-        overall = _cohen_table(table, w, population_size)
-        pi = (overall["row"] + overall["col"]) / 2
-        scott_expected = ((pi @ w) * pi).sum(axis=-1)
-        binary = _vs_rest_tables(table)
-        # category-vs-rest: a binary split has no order, so identity weights
-        per_cat = _cohen_table(binary, np.eye(2), population_size)
-    coefficient, observed, expected, se = (
-        overall[k] for k in ("coefficient", "observed", "expected", "se")
-    )
-    n_common = overall["n"]
-    n_cat = _nan_where_not(per_cat["n"], per_cat["n"] > 0)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    n_annotators = table.shape[-3]
-    distinct = np.triu(np.ones((n_annotators, n_annotators), bool), 1)
-    defined = ~np.isnan(coefficient) & distinct
-    n_pairs = defined.sum(axis=(-2, -1))
-    return {
-        "pair_coefficient": coefficient,
-        "pair_observed": observed,
-        "pair_expected": expected,
-        "pair_coefficient_se": se,
-        "pair_coefficient_lower": coefficient - z * se,
-        "pair_coefficient_upper": np.minimum(coefficient + z * se, 1.0),
-        "pair_n_pairable_items": n_common,
-        "pair_pabak": divide(observed - bp_expected, np.full_like(observed, 1 - bp_expected),
-                             tolerance=_ZERO_GAP),
-        "pair_bias_adjusted_kappa": divide(observed - scott_expected, 1 - scott_expected,
-                                           tolerance=_ZERO_GAP),
-        "category_coefficient": per_cat["coefficient"],
-        "category_coefficient_se": per_cat["se"],
-        "category_prevalence_index": (binary[..., 0, 0] - binary[..., 1, 1]) / n_cat,
-        "category_bias_index": (binary[..., 0, 1] - binary[..., 1, 0]) / n_cat,
-        "pair_undefined_reason": np.where(n_common == 0, REASONS["no_common"],
-                                          np.where(np.isnan(coefficient), REASONS["gap"], "")),
-        "coefficient": np.nansum(np.where(defined, coefficient, np.nan), axis=(-2, -1))
-        / _nan_where_not(n_pairs, n_pairs > 0),
-        "n_pairs": n_pairs,
-        "undefined_reason": np.where(n_pairs == 0, REASONS["no_defined_pair"], ""),
-    }
+    population = np.nan if population_size is None else float(population_size)
+    w = np.ascontiguousarray(w, np.float64)
+    if multi_label:
+        L, n = table.shape[-5:-3]
+        lead = table.shape[:-5]
+        category_shape = (*lead, L, n, n)
+    else:
+        n, q = table.shape[-3], table.shape[-1]
+        lead = table.shape[:-4]
+        category_shape = (*lead, n, n, q)
+    G = math.prod(lead)
+    pair_out = np.empty((len(_values.PAIR_ROWS), *lead, n, n))
+    category_out = np.empty((len(_values.CATEGORY_ROWS), *category_shape))
+    pair_reasons = np.empty((*lead, n, n), np.int64)
+    corpus_out = np.empty(lead)
+    corpus_counts = np.empty((2, *lead), np.int64)
+    flat_table = np.ascontiguousarray(table, np.float64).reshape(G, *table.shape[len(lead):])
+    outputs = (pair_out.reshape(-1, G, n, n),
+               category_out.reshape(len(category_out), G, *category_shape[len(lead):]),
+               pair_reasons.reshape(G, n, n), corpus_out.reshape(G),
+               corpus_counts.reshape(2, G))
+    if multi_label:
+        common = sums["common"]
+        # no squares: NaN squares give the NaN standard error
+        squares = np.full(common.shape, np.nan) if squares is None else squares
+        _values.multi_label_values(
+            flat_table, np.ascontiguousarray(common, np.float64).reshape(G, n, n),
+            np.ascontiguousarray(squares, np.float64).reshape(G, n, n), w, z, population,
+            _ZERO_GAP, *outputs)
+    else:
+        _values.single_label_values(flat_table, w, z, population, _ZERO_GAP, *outputs)
+    # rows by index: iterating over an array builds its rows slower
+    values = {name: pair_out[i] for i, name in enumerate(_values.PAIR_ROWS)}
+    values.update({name: category_out[i] for i, name in enumerate(_values.CATEGORY_ROWS)})
+    if multi_label:  # the items as counted (an int64 count, or a weighted sum)
+        values["pair_n_pairable_items"] = sums["common"]
+    values["pair_undefined_reason"] = _PAIR_REASONS[pair_reasons]
+    values["coefficient"] = corpus_out
+    values["n_pairs"] = corpus_counts[0]
+    # an array also when 0-d (indexing with a 0-d index gives a str of its own width)
+    values["undefined_reason"] = _CORPUS_REASONS[corpus_counts[1, ..., None]][..., 0]
+    return values
 
 
 # --------------------------------------------------------------------------- Cohen
 
 
-def _cohen_table(table, w, population_size=None):
-    """Cohen's kappa and the Fleiss-Cohen-Everitt ASE of contingency tables (..., row, col)
-    with agreement weights ``w`` (row, col); the variance times ``1 - n / population_size``
-    when given (Gwet's finite-population correction)."""
-    n = table.sum(axis=(-2, -1))
-    p = table / _nan_where_not(n, n > 0)[..., None, None]
-    # plain sums: a pair without common items must stay NaN, not 0
-    row = p.sum(axis=-1)
-    col = p.sum(axis=-2)
-    observed = (w * p).sum(axis=(-2, -1))
-    # matrix products, not einsum: a tenth of the per-call cost on small tables
-    w_row = col @ w.T  # wbar_k. = sum_l w_kl p_+l
-    w_col = row @ w  # wbar_.l = sum_k w_kl p_k+
-    expected = (row * w_row).sum(axis=-1)
-    gap = _nan_where_not(1 - expected, np.abs(1 - expected) > _ZERO_GAP)
-    kappa = (observed - expected) / gap
-    spread = (p * (w - (w_row[..., :, None] + w_col[..., None, :])
-                   * (1 - kappa)[..., None, None]) ** 2).sum(axis=(-2, -1))
-    variance = _finite(
-        (spread - (kappa - expected * (1 - kappa)) ** 2) / (gap**2 * n), n, population_size)
-    # clip: rounding can leave a tiny negative variance when it is 0
-    return {
-        "coefficient": kappa,
-        "observed": observed,
-        "expected": expected,
-        "se": np.sqrt(np.clip(variance, 0, None)),
-        "n": n,
-        "row": row,
-        "col": col,
-    }
-
-
-def _vs_rest_tables(table):
-    """Category-vs-rest 2x2 tables (..., category, row, col) from q x q tables (..., row,
-    col)."""
-    both = np.diagonal(table, axis1=-2, axis2=-1)
-    first = table.sum(axis=-1)
-    second = table.sum(axis=-2)
-    n = table.sum(axis=(-2, -1))[..., None]
-    return np.stack([np.stack([both, first - both], axis=-1),
-                     np.stack([second - both, n - first - second + both], axis=-1)], axis=-2)
-
-
 def _pooled_terms(sums, w):
     """Per (label, pair) and per pair terms of the pooled kappa from the sums over items of
-    :func:`_cohen_columns` (see :func:`_cohen_pooled`)."""
-    n_j = sums["both"]
-    used = n_j > 0
-    known = _nan_where_not(n_j, used)
-    marg1 = sums["marginal_1"] / known[..., None]
-    marg2 = sums["marginal_2"] / known[..., None]
-    observed_j = sums["agreement"] / known
-    expected_j = np.einsum("kl,...k,...l->...", w, marg1, marg2)
-    observed = _pool_mean(observed_j, used, -3)
-    expected = _pool_mean(expected_j, used, -3)
-    gap = _nan_where_not(1 - expected, np.abs(1 - expected) > _ZERO_GAP)
-    return {"used": used, "known": known, "marginal_1": marg1, "marginal_2": marg2,
-            "observed_j": observed_j, "expected_j": expected_j, "observed": observed,
-            "expected": expected, "gap": gap, "coefficient": (observed - expected) / gap,
-            "n": sums["common"]}
-
-
-def _cohen_pooled(sums, w, squares=None, population_size=None):
-    """Cohen's kappa pooled over labels (the axis before the pair axes),
-    ``(mean P_o,j - mean P_e,j) / (1 - mean P_e,j)`` over the labels the pair shares an item
-    on, from the sums over items of :func:`_cohen_columns`, and, given ``squares`` (the sums
-    over items of the squared influence terms, see :func:`_influence_lookup`), its
-    delta-method standard error (for a single label: the Fleiss-Cohen-Everitt ASE; else NaN,
-    and NaN where the coefficient is)."""
-    terms = _pooled_terms(sums, w)
-    kappa, n = terms["coefficient"], terms["n"]
-    values = {name: terms[name] for name in ("coefficient", "observed", "expected", "n", "used")}
-    if squares is None:
-        values["se"] = np.full_like(kappa, np.nan)
-        return values
-    variance = _finite(squares / _nan_where_not(n, n > 0) ** 2, n, population_size)
-    values["se"] = np.where(np.isnan(kappa), np.nan, np.sqrt(variance))
-    return values
+    :func:`_cohen_columns` (their tables and ``common``), by the kernel of the values
+    (:func:`.pair_values.pooled_terms`): the labels' items ``known`` (NaN where 0, the
+    label then not ``used``), row and column proportions ``marginal_1``, ``marginal_2``
+    (..., 2), ``observed_j``, ``expected_j``; the pair's pooled ``observed``, ``expected``,
+    ``gap`` (1 - P_e, NaN where 0) and ``coefficient``; ``n`` the common items."""
+    table = sums["table"]
+    L, n = table.shape[-5:-3]
+    lead = table.shape[:-5]
+    G = math.prod(lead)
+    label_out = np.empty((len(_values.LABEL_TERM_ROWS), *lead, L, n, n))
+    pooled_out = np.empty((len(_values.POOLED_TERM_ROWS), *lead, n, n))
+    _values.pooled_terms(np.ascontiguousarray(table, np.float64).reshape(G, L, n, n, 2, 2),
+                         np.ascontiguousarray(w, np.float64), _ZERO_GAP,
+                         label_out.reshape(-1, G, L, n, n), pooled_out.reshape(-1, G, n, n))
+    known = label_out[0]
+    terms = {"used": known > 0, "known": known,
+             "marginal_1": np.stack([label_out[1], label_out[2]], axis=-1),
+             "marginal_2": np.stack([label_out[3], label_out[4]], axis=-1),
+             "observed_j": label_out[5], "expected_j": label_out[6]}
+    terms.update(zip(_values.POOLED_TERM_ROWS, pooled_out))
+    terms["n"] = sums["common"]
+    return terms
 
 
 def _influence_lookup(sums, w):
@@ -584,7 +527,3 @@ def _influence_lookup(sums, w):
                  / terms["gap"][..., None, :, :, None, None])
     return np.where(used[..., None, None], share, 0.0)
 
-
-def _finite(variance, n, population_size):
-    """``variance`` times Gwet's finite-population factor ``1 - n / population_size``."""
-    return variance if population_size is None else variance * (1 - n / population_size)

@@ -23,12 +23,12 @@ def _added(parts) -> tuple:
     return tuple(functools.reduce(operator.add, values) for values in zip(*parts))
 
 
-def _pass(kernel, n_items: int, *arguments, size: int = 1):
+def _pass(kernel, n_items: int, *arguments, size: int = 1, runs: int | None = None):
     """``kernel(*arguments, i0, i1)`` on runs of the items on the thread pool
-    (:func:`_runs`, accumulators of ``size`` elements), the runs' results added in order: a
-    tuple of arrays, or one array."""
+    (:func:`_runs`, accumulators of ``size`` elements; or ``runs`` of them), the runs'
+    results added in order: a tuple of arrays, or one array."""
     parts = _in_threads(lambda i0, i1: kernel(*arguments, i0, i1), n_items,
-                        _runs(n_items, size))
+                        _runs(n_items, size) if runs is None else runs)
     if isinstance(parts[0], tuple):
         return _added(parts)
     return functools.reduce(operator.add, parts)

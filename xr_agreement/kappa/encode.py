@@ -12,6 +12,7 @@ from .._core.arrays import _is_dask
 from .._core.categorical import (declared_categories, encode_ratings, integral_ratings,
                                  MISSING_CODE, observed_categories)
 from .._core.validate import check_annotators, check_dataarray, check_dims, describe_position
+from .formulas import ZERO_GAP
 
 
 # internal dim names; user dims cannot collide with them (checked)
@@ -23,9 +24,8 @@ _ROW = "_row"
 
 _COL = "_col"
 
-# |1 - P_e| below this is treated as 0: P_e = 1 arises from sums of products of proportions that
-# are 0 or 1, so a genuine 1 - P_e is at least of the order 1 / (number of ratings)**2.
-_ZERO_GAP = 1e-12
+# |1 - P_e| at most this is treated as 0 (defined with the formulas)
+_ZERO_GAP = ZERO_GAP
 
 
 REASONS = {
@@ -90,6 +90,10 @@ def _prepare(da, weights, categories, item, annotator, label):
     return data
 
 
+# The coding pass's runs are those of this many ratings per item (``_runs``' rule is for the
+# counting passes, some 20-50 ns an item; coding takes about 1 ns a rating).
+RATINGS_PER_ITEM = 16
+
 # Integral ratings spanning at most this many integers are coded by a kernel (code = value -
 # lowest); others go through encode_ratings (pandas: about 10x slower).
 CODE_SPAN_LIMIT = 256
@@ -119,7 +123,7 @@ def _single_label_codes(da, order, categories):
 def _coded_integers(values):
     """(codes, categories) of numeric ratings that are integers in a short range (the
     categories: the distinct ratings, in the ratings' dtype, bool as int64), else None."""
-    from .counts import _pass
+    from .counts import _pass, _runs
     from .kernels import code_ratings
 
     ratings = integral_ratings(values, CODE_SPAN_LIMIT)
@@ -129,7 +133,10 @@ def _coded_integers(values):
         codes = np.empty((G, N, n), np.int32)
         span = len(ratings.categories)
         flat, flat_codes = grid.reshape(-1), codes.reshape(-1)  # every rating on its own
-        totals, unmatched = _pass(code_ratings, flat.size, flat, ratings.low, span, flat_codes)
+        # runs of ratings, not items: a rating is a few ns of this pass, a run of 4,096
+        # of them not worth a thread (a small call waited on the pool)
+        totals, unmatched = _pass(code_ratings, flat.size, flat, ratings.low, span, flat_codes,
+                                  runs=_runs(flat.size // RATINGS_PER_ITEM))
         if not unmatched:
             used = totals > 0
             dtype = values.dtype if values.dtype.kind != "b" else np.dtype(np.int64)

@@ -25,11 +25,15 @@ binary problems, a problem axis (the labels, or the categories against the rest)
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from .._core.arrays import _is_dask
 from . import counts as _counts
-from .gwet import (_BINARY_IDENTITY, _count_columns, _gwet_error, _gwet_point,
+from . import formulas as _formulas
+from .gwet import (_BINARY_IDENTITY, _count_columns, _flat, _gwet_error, _gwet_point,
                    _nan_where_not, _problem_terms)
 
 # chance agreement varies with the sample (and enters the per-item terms) for these
@@ -69,9 +73,18 @@ def with_seen(setting, seen) -> dict:
     m = 0..n): ``side`` (one more than the most ratings of an item: the base of the
     compositions), ``offsets`` and ``n_states`` (:func:`.counts.state_offsets`)."""
     seen = np.asarray(seen, bool)
+    side, offsets, n_states = _state_layout(seen.tobytes())
+    return dict(setting, seen=seen, side=side, offsets=offsets, n_states=n_states)
+
+
+@functools.lru_cache(maxsize=128)
+def _state_layout(seen: bytes) -> tuple:
+    """(side, offsets, n_states) of :func:`with_seen` for the bytes of ``seen``: made once
+    per layout (some 10 us of a small call). The kernels only read ``offsets``."""
+    seen = np.frombuffer(seen, bool)
     side = int(np.flatnonzero(seen)[-1]) + 1 if seen.any() else 1
     offsets, n_states = _counts.state_offsets(seen[:side])
-    return dict(setting, seen=seen, side=side, offsets=offsets, n_states=n_states)
+    return side, offsets, n_states
 
 
 def shaped(values, data):
@@ -79,10 +92,9 @@ def shaped(values, data):
     extra, extra_shape = data["extra"], data["extra_shape"]
     overall, category = values
     category_dims = (*extra, data["label"] if data["multi_label"] else "category")
-    out = {
-        "overall": {k: np.reshape(v, extra_shape) for k, v in overall.items()},
-        "category": {k: np.reshape(v, (*extra_shape, v.shape[-1]))
-                     for k, v in category.items()},
+    out = {  # arrays' own reshape (numpy's function costs a small call some 10 us)
+        "overall": {k: v.reshape(extra_shape) for k, v in overall.items()},
+        "category": {k: v.reshape((*extra_shape, v.shape[-1])) for k, v in category.items()},
     }
     return out, {"overall": extra, "category": category_dims}
 
@@ -182,69 +194,34 @@ def quiet(step):
 
 
 def _single_label_plan(tables, setting):
+    if "patterns" in tables:
+        return _composition_plan(tables, setting)
     method, w = setting["method"], setting["weights"]
     q = w.shape[0]
-    side = setting["side"]
-    conger = method == "conger"
-    if "patterns" in tables:
-        counts, overall_columns = _compositions(tables["patterns"], side, q, w)
-        m = overall_columns["m"]
-        weighted = counts.astype(np.float64)
-        sums = {"rated_item": counts @ (m >= 1).astype(np.int64),
-                "pairable": counts @ (m >= 2).astype(np.int64),
-                "item_observed": weighted @ overall_columns["observed"],
-                "share": weighted @ overall_columns["share"]}
-        # category k against the rest, from the same compositions: r_ik of m
-        columns = _vs_rest_columns(overall_columns)
-        histogram = np.broadcast_to(counts[:, None, :], (counts.shape[0], q, counts.shape[1]))
-    else:
-        by_m = tables["by_m"]
-        m = np.arange(side)
-        # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
-        # m (m - 1) once per m
-        agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
-        sums = {
-            "rated_item": by_m[:, 1:].sum(axis=1),
-            "pairable": by_m[:, 2:].sum(axis=1),
-            "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
-            "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
-        }
-        # category k against the rest: category 0 of the binary problem is k
-        columns = _state_columns(setting["offsets"], x_category=0, w=_BINARY_IDENTITY)
-        histogram = tables["histogram"]
+    by_m = tables["by_m"]
+    m = np.arange(setting["side"])
+    # sum_i sum_k r_ik (sum_l w_kl r_il - 1) over the items with m ratings, divided by
+    # m (m - 1) once per m
+    agreeing = np.einsum("kl,gmkl->gm", w, tables["products"]) - m * by_m
+    sums = {
+        "rated_item": by_m[:, 1:].sum(axis=1),
+        "pairable": by_m[:, 2:].sum(axis=1),
+        "item_observed": (agreeing[:, 2:] / (m[2:] * (m[2:] - 1))).sum(axis=1),
+        "share": (tables["sums"][:, 1:] / m[1:, None]).sum(axis=1),
+    }
+    # category k against the rest: category 0 of the binary problem is k
+    columns = _state_columns(setting["offsets"], x_category=0, w=_BINARY_IDENTITY)
+    histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
-    if conger:
+    if method == "conger":
         annotators = tables["annotators"].astype(np.float64)
         sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
     terms = _problem_terms(sums, w, method, with_chance=True)
     point = _gwet_point(terms, pooled=False)
     n_rated, n_pairable = sums["rated_item"], sums["pairable"]
-    scale_observed = n_rated / _nan_where_not(n_pairable, n_pairable > 0)
     plan = {"overall": (point, n_rated, n_pairable), "q": q}
-    if conger:
-        constants = np.zeros((G, 6))
-        constants[:, 0] = point["coefficient"]
-        constants[:, 1] = point["gap"]
-        constants[:, 2] = point["expected"]
-        constants[:, 3] = scale_observed
-        constants[:, 4] = 1
-        table, constant, scale = terms["conger"]
-        chance = np.zeros((G, q))
-        chance[:, 0] = constant
-        constants[:, 5] = scale
-        plan["spread"] = (constants, chance, np.ascontiguousarray(table, np.float64))
-    elif "patterns" in tables:
-        if setting["with_error"]:
-            plan["overall_spread"] = _state_spread(counts, overall_columns, terms, point,
-                                                   scale_observed, method in _VARYING)
-    else:
-        constants = np.stack([point["coefficient"], point["gap"], point["expected"],
-                              scale_observed, np.full(G, float(method in _VARYING)),
-                              np.zeros(G)], axis=-1)
-        chance = terms["chance"] if terms["chance"] is not None else np.zeros((G, q))
-        plan["spread"] = (np.ascontiguousarray(constants), np.ascontiguousarray(chance),
-                          np.zeros((G, 0, q)))
-    if conger:
+    if method == "conger":
+        plan["spread"] = _conger_pass_constants(terms)
         annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
         rated = annotators.sum(axis=-1)
         chosen = np.moveaxis(annotators, -1, 1)  # (G, q, n)
@@ -252,38 +229,120 @@ def _single_label_plan(tables, setting):
         binary_sums.update(indicator=np.stack([chosen, rated[:, None] - chosen], axis=-1),
                            rated=np.broadcast_to(rated[:, None], chosen.shape))
     else:
+        constants = np.stack([point["coefficient"], point["gap"], point["expected"],
+                              terms["values"][:, 6], np.full(G, float(method in _VARYING)),
+                              np.zeros(G)], axis=-1)
+        chance = terms["chance"] if terms["chance"] is not None else np.zeros((G, q))
+        plan["spread"] = (np.ascontiguousarray(constants), np.ascontiguousarray(chance),
+                          np.zeros((G, 0, q)))
         binary_sums = _binary_sums(histogram, columns)
     plan["binary"] = _binary_plan(binary_sums, columns, histogram, _BINARY_IDENTITY, setting)
     return plan
 
 
-def _compositions(patterns, side, q, w):
-    """The compositions seen (:data:`.kernels.PATTERN_LIMIT`; ids in base ``side``): their
-    items per group (G, C) and, per composition, ``m``, ``r`` (C, q), the item's observed
-    agreement ``observed`` (0 where m < 2) and its shares ``share`` (C, q)."""
-    ids = np.flatnonzero(patterns.any(axis=0))
-    r = (ids[:, None] // side ** np.arange(q)) % side
-    m, observed, share = _count_columns(r, w)
-    return patterns[:, ids], {"m": m, "r": r, "observed": observed, "share": share}
+def _conger_pass_constants(terms):
+    """The overall problem's constants of Conger's standard-error pass over single-label
+    ratings (:func:`.kernels.single_label_spread`) from its terms (G groups)."""
+    values = terms["values"]
+    G, q = values.shape[0], terms["q"]
+    table, constant, scale = terms["conger"]
+    constants = np.zeros((G, 6))
+    constants[:, :4] = values[:, [3, 2, 1, 6]]  # kappa, 1 - P_e, P_e, n / n''
+    constants[:, 4] = 1
+    constants[:, 5] = scale
+    chance = np.zeros((G, q))
+    chance[:, 0] = constant
+    return constants, chance, np.ascontiguousarray(table, np.float64)
 
 
-def _vs_rest_columns(columns):
-    """:func:`_state_columns` of the category-vs-rest problems of the compositions (per
-    problem k: r_ik against m - r_ik, identity weights): ``observed`` (q, C), ``share``
-    (q, C, 2)."""
-    m, r = columns["m"], columns["r"].T  # (C,), (q, C)
-    _, observed, share = _count_columns(np.stack([r, m - r], axis=-1), _BINARY_IDENTITY)
-    return {"m": m, "observed": observed, "share": share}
+def _composition_plan(tables, setting):
+    """:func:`_single_label_plan` from the items per composition, in one compiled call
+    (:func:`.formulas.composition_values`)."""
+    method, w = setting["method"], setting["weights"]
+    q = w.shape[0]
+    patterns = tables["patterns"]
+    G = patterns.shape[0]
+    if method == "conger":
+        annotators = tables["annotators"].astype(np.float64)  # (G, A, q)
+        rated = annotators.sum(axis=-1)
+    else:
+        annotators, rated = np.zeros((G, 0, q)), np.zeros((G, 0))
+    A = annotators.shape[1]
+    counts = np.empty((G, 2), np.int64)
+    overall, overall_spread = np.empty((G, 7)), np.empty(G)
+    category, category_spread = np.empty((G, q, 7)), np.empty((G, q))
+    table, category_table = np.empty((G, A, q)), np.empty((G, q, A, 2))
+    with_error = bool(setting["with_error"])
+    _formulas.composition_values(patterns, setting["side"], w, _formulas.METHODS[method],
+                                 with_error, rated, annotators, counts, overall,
+                                 overall_spread, table, category, category_spread,
+                                 category_table)
+    n, n_pairable = counts[:, 0], counts[:, 1]
+    plan = {"overall": (_values_point(overall), n, n_pairable), "q": q}
+    category_n = np.repeat(n[:, None], q, axis=1)  # the same items for every problem
+    category_n_pairable = np.repeat(n_pairable[:, None], q, axis=1)
+    binary = {"point": _values_point(category), "n": category_n,
+              "n_pairable": category_n_pairable, "w": _BINARY_IDENTITY}
+    if method == "conger":
+        plan["spread"] = _conger_pass_constants(
+            {"values": overall, "q": q, "conger": (table, overall[:, 4], overall[:, 5])})
+        binary_terms = {"conger": (category_table, category[..., 4], category[..., 5])}
+        binary["conger"] = _conger_constants(binary_terms, binary["point"], None, category_n,
+                                             category_n_pairable, None)
+    elif with_error:
+        plan["overall_spread"] = overall_spread
+        binary["spread"] = category_spread
+    plan["binary"] = binary
+    return plan
 
 
-def _state_spread(histogram, columns, terms, point, scale_observed, varies):
-    """Sum over items of (t_i - kappa)**2 from the items per state (or composition) and each
-    state's term (:func:`_per_state`): exact, no pass over the ratings."""
-    term = _per_state(columns, terms, point["expected"], point["coefficient"],
-                      scale_observed, np.ones_like(scale_observed), varies)
-    deviation = term / point["gap"][..., None] - point["coefficient"][..., None]
-    squares = np.where(columns["m"] >= 1, deviation * deviation, 0.0)
-    return np.nansum(histogram * squares, axis=-1)
+def _values_point(values):
+    """The point values of :mod:`.formulas`' rows of 7 (..., 7)."""
+    return {"coefficient": values[..., 3], "observed": values[..., 0],
+            "expected": values[..., 1], "gap": values[..., 2]}
+
+
+def _state_spread(histogram, columns, terms, varies):
+    """Sum over items of (t_i / (1 - P_e) - kappa)**2 from the items per state (or
+    composition) ``histogram`` (..., S) and each state's ``columns``: exact, no pass over
+    the ratings (:func:`.formulas.state_spread`)."""
+    shape = terms["coefficient"].shape
+    S = histogram.shape[-1]
+    spread = np.empty(shape)
+    _formulas.state_spread(_flat(histogram, shape, S), *_state_arguments(columns, terms),
+                           varies, spread.reshape(-1))
+    return spread
+
+
+def _per_state(columns, terms, kappa, scale_observed, scale_expected, varies):
+    """The linearized per-item term of each problem at each state (..., S), before the
+    division by 1 - P_e and without Conger's chance part (:func:`.formulas.state_term`)."""
+    shape = terms["coefficient"].shape
+    m, observed, share, chance, _ = _state_arguments(columns, terms)
+    out = np.empty((*shape, m.shape[0]))
+    _formulas.state_terms(m, observed, share, chance, _flat(terms["expected"], shape),
+                          _flat(kappa, shape), _flat(scale_observed, shape),
+                          _flat(scale_expected, shape), varies,
+                          out.reshape(math.prod(shape), m.shape[0]))
+    return out
+
+
+def _state_arguments(columns, terms):
+    """The states' columns and the problems' chance terms as :mod:`.formulas`' state
+    kernels take them: ``m`` (S,), observed (K, S), shares (K, S, q), chance (P, q) and the
+    problems' values (P, 7)."""
+    m = np.ascontiguousarray(columns["m"], np.int64)
+    S = m.shape[0]
+    share = columns["share"]
+    q = share.shape[-1]
+    values = terms["values"]
+    chance = terms.get("chance")
+    chance = (np.zeros((values.shape[0], q)) if chance is None
+              else np.ascontiguousarray(chance, np.float64).reshape(values.shape[0], q))
+    observed = np.asarray(columns["observed"], np.float64)
+    K = 1 if observed.ndim == 1 else observed.shape[0]  # columns per problem of a group
+    return (m, np.ascontiguousarray(observed).reshape(K, S),
+            np.ascontiguousarray(share, np.float64).reshape(K, S, q), chance, values)
 
 
 # --------------------------------------------------------------------------- binary problems
@@ -315,21 +374,6 @@ def _binary_sums(histogram, columns) -> dict:
     }
 
 
-def _per_state(columns, terms, expected, kappa, scale_observed, scale_expected, varies):
-    """The linearized per-item term of each problem at each state (G, P, S), before the
-    division by 1 - P_e and without Conger's chance part: ``scale_observed`` (P_o,i - P_e)
-    (m >= 2) - 2 (1 - ``kappa``) ``scale_expected`` (P_e,i - P_e) (m >= 1)."""
-    m = columns["m"]
-    expected = expected[..., None]
-    observed = np.where(m >= 2, scale_observed[..., None] * (columns["observed"] - expected),
-                        0.0)
-    if not varies:
-        return observed
-    item_chance = np.einsum("...sk,...k->...s", columns["share"], terms["chance"])
-    chance = np.where(m >= 1, scale_expected[..., None] * (item_chance - expected), 0.0)
-    return observed - 2 * (1 - kappa[..., None]) * chance
-
-
 def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
     """Each binary problem's point values (G, P) and standard-error sums where the histogram
     gives them; with ``pooled`` (the items rated and pairable on some problem: multi-label
@@ -349,8 +393,7 @@ def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
     if not setting["with_error"]:
         return plan
     varies = method in _VARYING
-    plan["spread"] = _state_spread(histogram, columns, terms, point,
-                                   n / _nan_where_not(n2, n2 > 0), varies)
+    plan["spread"] = _state_spread(histogram, columns, terms, varies)
     if pooled is not None:
         rated_items, _ = pooled
         used = n2 > 0
@@ -358,9 +401,8 @@ def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
         rated = rated_items[:, None]
         # the labels' terms scaled to the pooled n; the chance part with the pooled kappa
         kappa = np.broadcast_to(pooled_point["coefficient"][:, None], n.shape)
-        term = _per_state(columns, terms, point["expected"], kappa,
-                          rated / _nan_where_not(n2, used), rated / _nan_where_not(n, n > 0),
-                          varies)
+        term = _per_state(columns, terms, kappa, rated / _nan_where_not(n2, used),
+                          rated / _nan_where_not(n, n > 0), varies)
         table = weight[..., None] * term / pooled_point["gap"][:, None, None]
         plan["pooled_table"] = np.ascontiguousarray(np.where(np.isnan(table), 0.0, table))
         plan["rated_state"] = columns["m"] >= 1

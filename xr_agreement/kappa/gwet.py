@@ -12,10 +12,14 @@ leading resample axis).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import xarray as xr
 
-from .encode import _CAT, _ZERO_GAP, REASONS
+from .._core.arrays import _is_dask
+from . import formulas as _formulas
+from .encode import _CAT, REASONS
 
 
 def _layout(dims, trailing, data, resampled=True) -> tuple[tuple, tuple]:
@@ -43,16 +47,28 @@ def _canonical(data):
 
 
 def _count_columns(counts, w):
-    """Gwet's per-item terms of items with category counts ``counts`` (..., q): the raters
-    r_i, the observed agreement sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1)) with r*_ik =
-    sum_l w_kl r_il (0 where r_i < 2) and the shares r_ik / r_i (0 where r_i = 0). The one
-    place of these formulas: the bootstrap's per-item columns, the compositions and the
-    binary problems' states all take them from here."""
-    raters = counts.sum(axis=-1)
-    weighted = counts @ w.T
-    observed = np.where(raters >= 2, (counts * (weighted - 1)).sum(axis=-1)
-                        / np.maximum(raters * (raters - 1), 1), 0.0)
-    return raters, observed, counts / np.maximum(raters, 1)[..., None]
+    """Gwet's per-item terms of items with category counts ``counts`` (..., q)
+    (:func:`.formulas.item_terms`): the raters r_i (float), the observed agreement sum_k
+    r_ik (r*_ik - 1) / (r_i (r_i - 1)) with r*_ik = sum_l w_kl r_il (0 where r_i < 2) and
+    the shares r_ik / r_i (0 where r_i = 0)."""
+    q = np.shape(counts)[-1]
+    if _is_dask(counts):  # block by block (the bootstrap's per-item columns on dask input)
+        counts = counts.rechunk({counts.ndim - 1: -1})
+        columns = counts.map_blocks(_stacked_columns, w, dtype=np.float64,
+                                    chunks=(*counts.chunks[:-1], (q + 2,)))
+        return columns[..., 0], columns[..., 1], columns[..., 2:]
+    columns = _stacked_columns(counts, w)
+    return columns[..., 0], columns[..., 1], columns[..., 2:]
+
+
+def _stacked_columns(counts, w):
+    """:func:`_count_columns` of numpy ``counts`` (..., q) side by side: (..., q + 2)."""
+    shape, q = counts.shape[:-1], counts.shape[-1]
+    columns = np.empty((*shape, q + 2))
+    flat = columns.reshape(math.prod(shape), q + 2)
+    _formulas.item_columns(_flat(counts, shape, q), np.ascontiguousarray(w, np.float64),
+                           flat[:, 0], flat[:, 1], flat[:, 2:])
+    return columns
 
 
 def _problem_columns(ind, w, method) -> dict:
@@ -82,74 +98,54 @@ def _nan_where_not(values, condition):
     return np.where(condition, values, np.nan)
 
 
+def _flat(values, shape, *tail):
+    """``values`` as float64 of shape ``(*shape, *tail)`` (broadcast if need be), the
+    problems on one axis: as :mod:`.formulas`' batched kernels take them."""
+    if np.shape(values) != (*shape, *tail):
+        values = np.broadcast_to(values, (*shape, *tail))
+    return np.ascontiguousarray(values, np.float64).reshape(math.prod(shape), *tail)
+
+
 def _problem_terms(sums, w, method, with_chance=False):
-    """Per-problem point quantities of Gwet's formulas from ``sums``, the sums over items
-    of :func:`_problem_columns` (weighted sums, with a leading resample axis, give the values
-    on item-resampled data: Gwet's statistics are sums of per-item terms). With
-    ``with_chance``, also what the per-item chance term of the standard error needs:
-    ``chance`` (..., q), the c_k of sum_k (r_ik / r_i) c_k (Fleiss, Gwet), or for Conger
-    ``conger`` (his per-annotator table, constant and scale: :func:`_conger_chance`)."""
+    """Per-problem point quantities of Gwet's formulas (:func:`.formulas.problem_values`)
+    from ``sums``, the sums over items of :func:`_problem_columns` (weighted sums, with a
+    leading resample axis, give the values on item-resampled data: Gwet's statistics are
+    sums of per-item terms): ``observed``, ``expected``, ``gap`` (1 - P_e, NaN where 0),
+    ``coefficient``, ``n``, ``n_pairable``, ``q`` and ``values`` (the kernel's (P, 7) table,
+    problems flattened). With ``with_chance``, also what the per-item chance term of the
+    standard error needs: ``chance`` (..., q), the c_k of sum_k (r_ik / r_i) c_k (Fleiss,
+    Gwet), or for Conger ``conger`` (his per-annotator table, constant and scale)."""
     q = w.shape[0]
     n, n_pairable = sums["rated_item"], sums["pairable"]
-    observed = sums["item_observed"] / _nan_where_not(n_pairable, n_pairable > 0)
-    pi = sums["share"] / _nan_where_not(n, n > 0)[..., None]
-    total_weight = float(w.sum())
-    chance = conger = None
-    if method == "fleiss":
-        expected = np.einsum("kl,...k,...l->...", w, pi, pi)
-        # asymmetric weights enter through (w + w') / 2, as in Gwet's variance
-        chance = (np.einsum("kl,...l->...k", w, pi) + np.einsum("kl,...k->...l", w, pi)) / 2
-    elif method == "gwet":
-        scale = total_weight / (q * (q - 1)) if q >= 2 else np.nan
-        expected = scale * (pi * (1 - pi)).sum(axis=-1)
-        chance = scale * (1 - pi)
-    elif method == "brennan_prediger":
-        expected = np.full_like(observed, total_weight / q**2)
-    elif method == "percent":
-        expected = np.zeros_like(observed)
-    elif method == "conger":
-        expected, conger = _conger_chance(sums, w, with_chance)
-    else:  # pragma: no cover - internal
-        raise ValueError(method)
-    terms = {"observed": observed, "expected": expected, "n": n, "n_pairable": n_pairable,
-             "q": q}
+    shape = np.shape(n)
+    P = math.prod(shape)
+
+    def flat(values, *tail):
+        return _flat(values, shape, *tail)
+
+    if method == "conger":
+        A = sums["rated"].shape[-1]
+        rated, indicator = flat(sums["rated"], A), flat(sums["indicator"], A, q)
+    else:
+        A = 0
+        rated, indicator = np.zeros((P, 0)), np.zeros((P, 0, q))
+    values = np.empty((P, 7))
+    chance = np.empty((P, q))
+    table = np.empty((P, A, q))
+    _formulas.problem_values(flat(n), flat(n_pairable), flat(sums["item_observed"]),
+                             flat(sums["share"], q), np.ascontiguousarray(w, np.float64),
+                             _formulas.METHODS[method], rated, indicator, values, chance,
+                             table)
+    terms = {name: values[:, column].reshape(shape) for column, name in
+             enumerate(("observed", "expected", "gap", "coefficient"))}
+    terms.update(n=n, n_pairable=n_pairable, q=q, values=values)
     if with_chance:
-        terms.update(chance=chance, conger=conger)
+        terms["chance"] = chance.reshape(*shape, q) if method in ("fleiss", "gwet") else None
+        terms["conger"] = None
+        if method == "conger":
+            terms["conger"] = (table.reshape(*shape, A, q), values[:, 4].reshape(shape),
+                               values[:, 5].reshape(shape))
     return terms
-
-
-def _conger_chance(sums, w, with_chance=True):
-    """Conger's chance agreement and, with ``with_chance``, what Gwet's per-item chance
-    terms need (Gwet 2014, ch. 5): ``(annotator table (..., annotator, q), constant D,
-    scale)`` with lambda_i / (r (r - 1)) = (sum over the item's raters g of table[g,
-    code(i, g)] + D) * scale.
-
-    Gwet's ``lambda_ig = (n / n_g) sum_kl (r pbar_k - p_gk) w_kl (delta_igl - (eps_ig - n_g /
-    n) p_gl)`` summed over annotators is ``sum_g B_g,code(i,g) - sum_g eps_ig C_g + sum_g D_g``
-    with small (annotator x category) factors: table = B - C, D = sum_g D_g.
-    """
-    n, n_g = sums["rated_item"], sums["rated"]  # (..., ), (..., annotator)
-    active = n_g > 0  # annotators without any rating are left out
-    r = active.sum(axis=-1)
-    p_gk = sums["indicator"] / _nan_where_not(n_g, active)[..., None]
-    p_mean = np.nansum(p_gk, axis=-2) / r[..., None]
-    p_known = np.where(active[..., None], p_gk, 0.0)
-    cross = np.einsum("...gk,...gl->...kl", p_known, p_known)
-    r2 = r[..., None, None]
-    mean_outer = p_mean[..., :, None] * p_mean[..., None, :]
-    s2 = (cross - r2 * mean_outer) / _nan_where_not(r2 - 1, r2 > 1)
-    expected = (w * (mean_outer - s2 / r2)).sum(axis=(-2, -1))
-    if not with_chance:
-        return expected, None
-    factor = ((n[..., None] / _nan_where_not(n_g, active))[..., None]
-              * np.einsum("...gk,kl->...gl", r[..., None, None] * p_mean[..., None, :] - p_gk, w))
-    factor = np.where(active[..., None], factor, 0.0)  # B_gl
-    c_g = np.einsum("...gl,...gl->...g", factor, p_known)
-    d_g = (n_g / n[..., None]) * c_g
-    table = factor - c_g[..., None]
-    constant = np.nansum(d_g, axis=-1)
-    scale = 1 / _nan_where_not(r * (r - 1), r > 1)
-    return expected, (table, constant, scale)
 
 
 def _pool_mean(values, used, axis):
@@ -175,14 +171,17 @@ def _gwet_point(terms, pooled):
     ``pooled``: ``(mean_j P_o,j - mean_j P_e,j) / (1 - mean_j P_e,j)`` over the labels with
     a pairable item."""
     observed, expected = terms["observed"], terms["expected"]
-    if pooled:
-        used = terms["n_pairable"] > 0
-        observed = _pool_mean(observed, used, -1)
-        expected = _pool_mean(expected, used, -1)
-    gap = 1 - expected
-    gap = _nan_where_not(gap, np.abs(gap) > _ZERO_GAP)
-    return {"coefficient": (observed - expected) / gap, "observed": observed,
-            "expected": expected, "gap": gap}
+    if not pooled:
+        return {"coefficient": terms["coefficient"], "observed": observed,
+                "expected": expected, "gap": terms["gap"]}
+    used = terms["n_pairable"] > 0
+    observed = _pool_mean(observed, used, -1)
+    expected = _pool_mean(expected, used, -1)
+    gap, coefficient = np.empty(observed.shape), np.empty(observed.shape)
+    _formulas.points(np.ravel(observed), np.ravel(expected), gap.reshape(-1),
+                     coefficient.reshape(-1))
+    return {"coefficient": coefficient, "observed": observed, "expected": expected,
+            "gap": gap}
 
 
 def _gwet_error(point, n, n_pairable, spread, method, q, confidence, population_size,
@@ -193,22 +192,37 @@ def _gwet_error(point, n, n_pairable, spread, method, q, confidence, population_
     limits, the counts and why a value is undefined (the category and label levels report
     none)."""
     coefficient = point["coefficient"]
-    finite = 1.0 if population_size is None else 1 - n / population_size
-    variance = finite * spread / _nan_where_not(n * (n - 1), n > 1)
-    se = np.where(np.isnan(coefficient), np.nan, np.sqrt(variance))
+    shape = np.shape(coefficient)
+    se = np.empty(shape)
+    _formulas.standard_errors(
+        _flat(coefficient, shape), _flat(n, shape), _flat(spread, shape),
+        0.0 if population_size is None else float(population_size), se.reshape(-1))
     values = {"coefficient": coefficient, "observed": point["observed"],
               "expected": point["expected"], "coefficient_se": se}
     if not limits:
         return values
     t = _t_quantile(0.5 + confidence / 2, _nan_where_not(n - 1, n > 1).astype(np.float64))
-    reason = np.where(np.isnan(point["observed"]), REASONS["no_pairs"], "")
-    if method == "gwet" and q < 2:
-        reason = np.where(reason == "", REASONS["q"], reason)
-    reason = np.where((reason == "") & np.isnan(coefficient), REASONS["gap"], reason)
-    reason = np.where((reason == "") & np.isnan(se), REASONS["se"], reason)
     return dict(values, coefficient_lower=coefficient - t * se,
                 coefficient_upper=np.minimum(coefficient + t * se, 1.0),
-                n_rated_items=n, n_pairable_items=n_pairable, undefined_reason=reason)
+                n_rated_items=n, n_pairable_items=n_pairable,
+                undefined_reason=_reasons(point["observed"], coefficient, se,
+                                          method == "gwet" and q < 2))
+
+
+def _reasons(observed, coefficient, se, too_few_categories):
+    """Why each value is undefined (the first that applies: no pairable item, fewer than 2
+    categories for AC1, P_e = 1, fewer than 2 rated items for the standard error; "" where
+    defined), as text of the longest of those reasons' length. Chosen by index, the last
+    assignment winning: string comparisons cost a small call some 15 us."""
+    names = ("no_pairs", "q", "gap", "se") if too_few_categories else ("no_pairs", "gap", "se")
+    texts = np.array(["", *(REASONS[name] for name in names)])
+    index = np.zeros(np.shape(coefficient), np.intp)
+    index[np.isnan(se)] = names.index("se") + 1
+    index[np.isnan(coefficient)] = names.index("gap") + 1
+    if too_few_categories:
+        index[...] = names.index("q") + 1
+    index[np.isnan(observed)] = names.index("no_pairs") + 1
+    return texts[index.reshape(-1)].reshape(index.shape)  # an array of texts' dtype, 0-d too
 
 
 _BINARY_IDENTITY = np.eye(2)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.jit import njit
+from .formulas import agreeing_pairs
 
 
 # --- reading ratings -----------------------------------------------------------------
@@ -180,7 +181,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
     percent) and Conger's 1 / (r (r - 1)) (0 for the other coefficients). The per-item
     chance term is sum_k (r_ik / r_i) chance[g, k] (Fleiss, Gwet) or, for Conger,
     (sum over the item's raters of annotator_chance[g, a, code] + chance[g, 0]) / (r (r - 1))
-    (Gwet's lambda_i; see ``gwet._conger_chance``). Conger's category-vs-rest problems:
+    (Gwet's lambda_i; see ``formulas._conger_chance``). Conger's category-vs-rest problems:
     ``binary_constants`` (G, q, 6) as for :func:`conger_binary_spread`, ``binary_chance``
     (G, q, n, 2) his per-annotator terms (category 0: the problem's category); empty for
     the other coefficients (their category-vs-rest sums come from the histogram of states).
@@ -256,15 +257,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                         lam_k[c] += rated * own[a, c]
             observed_term = 0.0
             if m >= 2:
-                # every category, none skipped: which are absent varies from item to item,
-                # and a branch on it cost more than the products
-                agreeing = 0.0
-                for k in range(q):
-                    weighted = 0.0
-                    for l in range(q):
-                        weighted += w[k, l] * r[l]
-                    agreeing += r[k] * (weighted - 1)
-                observed_term = scale * (agreeing * pair_share[m] - expected)
+                observed_term = scale * (agreeing_pairs(r, w) * pair_share[m] - expected)
             expected_term = 0.0
             if varies:
                 if conger:
@@ -443,7 +436,7 @@ def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
 
     ``w`` (2, 2) the weights. ``constants`` (G, P, 6): kappa_j, 1 - P_e,j, P_e,j,
     n_j / n''_j, Conger's constant D_j and 1 / (r_j (r_j - 1)); ``annotator_chance`` (G, P,
-    n, 2) his per-annotator terms (see ``gwet._conger_chance``). ``pooled_constants`` (G,
+    n, 2) his per-annotator terms (see ``formulas._conger_chance``). ``pooled_constants`` (G,
     P, 5): the label's weight in the mean (1 / the number of used labels, 0 if unused),
     n / n''_j and n / n_j, n the items rated on some label; columns 3 and 4 of label 0 hold
     the pooled coefficient's kappa and 1 - P_e.

@@ -16,7 +16,6 @@ import numpy as np
 
 from . import counts as _counts
 from . import finish as _finish
-from .encode import REASONS
 
 
 def tree_sum(parts, name):
@@ -88,16 +87,9 @@ def lazy_values(array, setting):
     return tuple(out)
 
 
-# the reasons' strings at one width, the template's and the values' alike
-_REASON_DTYPE = np.dtype(f"<U{max(len(reason) for reason in REASONS.values())}")
-
-
 def _final(plan, spreads, setting):
-    """``finish.final`` with every value an array (strings at one width)."""
-    def fixed(value):
-        value = np.asarray(value)
-        return value.astype(_REASON_DTYPE) if value.dtype.kind == "U" else value
-
+    """``finish.final`` with every value an array (the reasons' texts have one width for a
+    coefficient and its weights, whatever the values: ``gwet._reasons``)."""
     overall, category = _finish.final(plan, spreads, setting)
-    return ({k: fixed(v) for k, v in overall.items()},
-            {k: fixed(v) for k, v in category.items()})
+    return ({k: np.asarray(v) for k, v in overall.items()},
+            {k: np.asarray(v) for k, v in category.items()})

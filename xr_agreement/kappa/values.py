@@ -8,7 +8,6 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
-from .._core.dataset import variable
 from .finish import count, final, planned, settings, shaped, spread
 from .gwet import _gwet_point, _problem_terms, _summed_problems
 
@@ -36,7 +35,7 @@ def counted_values(data, method, confidence, population_size, with_error=True):
 
 def _gwet_values(data, method, confidence, population_size, sums=None, with_error=True):
     """Overall and per-category (or per-label) values of a Gwet-family coefficient from
-    :func:`_prepare`'s output, as DataArrays, and the category dim: from the counting passes
+    :func:`_prepare`'s output, as ``(dims, array)`` by name, and the category dim: from the counting passes
     (:mod:`.finish`), or, given ``sums`` (the weighted sums over items of
     :func:`_gwet_columns`, dims resample, ...), the point estimates on item-resampled data.
     Without ``with_error`` no standard error is computed (its values are NaN)."""
@@ -56,16 +55,16 @@ def _gwet_values(data, method, confidence, population_size, sums=None, with_erro
                 else:
                     values[problem] = _gwet_point(terms, pooled=False)
                     dims[problem] = (*prefix, *lead)
-    out = {name: variable(dims["overall"], value)
+    out = {name: (dims["overall"], value)
            for name, value in values["overall"].items() if name != "gap"}
     level = "label" if data["multi_label"] else "category"  # the level prefix of the names
     for key in ("coefficient", "observed", "expected", "coefficient_se"):
         if key in values["category"]:
-            out[f"{level}_{key}"] = variable(dims["category"], values["category"][key])
+            out[f"{level}_{key}"] = (dims["category"], values["category"][key])
     return out, data["label"] if data["multi_label"] else "category"
 
 
 def _gwet_replicate(data, sums, method) -> dict:
     """A Gwet-family coefficient's values from column sums (bootstrap replicates)."""
-    return {name: xr.DataArray(value)
-            for name, value in _gwet_values(data, method, 0.95, None, sums)[0].items()}
+    return {name: xr.DataArray(value, dims=dims)
+            for name, (dims, value) in _gwet_values(data, method, 0.95, None, sums)[0].items()}

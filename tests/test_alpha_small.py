@@ -78,6 +78,8 @@ CASES = {
                                           for r in range(3)])),
     "extra dim last": lambda: rounds(np.stack([ratings(20 + r) for r in range(2)])
                                      ).transpose("item", "annotator", "round"),
+    "a round without ratings": lambda: rounds(np.stack([ratings(23), np.full((40, 5), np.nan),
+                                                        ratings(24, missing=0.0)])),
 }
 
 

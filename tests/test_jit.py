@@ -274,3 +274,42 @@ def test_multiply_u16_compiled_and_interpreted():
             np.testing.assert_array_equal(out, expected, err_msg=mode)
     finally:
         jit.set_mode(before)
+
+
+_CALLER = """
+from xr_agreement._core.jit import njit
+from callee import plus
+
+
+@njit(cache=True)
+def twice(x):
+    return plus(x) * 2
+"""
+
+_RUN_CALLER = """
+import sys
+sys.path.insert(0, {folder!r})
+from xr_agreement._core import jit
+jit._PACKAGE = {folder!r}  # the two modules stand for two files of the package
+jit.set_mode("always")
+import caller
+print(caller.twice(3))
+"""
+
+
+def test_a_cached_kernel_is_compiled_again_when_a_kernel_it_calls_changes(tmp_path):
+    """numba keys a cached kernel to its own file: a callee in another file, edited (or
+    upgraded) alone, must not leave the caller running the old callee's code."""
+    (tmp_path / "caller.py").write_text(_CALLER)
+    callee = tmp_path / "callee.py"
+    environment = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    environment["XR_AGREEMENT_CACHE_DIR"] = str(tmp_path / "cache")
+    run = [sys.executable, "-c", _RUN_CALLER.format(folder=str(tmp_path))]
+    outputs = []
+    for step in (1, 2):
+        callee.write_text("from xr_agreement._core.jit import njit\n\n\n@njit(cache=True)\n"
+                          f"def plus(x):\n    return x + {step}\n")
+        outputs.append(subprocess.run(run, env=environment, capture_output=True, text=True,
+                                      check=True).stdout.strip())
+    assert outputs == ["8", "10"]
+    assert any((tmp_path / "cache").glob("with-callees-*"))  # the caller's own folder

@@ -63,6 +63,10 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
     of five values, most of a small alpha call). ``values`` maps each dim to a 1-D array."""
     from xarray.indexes import PandasIndex
 
+    key = _small_key(values)
+    if key is not None:  # a family's few categories: made once (_small_coordinates)
+        variables, indexes = _small_coordinates(key)
+        return InputCoordinates(_own_variables(variables), dict(indexes))
     variables, indexes = {}, {}
     made = {}  # the same values for two dims (alpha's category, paired_category): one index
     for dim, data in values.items():
@@ -76,11 +80,6 @@ def dimension_coordinates(values: Mapping[str, np.ndarray]) -> InputCoordinates:
         if data.ndim != 1:
             raise ValueError(f"values of dimension coordinate {dim!r} must be 1-D, got shape "
                              f"{data.shape}")
-        if data.size <= SMALL_INDEX and data.dtype.kind in "biufU":
-            # a family's few categories: the index and its variable made once (_small_index)
-            index, made_variables = _small_index(dim, data.dtype.str, data.tobytes())
-            _add_index(variables, indexes, index, _own_variables(made_variables))
-            continue
         if data.dtype == object:
             # as xarray converts them: Timestamps, datetimes and timedeltas become
             # datetime64 / timedelta64 (with their own pandas index)
@@ -126,8 +125,21 @@ RENAMED_KEPT = 32
 
 def _own_variables(made: Mapping[str, xr.Variable]) -> dict:
     """Shallow copies of index variables that several results share (data and index are
-    immutable, a Variable's attrs are not: editing one result's must not reach the next)."""
-    return {name: coordinate.copy(deep=False) for name, coordinate in made.items()}
+    immutable, a Variable's attrs are not: editing one result's must not reach the next).
+    Through the slots, as :func:`variable` fills them: ``copy(deep=False)`` took 3.5 us
+    a coordinate, a tenth of a small alpha call."""
+    if not _DIRECT_INDEX_VARIABLES or any(type(v) is not xr.IndexVariable
+                                          for v in made.values()):
+        return {name: coordinate.copy(deep=False) for name, coordinate in made.items()}
+    copies = {}
+    for name, coordinate in made.items():
+        copy = xr.IndexVariable.__new__(xr.IndexVariable)
+        copy._dims = coordinate._dims
+        copy._data = coordinate._data
+        copy._attrs = dict(coordinate._attrs) if coordinate._attrs else None
+        copy._encoding = dict(coordinate._encoding) if coordinate._encoding else None
+        copies[name] = copy
+    return copies
 
 
 def _add_index(variables: dict, indexes: dict, index, made: Mapping[str, xr.Variable]):
@@ -153,14 +165,20 @@ def _slots_are_known() -> bool:
 
 _DIRECT_VARIABLES = _slots_are_known()
 
+# IndexVariable adds no slot of its own (checked once): copies through the slots are whole
+_DIRECT_INDEX_VARIABLES = (_DIRECT_VARIABLES
+                           and vars(xr.IndexVariable).get("__slots__", None) == ())
+
 
 def variable(dims, data, attrs=None) -> xr.Variable:
     """An ``xarray.Variable`` of a numpy or dask array the family just computed, without
     xarray's input conversion (which inspects the data for every kind of input it accepts:
     0.02 ms a variable, half of MLA's finishing at (1000, 5, 50)). ``attrs`` is copied."""
-    if isinstance(data, np.generic) or not hasattr(data, "ndim"):
+    if type(data) is not np.ndarray and (isinstance(data, np.generic)
+                                         or not hasattr(data, "ndim")):
         data = np.asarray(data)
-    dims = (dims,) if isinstance(dims, str) else tuple(dims)
+    if type(dims) is not tuple:
+        dims = (dims,) if isinstance(dims, str) else tuple(dims)
     if len(dims) != data.ndim:
         raise ValueError(f"dims {dims} do not match the {data.ndim} axes of the data")
     if not _DIRECT_VARIABLES:  # pragma: no cover - a changed xarray: the public path
@@ -234,8 +252,17 @@ def _public_dataset(variables, coordinate_variables, trailing, indexes, attrs) -
 def _sizes(variables: Mapping[str, xr.Variable]) -> dict:
     """The dims' sizes in order of first appearance; sizes that disagree are refused."""
     sizes = {}
+    direct = (xr.Variable, xr.IndexVariable) if _DIRECT_VARIABLES else ()
     for name, var in variables.items():
-        for dim, size in zip(var.dims, var.shape):
+        # the slots where variable() filled them (the properties took 6 us a small call)
+        if type(var) in direct:
+            dims = var._dims
+            if not dims:  # a scalar: no size
+                continue
+            shape = var._data.shape
+        else:
+            dims, shape = var.dims, var.shape
+        for dim, size in zip(dims, shape):
             if sizes.setdefault(dim, size) != size:
                 raise ValueError(f"conflicting sizes for dimension {dim!r}: length {size} on "
                                  f"{name!r} and length {sizes[dim]} before it")
@@ -256,17 +283,33 @@ def _check_names(coordinates: Mapping, added: Mapping) -> None:
 SMALL_INDEX = 64
 
 
+def _small_key(values: Mapping[str, np.ndarray]) -> tuple | None:
+    """(dim, dtype, bytes) of each of ``values`` if all are 1-D arrays of at most
+    :data:`SMALL_INDEX` numbers or strings (hashable: the key of :func:`_small_coordinates`),
+    else None."""
+    key = []
+    for dim, data in values.items():
+        if (type(data) is not np.ndarray or data.ndim != 1 or data.size > SMALL_INDEX
+                or data.dtype.kind not in "biufU"):
+            return None
+        key.append((dim, data.dtype.str, data.tobytes()))
+    return tuple(key)
+
+
 @lru_cache(maxsize=256)
-def _small_index(dim: str, dtype: str, data: bytes):
-    """The pandas index of a few values (their dtype and bytes: hashable) and its variables:
-    about 50 us to build, a tenth of a small alpha or kappa call. Indexes are immutable, so
-    results share them, as :func:`_dimension_coordinate`'s (the variables as shallow copies,
-    :func:`_own_variables`)."""
+def _small_coordinates(key: tuple) -> tuple[dict, dict]:
+    """The variables and indexes of the dimension coordinates of :func:`_small_key`'s
+    ``key``: some 50 us a dim to build, a tenth of a small alpha or kappa call. Indexes are
+    immutable, so results share them, as :func:`_dimension_coordinate`'s (the variables as
+    shallow copies, :func:`_own_variables`)."""
     from xarray.indexes import PandasIndex
 
-    values = np.frombuffer(data, dtype=np.dtype(dtype)).copy()
-    index = PandasIndex(values, dim, coord_dtype=values.dtype)
-    return index, index.create_variables()
+    variables, indexes = {}, {}
+    for dim, dtype, data in key:
+        values = np.frombuffer(data, dtype=np.dtype(dtype)).copy()
+        index = PandasIndex(values, dim, coord_dtype=values.dtype)
+        _add_index(variables, indexes, index, index.create_variables())
+    return variables, indexes
 
 
 @lru_cache(maxsize=64)

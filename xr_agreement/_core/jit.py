@@ -35,7 +35,10 @@ documents. numba picks a function's cache folder when the function is decorated,
 ``numba.config.CACHE_DIR``, and a kernel is decorated when it is first compiled (so the
 variables are read then); the folder is set for the duration of the decoration only, so
 other libraries' kernels are not touched. Cache entries are keyed by the source file's path
-and content, so copies of the package never share (or corrupt) each other's entries.
+and content, so copies of the package never share (or corrupt) each other's entries. A kernel
+that calls the package's kernels or functions of other files is cached in a subfolder named by
+the content of those files (:func:`_callees_digest`): numba looks at the caller's file only,
+and would otherwise run a cached caller with an edited callee's old code.
 """
 
 from __future__ import annotations
@@ -121,9 +124,8 @@ def multiply_u16(a, b):
     (10^6, 5, 100) uint8 this product (with the fused row pass there) took the pass from
     87-113 to 57-65 ns an item in one thread. Its numba implementation is registered when
     numba is first loaded (:func:`_register_extensions`); interpreted, the same value, and
-    the same refusal of arguments that are not uint16. numba's cache keys a kernel to its
-    own source file: a kernel using this function keeps its compiled product until that
-    file (or the cache folder) changes.
+    the same refusal of arguments that are not uint16. A kernel using it is cached per
+    content of this file too (:func:`_callees_digest`).
     """
     if not (isinstance(a, np.uint16) and isinstance(b, np.uint16)):
         raise TypeError(f"multiply_u16 takes two numpy.uint16 values, got "
@@ -167,13 +169,78 @@ def _compile(function, options):
         _register_extensions()
         _state["compiled"] = True
         _ALL_COMPILED = _state["mode"] != "never"
-        if not options.get("cache") or config.CACHE_DIR:
+        if not options.get("cache"):
             return numba.njit(**options)(function)
-        previous, config.CACHE_DIR = config.CACHE_DIR, cache_dir()
+        folder = config.CACHE_DIR or cache_dir()
+        digest = _callees_digest(function)
+        if digest:
+            folder = os.path.join(folder, f"with-callees-{digest}")
+        elif config.CACHE_DIR:  # the user's folder, as numba documents
+            return numba.njit(**options)(function)
+        previous, config.CACHE_DIR = config.CACHE_DIR, folder
         try:
             return numba.njit(**options)(function)
         finally:
             config.CACHE_DIR = previous
+
+
+def _callees_digest(function) -> str:
+    """A digest of the source files of the kernels and functions ``function`` calls that
+    live in other files (and theirs, recursively), or "" if there are none.
+
+    numba's cache keys a compiled kernel to its own source file only, yet compiles the
+    kernels it calls into it: after an edit or upgrade of a callee's file alone, the cached
+    caller would run the old callee, a wrong number without an error. A kernel with callees
+    elsewhere is therefore cached in a folder of its own per content of those files."""
+    own = function.__code__.co_filename
+    files, seen, stack = set(), set(), [function]
+    while stack:
+        current = stack.pop()
+        for callee in _globals_called(current):
+            source = getattr(callee, "py_func", callee)
+            if source in seen:
+                continue
+            seen.add(source)
+            filename = source.__code__.co_filename
+            if filename != own:
+                files.add(filename)
+            if isinstance(callee, Kernel):
+                stack.append(source)
+    if not files:
+        return ""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for filename in sorted(files):
+        with open(filename, "rb") as source:
+            digest.update(filename.encode() + b"\0" + source.read() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+# The package's folder: numba compiles numpy's and the standard library's functions from its
+# own implementations, so only the package's functions are callees whose source matters.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _globals_called(function) -> list:
+    """The package's kernels and Python functions a function's code names as globals,
+    directly or as attributes of a module it names (``_kernels.count``)."""
+    names = set(function.__code__.co_names)
+    for constant in function.__code__.co_consts:  # nested functions' code
+        if hasattr(constant, "co_names"):
+            names.update(constant.co_names)
+    found = []
+    for name in names:
+        value = function.__globals__.get(name)
+        candidates = [value]
+        if type(value) is type(sys):  # a module: the names read from it
+            candidates = [getattr(value, attribute, None) for attribute in names]
+        for candidate in candidates:
+            source = getattr(candidate, "py_func", candidate)
+            code = getattr(source, "__code__", None)
+            if code is not None and os.path.abspath(code.co_filename).startswith(_PACKAGE):
+                found.append(candidate)
+    return found
 
 
 def _interpret(kernel, args) -> bool:

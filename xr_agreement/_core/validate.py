@@ -28,16 +28,16 @@ def check_dims(da: xr.DataArray, **roles: str) -> None:
                 f"{role} dim {dim!r} not found; the array has dims {list(da.dims)} "
                 f"(pass {role}='<name>' to use another dim)"
             )
-    for dim, size in da.sizes.items():
+    for dim, size in zip(da.dims, da.shape):  # (da.sizes builds a mapping each time)
         if size == 0:
             raise ValueError(f"dim {dim!r} is empty (size 0)")
 
 
 def check_annotators(da: xr.DataArray, annotator: str) -> None:
-    if da.sizes[annotator] < 2:
+    size = da.shape[da.dims.index(annotator)]
+    if size < 2:
         raise ValueError(
-            f"agreement needs at least 2 annotators; dim {annotator!r} has "
-            f"{da.sizes[annotator]}"
+            f"agreement needs at least 2 annotators; dim {annotator!r} has {size}"
         )
 
 

@@ -36,30 +36,35 @@ How each distance is computed without looping over all pairs of values:
 
 Uncertainty: single-label results carry Gwet's (2014) analytic standard error, from three
 numbers per item (m_i, the within-item distance sum and sum_a sum_k n_k delta(c_a, k); one
-kernel pass, see :func:`.variance._gwet_constants`); ``ci_method="percentile"`` or ``"bca"``
-gives bootstrap intervals through
-:mod:`xr_agreement.resampling`, from per-item coincidence contributions where the number of
-distinct values allows.
+kernel pass, see :func:`.finish_kernels.gwet_constants`); ``ci_method="percentile"`` or
+``"bca"`` gives bootstrap intervals through :mod:`xr_agreement.resampling`, from per-item
+coincidence contributions where the number of distinct values allows.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 
 import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.categorical import EXACT_INTEGERS
+from .._core.threads import item_runs
 from .._core.dataset import dataset, dimension_coordinates, input_coordinates, variable
 from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
                               check_binary_dtype, check_dataarray, check_dims)
 from ..mla import hamming_counts
 from ..resampling.driver import bootstrap, check_options
 from ..resampling.statistics import RecomputedStatistic
-from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _plan,
+from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _Plan, _plan,
                      _ranked_block_sums, _se_block_sums, _set_bits, _set_block_counts,
-                     _single_block_counts)
-from .counts import _undefined_reasons
+                     _single_block_counts, _with_moments)
+from .counts import _undefined_reasons, COINCIDENCE_LIMIT, REASON_TEXT
+from . import finish_kernels as _finish
+from .variance import _special, _standard_error_limits
 from .dask import _dask_alpha
 from .distances import _metric_name, MULTI_LABEL_METRICS, SINGLE_LABEL_METRICS
 from .intervals import _coincidence_statistic, HAMMING_INTERVAL_VARIABLES, INTERVAL_VARIABLES
@@ -384,7 +389,7 @@ def alpha(
     check_annotators(da, annotator)
     name = _metric_name(metric, multi_label, label)
     analytic = _check_intervals(ci, ci_method, multi_label, name)
-    _check_population(population_size, da.sizes[item])
+    _check_population(population_size, da.shape[da.dims.index(item)])
     bootstrapped = ci is not None and ci_method.lower() != "analytic"
     if bootstrapped:
         ci, n_resamples, resample, ci_method = check_options(
@@ -395,6 +400,11 @@ def alpha(
             raise ValueError("categories= applies to single-label ratings; this array has the "
                              f"label dim {label!r}")
         check_binary_dtype(da)
+    if name == "nominal" and not multi_label and not bootstrapped and categories is None:
+        # described as it is built
+        result = _small_alpha(da, item, annotator, ci if analytic else None, population_size)
+        if result is not None:
+            return result
     options = dict(item=item, annotator=annotator, label=label if multi_label else None,
                    categories=categories, ci=ci if analytic else None,
                    population_size=population_size)
@@ -433,28 +443,58 @@ def _check_intervals(ci, ci_method, multi_label, name) -> bool:
     return not multi_label
 
 
+def _variable_attrs(hamming: bool) -> dict:
+    """Each variable's attrs (from :data:`VARIABLES`, the Hamming descriptions if
+    ``hamming``), made once: a Variable's attrs setter copies them."""
+    attrs = {}
+    for var, (long_name, symbol, description) in VARIABLES.items():
+        if hamming:
+            description = HAMMING_DESCRIPTIONS.get(var, description)
+        attrs[var] = {"long_name": long_name, **({"symbol": symbol} if symbol else {}),
+                      "description": description}
+    return attrs
+
+
+_VARIABLE_ATTRS = {False: _variable_attrs(False), True: _variable_attrs(True)}
+
+
 def _describe(result, da, metric, name, multi_label, item, annotator, label):
     """The variables' and the Dataset's attrs."""
-    for var, (long_name, symbol, description) in VARIABLES.items():
-        if var in result:
-            if name == "hamming":
-                description = HAMMING_DESCRIPTIONS.get(var, description)
-            # on the Variable itself: result[var] would build a DataArray for each
-            result.variables[var].attrs = {"long_name": long_name,
-                                           **({"symbol": symbol} if symbol else {}),
-                                           "description": description}
+    described = _VARIABLE_ATTRS[name == "hamming"]
+    # on the Variables themselves: result[var] would build a DataArray for each
+    for var, variable in result.variables.items():
+        attrs = described.get(var)
+        if attrs is not None:
+            variable.attrs = attrs  # (copied by the setter)
+    result.attrs = _dataset_attrs(da, metric, name, multi_label, item, annotator,
+                                  label)  # (copied by the setter)
+
+
+def _dataset_attrs(da, metric, name, multi_label, item, annotator, label,
+                   ci_level=None) -> dict:
+    """The attrs of :func:`alpha`'s Dataset, with ``ci_level`` and ``ci_method`` for Gwet's
+    interval at ``ci_level``. Shared between results (made once): copy it to change it."""
     definitions = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
-    result.attrs = {
+    sizes = dict(zip(da.dims, da.shape))  # (da.sizes builds a mapping on every read)
+    definition = definitions[name] if name in definitions else (
+        f"user-supplied distance {getattr(metric, '__name__', repr(metric))}")
+    return _attrs(name, definition, sizes[item], sizes[annotator],
+                  sizes[label] if multi_label else None, ci_level)
+
+
+@functools.lru_cache(maxsize=256)
+def _attrs(name, definition, n_items, n_annotators, n_labels, ci_level) -> dict:
+    return {
         "metric": name,
-        "metric_definition": definitions.get(name, "user-supplied distance "
-                                             f"{getattr(metric, '__name__', repr(metric))}"),
-        "n_items": da.sizes[item],
-        "n_annotators": da.sizes[annotator],
-        **({"n_labels": da.sizes[label]} if multi_label else {}),
+        "metric_definition": definition,
+        "n_items": n_items,
+        "n_annotators": n_annotators,
+        **({"n_labels": n_labels} if n_labels is not None else {}),
         "missing_data": "missing ratings left out; items with fewer than 2 ratings are not "
         "pairable (Krippendorff's pairable values)",
         "reference": "Krippendorff, Content Analysis (2004/2019), ch. 12; Passonneau (2006) "
         "for MASI; Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., for alpha_se",
+        **({} if ci_level is None else {"ci_level": float(ci_level), "ci_method": "analytic"}),
     }
 
 
@@ -485,28 +525,132 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
             squares = _se_block_sums(values, finished, ratings=ratings, **block)
         finished.update(_finish_se(finished, squares, plan=plan, shape=shape))
     finished.pop("se_inputs", None)
-    core = {"coincidence": ("category", "paired_category"),
-            "category_n_pairable_values": ("category",)}
     categories = None
     if "coincidence" in finished:
         category = totals["values"] if plan.categories is None else plan.categories
         if multi_label:
             category = _label_sets(_set_bits(category, plan.n_labels), plan.label_values)
         elif plan.categories is None and name != "callable" and da.dtype.kind in "biuf":
-            # the input's dtype, like encode_ratings
-            kind = da.dtype.kind
-            category = np.asarray(category).astype(da.dtype if kind in "iuf" else np.int64)
+            category = _input_dtype(category, da.dtype)
         if plan.categories is None and not multi_label:
-            # integral ratings are counted over a whole range of values: keep those that occur
-            seen = totals["seen"].sum(axis=0) > 0
-            category = np.asarray(category)[seen]
-            finished["coincidence"] = finished["coincidence"][..., seen, :][..., seen]
-            finished["category_n_pairable_values"] = (
-                finished["category_n_pairable_values"][..., seen])
+            category = _keep_seen(category, totals["seen"], finished)
         categories = dimension_coordinates({"category": category, "paired_category": category})
-    return dataset({var: variable((*extra, *core.get(var, ())), value)
+    return _result_dataset(finished, da, extra, categories)
+
+
+# --- the small-call path ------------------------------------------------------------------
+
+# Up to this many ratings (all groups) of numbers, nominal alpha takes the small-call path
+# (:func:`_small_alpha`). Below it the general path counts in one run of items
+# (``item_runs`` is 1 up to 4,096 items) and takes the standard error's second pass, not
+# the counting pass's moments (``blocks._with_moments`` needs over 70,000 ratings): both
+# paths run the same kernels in the same order. (Both are checked on each call too.)
+SMALL_RATINGS = 1 << 13
+
+
+# What ``blocks._with_moments`` reads of the general path's plan for nominal alpha with
+# Gwet's interval.
+_NOMINAL_SE_PLAN = _Plan("nominal", "nominal", False, ci=0.95, parallel=True)
+
+
+def _small_alpha(da, item, annotator, ci, population_size) -> xr.Dataset | None:
+    """:func:`alpha`'s result (attrs and all, ``ci=None`` or Gwet's interval at ``ci``)
+    for nominal alpha of a small numpy array of integral numbers (no declared categories),
+    or None where the general path must run.
+
+    One compiled call (:func:`.finish_kernels.small_nominal`: the general path's kernels,
+    counting then finishing, with no Python between them) and the Dataset built once: at
+    50 items x 5 annotators with Gwet's interval (bench_kappa case 4) the whole call took
+    69 us instead of 271 us through :func:`_numpy_alpha` (min of 1,500 calls, alternating
+    with the peers; 45-50 us in a loop of its own)."""
+    data = da.data
+    if (not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf"
+            or data.size > SMALL_RATINGS):
+        return None
+    dims = da.dims
+    extra = dims[:-2]
+    if dims[-2:] != (item, annotator):  # a transposed view, as in _numpy_alpha
+        extra = tuple(d for d in dims if d not in (item, annotator))
+        data = data.transpose([dims.index(d) for d in (*extra, item, annotator)])
+    shape = data.shape[:-2]
+    N, n = data.shape[-2:]
+    # the general path counts in one run of items and (with moments for at least one value,
+    # then for all) takes the second pass: else it is the one to run
+    if item_runs(N) > 1 or (ci is not None and _with_moments(_NOMINAL_SE_PLAN, 1, N, n)):
+        return None
+    values = np.ascontiguousarray(data, dtype=np.float64).reshape((-1,) + data.shape[-2:])
+    population = math.nan if population_size is None else float(population_size)
+    # the t quantile of the interval for all N items pairable, the usual case: the kernel
+    # then computes the limits too (a second kernel call and the quantile after it cost
+    # 7-8 us of the 50-item call above)
+    t = _t_quantile(N - 1, ci) if ci is not None else math.nan
+    ok, n_seen, limited, value_counts, seen, coincidence, integers, floats, category = (
+        _finish.small_nominal(values, ci is not None, population, COINCIDENCE_LIMIT,
+                              EXACT_INTEGERS, N - 1, t))
+    if not ok:
+        return None
+    V = value_counts.shape[1]
+    alpha_value = floats[0].reshape(shape)
+    finished = {"alpha": alpha_value, "observed_disagreement": floats[1].reshape(shape),
+                "expected_disagreement": floats[2].reshape(shape),
+                "n_pairable_values": integers[0].reshape(shape),
+                "n_pairable_items": integers[1].reshape(shape),
+                "undefined_reason": REASON_TEXT[integers[3]].reshape(shape),
+                "coincidence": coincidence.reshape(shape + (V, V)),
+                "category_n_pairable_values": value_counts.reshape(shape + (V,))}
+    if limited:
+        finished.update(alpha_se=floats[5].reshape(shape), alpha_lower=floats[6].reshape(shape),
+                        alpha_upper=floats[7].reshape(shape))
+    elif ci is not None:
+        se, lower, upper = _standard_error_limits(alpha_value, floats[4].reshape(shape),
+                                                  (integers[1] - 1).reshape(shape), ci)
+        finished.update(alpha_se=se, alpha_lower=lower, alpha_upper=upper)
+    category = _input_dtype(category, da.dtype)
+    if n_seen < V:
+        category = _keep_seen(category, seen, finished)
+    return _result_dataset(finished, da, extra,
+                           dimension_coordinates({"category": category,
+                                                  "paired_category": category}),
+                           _attrs("nominal", SINGLE_LABEL_METRICS["nominal"], N, n, None, ci))
+
+
+@functools.lru_cache(maxsize=256)
+def _t_quantile(dof: int, confidence: float) -> float:
+    """The t quantile of Gwet's limits at ``dof`` degrees of freedom (NaN below 1), as
+    :func:`.variance._standard_error_limits` computes it."""
+    return float(_special().stdtrit(float(dof), 0.5 + confidence / 2)) if dof >= 1 else math.nan
+
+
+def _input_dtype(category, dtype):
+    """Category values of numeric ratings in the input's dtype (booleans as int64), as
+    ``encode_ratings`` gives them."""
+    return np.asarray(category).astype(dtype if dtype.kind in "iuf" else np.int64,
+                                       copy=False)
+
+
+def _keep_seen(category, seen, finished):
+    """The categories some rating has (integral ratings are counted over a whole range of
+    values), and ``finished``'s coincidence and margins cut to them (in place)."""
+    kept = seen.sum(axis=0) > 0
+    if kept.all():
+        return np.asarray(category)
+    finished["coincidence"] = finished["coincidence"][..., kept, :][..., kept]
+    finished["category_n_pairable_values"] = finished["category_n_pairable_values"][..., kept]
+    return np.asarray(category)[kept]
+
+
+_CORE_DIMS = {"coincidence": ("category", "paired_category"),
+              "category_n_pairable_values": ("category",)}
+
+
+def _result_dataset(finished, da, extra, categories, attrs=None) -> xr.Dataset:
+    """The Dataset of the ``finished`` arrays over the ``extra`` dims of ``da``; given the
+    Dataset's ``attrs``, the variables get theirs too (as from :func:`_describe`)."""
+    described = _VARIABLE_ATTRS[False] if attrs is not None else {}
+    return dataset({var: variable((*extra, *_CORE_DIMS.get(var, ())), value,
+                                  described.get(var))
                     for var, value in finished.items()}, input_coordinates(da, extra),
-                   coords_after=categories)
+                   attrs, coords_after=categories)
 
 
 def _bootstrap_intervals(da, result, metric, name, multi_label, *, item, annotator, label,

@@ -29,6 +29,7 @@ from .._core.categorical import (declared_categories, encode_ratings, EXACT_INTE
                                  integral_ratings, Ratings)
 from .._core.threads import _in_threads, item_runs
 from .._core.validate import describe_position
+from . import finish_kernels as _finish
 from . import kernels as _kernels
 from .counts import (_alpha_terms, _coded, _coded_label_sets, _describe_rating,
                      _describe_vector, _EMPTY_DELTA, _EMPTY_NUMBERS, _EMPTY_PACKED,
@@ -36,8 +37,7 @@ from .counts import (_alpha_terms, _coded, _coded_label_sets, _describe_rating,
                      _set_expected_sums, _spread_expected, _undefined_reasons,
                      COINCIDENCE_LIMIT, INTEGER_SPAN_LIMIT)
 from .distances import _cached_set_table, _callable_delta, SET_METRIC_IDS
-from .variance import (_distance_rows, _gwet_constants, _gwet_variance, _nominal_squares,
-                       _standard_error_limits)
+from .variance import _distance_rows, _nominal_squares, _standard_error_limits
 
 
 class _Totals:
@@ -47,9 +47,12 @@ class _Totals:
         self.value_counts = stats["value_counts"]
         self.items_by_m = stats["items_by_m"]
         self.agreeing_by_m = stats["agreeing_by_m"]
-        m = np.arange(self.items_by_m.shape[1])
-        self.pairable = (self.items_by_m * m).sum(axis=1)
-        self.pairable_items = self.items_by_m[:, 2:].sum(axis=1)
+        G = self.items_by_m.shape[0]
+        self.pairable, self.pairable_items, self.rated_items = (
+            np.empty(G, np.int64) for _ in range(3))
+        _finish.count_totals(*(np.ascontiguousarray(stats[key], dtype=np.int64) for key in
+                               ("items_by_m", "value_counts", "seen")),
+                             self.pairable, self.pairable_items, self.rated_items)
 
 
 class _Plan:
@@ -221,7 +224,7 @@ def _count(ratings: Ratings, with_coincidence, plan: _Plan):
     counts, unpaired, items, agreeing, upper, moments, outer, unmatched = (
         functools.reduce(operator.add, parts) for parts in zip(*runs))
     # the kernel fills the upper triangle (c <= k) of the symmetric coincidence matrix
-    coincidence = upper + np.swapaxes(np.triu(upper, 1), -1, -2) if upper.size else upper
+    coincidence = _finish.symmetric_coincidence(upper) if upper.size else upper
     return (counts, counts + unpaired, items, agreeing, coincidence,
             (moments, outer) if with_moments else None, unmatched)
 
@@ -496,20 +499,16 @@ def _finish_totals(totals, ranked_observed, delta, *, plan: _Plan, shape) -> dic
         # the distances need the category values only, not the ratings
         metric_id, delta, numbers, scores, rows = _distance_rows(
             Ratings(None, 0, values), counts, plan.name, plan.metric, numbers, scores, delta)
-        rows = np.ascontiguousarray(rows)
-        constants = [
-            _gwet_constants(int(counts.pairable_items[g]), float(counts.pairable[g]),
-                            float(observed_sum[g]),
-                            float((counts.value_counts[g] * rows[g]).sum()))
-            for g in range(len(rows))
-        ]
+        rows = np.ascontiguousarray(rows, dtype=np.float64)
+        constants = np.empty((len(rows), 6))  # a NaN row where the variance is undefined
+        _finish.gwet_constants(counts.pairable_items, counts.pairable,
+                               np.ascontiguousarray(observed_sum, dtype=np.float64),
+                               np.ascontiguousarray(counts.value_counts, dtype=np.int64),
+                               rows, constants)
         out["se_inputs"] = {
             "values": values, "metric_id": metric_id, "delta": delta, "numbers": numbers,
             "scores": scores, "rows": rows, "constants": constants,
-            # items with one rating are rated, not pairable: one unpaired rating each
-            "rated_items": counts.pairable_items
-            + (totals["seen"] - totals["value_counts"]).sum(axis=1),
-            "pairable_items": counts.pairable_items,
+            "rated_items": counts.rated_items, "pairable_items": counts.pairable_items,
         }
         if "gwet_moments" in totals:  # the counting pass summed what the squares need
             moments, outer = totals["gwet_moments"]
@@ -526,8 +525,7 @@ def _se_block_sums(block, finished, *, coords, plan: _Plan, ratings=None):
     inputs = finished["se_inputs"]
     if ratings is None:
         ratings = _block_ratings(block, coords, plan, inputs["values"])
-    constants = np.array([(math.nan,) * 6 if c is None else c for c in inputs["constants"]],
-                         np.float64).reshape(-1, 6)
+    constants = inputs["constants"]
     values = ratings.values
     arguments = (values, ratings.low, inputs["metric_id"], inputs["delta"], inputs["numbers"],
                  inputs["scores"], inputs["rows"], constants)
@@ -542,12 +540,10 @@ def _finish_se(finished, squares, *, plan: _Plan, shape) -> dict:
     """``alpha_se``, ``alpha_lower``, ``alpha_upper`` from the summed squares."""
     inputs = finished["se_inputs"]
     n = inputs["pairable_items"]
-    variance = np.array([
-        math.nan if constants is None
-        else _gwet_variance(squares[g], int(n[g]), inputs["rated_items"][g],
-                            plan.population_size)
-        for g, constants in enumerate(inputs["constants"])
-    ])
+    variance = np.empty(len(n))
+    population = math.nan if plan.population_size is None else float(plan.population_size)
+    _finish.gwet_variance(np.ascontiguousarray(squares, dtype=np.float64), n,
+                          inputs["rated_items"], population, inputs["constants"], variance)
     se, lower, upper = _standard_error_limits(finished["alpha"], variance.reshape(shape),
                                               (n - 1).reshape(shape), plan.ci)
     return {"alpha_se": se, "alpha_lower": lower, "alpha_upper": upper}

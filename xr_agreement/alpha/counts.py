@@ -12,6 +12,7 @@ import xarray as xr
 from .._core.arrays import _plain
 from .._core.categorical import encode_ratings, Ratings
 from .._core.threads import _in_threads, _pool_map
+from . import finish_kernels as _finish
 from . import kernels as _kernels
 
 
@@ -55,40 +56,44 @@ def _extra_frame(da: xr.DataArray, roles) -> tuple[list[str], dict]:
 
 def _alpha_terms(observed_sum, expected_sum, pairable):
     """(alpha, D_o, D_e) from the numerators O = sum o_ck delta_ck and E = sum n_c n_k
-    delta_ck and the number n of pairable values (arrays over groups); NaN with fewer than
-    two pairable values, alpha NaN too when nothing could disagree (E = 0)."""
-    n = np.asarray(pairable, np.float64)
-    enough = n >= 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        observed = np.where(enough, observed_sum / n, np.nan)
-        expected = np.where(enough, expected_sum / (n * (n - 1)), np.nan)
-        value = np.where(enough & (expected_sum > 0),
-                         1.0 - (n - 1) * observed_sum / expected_sum, np.nan)
+    delta_ck and the number n of pairable values (arrays over groups, or replicates and
+    groups): :func:`.finish_kernels.alpha_terms`."""
+    observed_sum, expected_sum, pairable = np.broadcast_arrays(observed_sum, expected_sum,
+                                                               pairable)
+    shape = observed_sum.shape
+    value, observed, expected = (np.empty(shape) for _ in range(3))
+    _finish.alpha_terms(*(_flat(x) for x in (observed_sum, expected_sum, pairable)),
+                        value.reshape(-1), observed.reshape(-1), expected.reshape(-1))
     return value, observed, expected
+
+
+def _flat(x):
+    """``x`` as a 1-D contiguous float64 array (a view where it is one)."""
+    return np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+
+
+# The text of each of :func:`.finish_kernels.reason_codes`' codes.
+REASON_TEXT = np.array(["", "expected disagreement is 0: all pairable values are equal",
+                        "no pairable values"], dtype=object)
 
 
 def _undefined_reasons(pairable, expected_sum) -> np.ndarray:
     """Why alpha is NaN, per group (object array of str, "" where alpha is defined)."""
-    n = np.asarray(pairable)
-    expected_sum = np.asarray(expected_sum, np.float64)
-    reasons = np.full(n.shape, "", dtype=object)
-    with np.errstate(invalid="ignore"):
-        reasons[(n >= 2) & ~(expected_sum > 0)] = (
-            "expected disagreement is 0: all pairable values are equal")
-    reasons[n < 2] = "no pairable values"
-    return reasons
+    pairable, expected_sum = np.broadcast_arrays(pairable, expected_sum)
+    codes = np.empty(pairable.shape, np.int64)
+    _finish.reason_codes(_flat(pairable), _flat(expected_sum), codes.reshape(-1))
+    return REASON_TEXT[codes.reshape(-1)].reshape(codes.shape)  # (0-d: still an array)
 
 
 def _nominal_sums(counts):
-    """O and E of the nominal metric from integer counts."""
-    m = np.arange(counts.items_by_m.shape[1])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_m = np.where(m >= 2, m * counts.items_by_m
-                         - counts.agreeing_by_m / np.maximum(m - 1, 1), 0.0)
-    observed_sum = per_m.sum(axis=1)
-    n = counts.pairable
-    expected_sum = n * n - (counts.value_counts * counts.value_counts).sum(axis=1)
-    return observed_sum, expected_sum.astype(np.float64)
+    """O and E of the nominal metric from integer counts
+    (:func:`.finish_kernels.nominal_sums`)."""
+    G = counts.items_by_m.shape[0]
+    observed_sum, expected_sum = np.empty(G), np.empty(G)
+    _finish.nominal_sums(*(np.ascontiguousarray(x, dtype=np.int64) for x in (
+        counts.items_by_m, counts.agreeing_by_m, counts.value_counts, counts.pairable)),
+        observed_sum, expected_sum)
+    return observed_sum, expected_sum
 
 
 def _spread_expected(weights, counts):

@@ -727,7 +727,7 @@ def gwet_squares(values, low, metric_id, delta, numbers, scores, rows, constants
     """Per group (G,): the sum over the pairable items i0..i1 of Gwet's squared linearized
     deviation (kx_i - alpha')**2, from each item's number of ratings m_i, pair distance sum
     P_i = sum_{a != b} delta(c_a, c_b) and e_i = sum_a rows[g, c_a] (see
-    ``variance._gwet_constants`` for the formula and ``constants``; a NaN row: undefined).
+    ``finish_kernels.gwet_constants`` for the formula and ``constants``; a NaN row: undefined).
 
     Nominal and squared-score distances take O(m) per item (equal pairs counted per code;
     2 m sum (s - mean)^2, centred for accuracy); other distances loop over pairs."""

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from .._core.arrays import _plain
 from .._core.categorical import Ratings
+from . import finish_kernels as _finish
 from . import kernels as _kernels
-from .counts import _EMPTY_DELTA, _EMPTY_NUMBERS
+from .counts import _EMPTY_DELTA, _EMPTY_NUMBERS, _flat
 from .distances import _callable_delta
 
 
@@ -27,7 +29,9 @@ def _distance_rows(ratings: Ratings, counts, name, metric, numbers, scores,
     no_scores = np.zeros((1, 1))
     total = value_counts.sum(axis=1, keepdims=True)
     if name == "nominal":
-        return _kernels.DELTA_NOMINAL, delta, no_numbers, no_scores, total - value_counts
+        rows = np.empty((G, V))
+        _finish.nominal_rows(counts.value_counts, rows)
+        return _kernels.DELTA_NOMINAL, delta, no_numbers, no_scores, rows
     if name in ("interval", "ordinal"):
         if name == "ordinal":  # mid-ranks of the pairable frequencies
             scores = np.cumsum(value_counts, axis=1) - value_counts / 2.0
@@ -54,31 +58,10 @@ def _distance_rows(ratings: Ratings, counts, name, metric, numbers, scores,
     return _kernels.DELTA_MATRIX, delta, no_numbers, no_scores, value_counts @ delta.T
 
 
-def _gwet_constants(n_items, n_values, observed_sum, expected):
-    """The corpus-level quantities of Gwet's (2014, ch. 6) variance of alpha for one group
-    (n.., m̄, D_o, T', T, alpha'), or None where the variance is undefined.
-
-    The per-item terms (summed by :func:`_kernels.gwet_squares`) are m_i,
-    P_i = sum_{a != b} delta and e_i = sum_a rows[c_a].
-    Gwet writes alpha with agreement weights w = 1 - s delta; his linearized per-item terms
-    are free of the scale s, so they are written here with distances only:
-    k_i = 1 + ((m_i - m̄)(1 - 1/n..) D_o - P_i / (m_i - 1)) / (m̄ T'),
-    alpha' = 1 - D_o / T', e'_i = (m_i - e_i n.. / T) / m̄ and
-    kx_i = k_i - 2 (1 - alpha') e'_i, with T = sum_c n_c rows_c, T' = T / n..**2 and
-    D_o = sum_i P_i / (m_i - 1) / n..; var = (1 - f) sum_i (kx_i - alpha')**2 / (n (n - 1))
-    over the n pairable items, f = rated items / population size."""
-    if n_items < 2 or not expected > 0:
-        return None
-    mean_m = n_values / n_items
-    scaled_expected = expected / n_values**2
-    observed = observed_sum / n_values
-    return n_values, mean_m, observed, scaled_expected, expected, 1 - observed / scaled_expected
-
-
 def _nominal_squares(items_by_m, agreeing_by_m, value_counts, moments, outer) -> float:
     """Gwet's sum over pairable items of (kx_i - alpha')**2 for the nominal distance of one
     group, exactly, from the moments of the counting pass (no second pass over the ratings;
-    NaN where :func:`_gwet_constants` is None).
+    NaN where :func:`.finish_kernels.gwet_constants` is).
 
     With a_i = sum_c n_ic (n_ic - 1), P_i = m_i (m_i - 1) - a_i and e_i = m_i n.. - s_i,
     s_i = sum_c n_ic n_c, the deviation of an item with m ratings is linear in its counts:
@@ -127,22 +110,21 @@ def _nominal_squares(items_by_m, agreeing_by_m, value_counts, moments, outer) ->
     return float(squares)
 
 
-def _gwet_variance(squares, n_items, rated_items, population_size):
-    finite = 1.0 if population_size is None else 1 - rated_items / population_size
-    return finite * squares / (n_items * (n_items - 1))
-
-
 def _standard_error_limits(value, variance, dof, confidence):
-    """alpha_se, alpha_lower, alpha_upper (arrays like ``value``) from Gwet's variance and
-    dof."""
-    # scipy.special's ufunc (what scipy.stats.t.ppf calls): stats.t.ppf spent some 60 us a
-    # call checking its arguments, a tenth of a small alpha
-    from scipy import special  # here, so that ``import xr_agreement`` stays light
+    """alpha_se, alpha_lower, alpha_upper (arrays like ``value``; ``variance`` and ``dof``
+    of its shape) from Gwet's variance and dof (:func:`.finish_kernels.standard_error_limits`,
+    with the t quantiles of scipy.special's ufunc: stats.t.ppf spent some 60 us a call
+    checking its arguments, a tenth of a small alpha)."""
+    shape = np.shape(value)
+    dof = np.ascontiguousarray(dof, dtype=np.float64).reshape(-1)
+    t = _special().stdtrit(dof, 0.5 + confidence / 2)  # used where dof >= 1
+    limits = _finish.standard_error_limits(_flat(value), _flat(variance), dof, t)
+    return limits[0].reshape(shape), limits[1].reshape(shape), limits[2].reshape(shape)
 
-    with np.errstate(invalid="ignore"):
-        se = np.where(variance >= 0, np.sqrt(np.maximum(variance, 0)), np.nan)
-    se = np.where(np.isnan(value), np.nan, se)
-    t = np.full(np.shape(dof), np.nan)
-    usable = np.asarray(dof) >= 1
-    t[usable] = special.stdtrit(np.asarray(dof)[usable], 0.5 + confidence / 2)
-    return se, value - t * se, np.minimum(value + t * se, 1.0)
+
+@functools.lru_cache(maxsize=1)
+def _special():
+    """scipy.special, imported on first use, so that ``import xr_agreement`` stays light."""
+    from scipy import special
+
+    return special

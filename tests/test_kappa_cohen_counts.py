@@ -154,6 +154,19 @@ def test_multi_label_tables_are_the_pair_loops(jit_mode, kind):
     np.testing.assert_array_equal(sums["both"], table.sum(axis=(-2, -1)))
 
 
+@pytest.mark.parametrize("n_annotators, n_labels", [(2, 1), (3, 7), (5, 50), (9, 33),
+                                                     (17, 2), (4, 64)])
+def test_complete_label_tables_are_the_pair_loops_at_any_width(n_annotators, n_labels):
+    """The complete pass pads each shift's loop to whole vectors: tables equal the pair
+    loops whatever the row's width against the padding."""
+    rng = np.random.default_rng(n_annotators * 100 + n_labels)
+    values = random_decisions(rng, (1, 300, n_annotators, n_labels), 0, np.uint8)
+    counts = cohen_module._count(values, 2, 1)
+    sums = cohen_module._sums(counts, True, n_annotators, (1, n_labels), np.eye(2))
+    table, _ = brute_label_tables(np.asarray(values, float))
+    np.testing.assert_array_equal(sums["table"], table)
+
+
 # --------------------------------------------------------------------------- pooled SE
 
 

@@ -37,6 +37,11 @@ def shift_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 BYTE_BLOCK = 255
 
 
+# Bytes of a vector register that label_pair_complete pads its loops to (AVX2's 32; on
+# narrower machines whole multiples of theirs too)
+VECTOR_BYTES = 32
+
+
 # Items per block of code_pair_tables: 64 words of 64 items per (annotator, category).
 BIT_WORDS = 64
 
@@ -98,27 +103,48 @@ def label_pair_complete(values, i0, i1, out):
     Pairs by shift (:func:`shift_pairs`): for shift d the products of rows a and a + d of
     all its pairs are one loop over the item's bytes k < (n - d) L, ``x[k] & x[k + d L]``,
     into the pairs' uint8 sums, laid out likewise (blocks of :data:`BYTE_BLOCK` items,
-    flushed to int64).
+    flushed to int64). Each shift's loop is padded to whole vectors (:data:`VECTOR_BYTES`):
+    the item's row is copied into a buffer with zeros after it, so the padding adds zeros,
+    and no loop ends in a scalar tail (at (5e4, 5, 50) the tails were a quarter of the
+    pass: 84 -> 60 ns an item, one thread).
     """
     G, N, n, L = values.shape
     P = out.shape[1]
     flat = values.reshape(-1)
-    acc = np.zeros(P * L, np.uint8)
+    lengths = np.empty(n, np.int64)  # shift d's loop, padded
+    total = 0
+    for d in range(n):
+        lengths[d] = ((n - d) * L + VECTOR_BYTES - 1) // VECTOR_BYTES * VECTOR_BYTES
+        total += lengths[d]
+    acc = np.zeros(total, np.uint8)
+    row = np.zeros(n * L + VECTOR_BYTES, np.uint8)  # the item's bytes, then zeros
     for g in range(G):
         for b0 in range(i0, i1, BYTE_BLOCK):
             acc[:] = 0
             for i in range(b0, min(b0 + BYTE_BLOCK, i1)):
-                start = np.uint64((g * N + i) * n * L)
-                base = np.uint64(0)
+                start = (g * N + i) * n * L
+                source = flat[start:start + n * L]
+                for k in range(n * L):
+                    row[k] = source[k]
+                base = 0
+                # slices, not offsets into the whole array: no aliasing or index checks
+                # in the way of the vectorizer
                 for d in range(n):
-                    other = start + np.uint64(d * L)
-                    length = np.uint64((n - d) * L)
+                    length = lengths[d]
+                    first = row[:length]
+                    second = row[d * L:d * L + length]
+                    sums = acc[base:base + length]
                     for k in range(length):
-                        acc[base + k] += flat[start + k] & flat[other + k]
+                        sums[k] += first[k] & second[k]
                     base += length
-            for p in range(P):
-                for j in range(L):
-                    out[g, p, j] += acc[p * L + j]
+            base = 0
+            p = 0
+            for d in range(n):
+                for a in range(n - d):
+                    for j in range(L):
+                        out[g, p, j] += acc[base + a * L + j]
+                    p += 1
+                base += lengths[d]
 
 
 @njit(cache=True, nogil=True, work=lambda values, i0, i1, out, common: (

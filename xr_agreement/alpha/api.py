@@ -470,20 +470,21 @@ def _describe(result, da, metric, name, multi_label, item, annotator, label):
                                   label)  # (copied by the setter)
 
 
-def _dataset_attrs(da, metric, name, multi_label, item, annotator, label,
-                   ci_level=None) -> dict:
-    """The attrs of :func:`alpha`'s Dataset, with ``ci_level`` and ``ci_method`` for Gwet's
-    interval at ``ci_level``. Shared between results (made once): copy it to change it."""
+def _dataset_attrs(da, metric, name, multi_label, item, annotator, label) -> dict:
+    """The attrs of :func:`alpha`'s Dataset (without an interval's: :func:`alpha` adds
+    them). Shared between results (made once): copy it to change it."""
     definitions = MULTI_LABEL_METRICS if multi_label else SINGLE_LABEL_METRICS
     sizes = dict(zip(da.dims, da.shape))  # (da.sizes builds a mapping on every read)
     definition = definitions[name] if name in definitions else (
         f"user-supplied distance {getattr(metric, '__name__', repr(metric))}")
     return _attrs(name, definition, sizes[item], sizes[annotator],
-                  sizes[label] if multi_label else None, ci_level)
+                  sizes[label] if multi_label else None, None)
 
 
 @functools.lru_cache(maxsize=256)
 def _attrs(name, definition, n_items, n_annotators, n_labels, ci_level) -> dict:
+    """The Dataset's attrs, with ``ci_level`` and ``ci_method`` of Gwet's interval given
+    ``ci_level`` (the small-call path's), made once per arguments: shared, copy to change."""
     return {
         "metric": name,
         "metric_definition": definition,

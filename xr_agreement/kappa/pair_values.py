@@ -332,8 +332,8 @@ def multi_label_values(table, common, squares, w, z, population, tolerance, pair
 
 
 # rows of pooled_terms' outputs
-LABEL_TERM_ROWS = ("known", "marginal_1", "marginal_1", "marginal_2", "marginal_2",
-                   "observed_j", "expected_j")
+LABEL_TERM_ROWS = ("known", "row_proportion_0", "row_proportion_1", "column_proportion_0",
+                   "column_proportion_1", "observed_j", "expected_j")
 POOLED_TERM_ROWS = ("observed", "expected", "gap", "coefficient")
 
 

@@ -192,6 +192,8 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
     binary_spread = np.zeros((G, q))
     vs_rest = binary_constants.shape[1] > 0
     r = np.zeros(q, np.int64)
+    binary = np.zeros(2, np.int64)  # category k against the rest: r_k, m - r_k
+    identity = np.eye(2)
     lam_k = np.zeros(q)
     # Conger's category-vs-rest constants, per group: an annotator's term in problem k is
     # rest[a, k] (rated another category) or rest[a, k] + own[a, k] (rated k)
@@ -276,8 +278,9 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                 for k in range(q):
                     observed = 0.0
                     if m >= 2:
-                        others = m - r[k]
-                        observed = ((r[k] * (r[k] - 1) + others * (others - 1)) * share
+                        binary[0] = r[k]
+                        binary[1] = m - r[k]
+                        observed = (agreeing_pairs(binary, identity) * share
                                     - expected_k[k])
                     chance_term = (lam_k[k] + constant_k[k]) * conger_k[k] - expected_k[k]
                     binary_term = ((scale_k[k] * observed
@@ -448,6 +451,7 @@ def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
     x = np.zeros(P, np.int64)
     m = np.zeros(P, np.int64)
     lam = np.zeros(P)
+    r = np.zeros(2, np.int64)  # a label's counts of 0s and 1s on an item
     for g in range(G):
         kappa_pooled = pooled_constants[g, 0, 3]
         gap_pooled = pooled_constants[g, 0, 4]
@@ -479,11 +483,9 @@ def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                 expected = constant[2]
                 observed = 0.0
                 if mj >= 2:
-                    xj = x[j]
-                    r0 = mj - xj
-                    agreeing = (r0 * (w[0, 0] * r0 + w[0, 1] * xj - 1)
-                                + xj * (w[1, 0] * r0 + w[1, 1] * xj - 1))
-                    observed = agreeing / (mj * (mj - 1)) - expected
+                    r[0] = mj - x[j]
+                    r[1] = x[j]
+                    observed = agreeing_pairs(r, w) / (mj * (mj - 1)) - expected
                 chance = (lam[j] + constant[4]) * constant[5] - expected
                 term = (constant[3] * observed - 2 * (1 - kappa) * chance) / constant[1] - kappa
                 if term == term:

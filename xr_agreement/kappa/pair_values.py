@@ -323,9 +323,7 @@ def multi_label_values(table, common, squares, w, z, population, tolerance, pair
                 se = np.nan
                 if kappa == kappa:
                     variance = squares[g, a, b] / (n_ab * n_ab) if n_ab > 0 else np.nan
-                    if population == population:
-                        variance = variance * (1 - n_ab / population)
-                    se = np.sqrt(variance)
+                    se = _corrected_se(variance, n_ab, population)
                 _pair_finish(pair_out, pair_reasons, g, a, b, kappa, observed, expected, se,
                              n_ab, chance, scott, z, tolerance)
         _corpus_finish(pair_out, corpus_out, corpus_counts, g)

@@ -214,16 +214,15 @@ def _single_label_plan(tables, setting):
     histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
     if method == "conger":
-        annotators = tables["annotators"].astype(np.float64)
-        sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
+        annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
+        rated = annotators.sum(axis=-1)
+        sums.update(indicator=annotators, rated=rated)
     terms = _problem_terms(sums, w, method, with_chance=True)
     point = _gwet_point(terms, pooled=False)
     n_rated, n_pairable = sums["rated_item"], sums["pairable"]
     plan = {"overall": (point, n_rated, n_pairable), "q": q}
     if method == "conger":
         plan["spread"] = _conger_pass_constants(terms)
-        annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
-        rated = annotators.sum(axis=-1)
         chosen = np.moveaxis(annotators, -1, 1)  # (G, q, n)
         binary_sums = _binary_sums(histogram, columns)
         binary_sums.update(indicator=np.stack([chosen, rated[:, None] - chosen], axis=-1),

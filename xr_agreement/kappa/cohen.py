@@ -58,7 +58,7 @@ def _cohen_columns(data) -> dict:
     """The per-item terms whose sums over items :func:`cohen` uses, as DataArrays for the
     bootstrap's per-item tables (a tuple: factors whose product is the term): the pairs'
     contingency tables and, on multi-label input, the pooled coefficient's terms (see
-    :func:`_cohen_pooled`)."""
+    :func:`.pair_values.multi_label_values`)."""
     item = data["item"]
     lead, _, terms = _per_item(data)
     ind, rated = terms["indicator"], terms["rated"]
@@ -132,8 +132,8 @@ def _bytes(array):
 
 
 def _sums(counts, multi_label, n, lead_shape, w):
-    """The sums over items of :func:`_cohen_columns` (float arrays, see :func:`_given_sums`)
-    from :func:`_count`'s counts."""
+    """The sums over items of :func:`_cohen_columns` (float arrays, ``common`` int64; see
+    :func:`_given_sums`) from :func:`_count`'s counts."""
     if not multi_label:
         (cells,) = counts
         q = w.shape[0]

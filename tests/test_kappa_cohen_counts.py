@@ -171,12 +171,45 @@ def test_pooled_se_is_the_per_item_formula(missing, weights, lookup_bytes, monke
                                    atol=1e-12)
 
 
+@pytest.mark.parametrize("n_annotators, n_labels", [
+    (2, 1), (3, 7), (4, 8), (5, 9), (5, 50), (3, 63), (3, 64), (2, 65), (9, 17), (17, 130)])
+@pytest.mark.parametrize("dtype", [np.uint8, bool, np.int16])
+def test_complete_pass_is_the_per_item_formula(jit_mode, n_annotators, n_labels, dtype,
+                                               monkeypatch):
+    """The byte-table pass of complete decisions (:func:`complete_influence`) around its
+    widths: rows shorter than 8 labels (padded), groups of 8 ending past L, 64-label words,
+    more than 8 annotators (a second chunk of sums), a run past a block of 64 items."""
+    rng = np.random.default_rng(n_annotators * 1000 + n_labels)
+    N = 150 if jit_mode == "always" or n_annotators * n_labels < 200 else 70
+    rounds = 2 if n_labels == 50 else 1  # a second extra-dims value: its own table
+    if rounds == 2:  # and its own pass (the tables' memory capped to one at a time)
+        monkeypatch.setattr(cohen_module, "TABLE_BYTES", 0)
+    values = random_decisions(rng, (rounds, N, n_annotators, n_labels), 0, dtype)
+    weights = [[1.0, 0.2], [0.5, 1.0]] if n_labels == 9 else None  # every ordered pair
+    data = with_kernel_input(
+        xr.DataArray(values, dims=("round", "item", "annotator", "label")), weights)
+    w = np.asarray(data["weights"])
+    counts = cohen_module._count(data["decisions"], 2, 1)
+    sums = cohen_module._sums(counts, True, n_annotators, (rounds, n_labels), w)
+    assert "coefficients" in cohen_module._influence_plan(sums, w, N)  # the complete pass
+    out = variables(cohen_module._cohen_values(data, 0.95))
+    for r in range(rounds):
+        kappa, se = per_item_pooled(values[r].astype(float), w)
+        np.testing.assert_allclose(out["pair_coefficient"].values[r], kappa, rtol=1e-12,
+                                   atol=1e-12)
+        np.testing.assert_allclose(out["pair_coefficient_se"].values[r], se, rtol=1e-10,
+                                   atol=1e-12)
+
+
 def test_compiled_and_interpreted_give_the_same_numbers():
     rng = np.random.default_rng(9)
     decisions = xr.DataArray(random_decisions(rng, (40, 3, 6), 0.1),
                              dims=("item", "annotator", "label"))
     complete = xr.DataArray(random_decisions(rng, (40, 3, 6), 0, np.uint8),
                             dims=("item", "annotator", "label"))
+    # the byte-table pass past its padding: 2 words of bits, 2 chunks of sums, 2 rounds
+    wide = xr.DataArray(random_decisions(rng, (2, 70, 9, 67), 0, np.uint8),
+                        dims=("round", "item", "annotator", "label"))
     ratings = xr.DataArray(rng.integers(0, 4, (40, 3)).astype(float),
                            dims=("item", "annotator"))
     previous = jit.mode()
@@ -185,7 +218,7 @@ def test_compiled_and_interpreted_give_the_same_numbers():
         for mode in ("always", "never"):
             jit.set_mode(mode)
             results.append([variables(cohen_module._cohen_values(with_kernel_input(da), 0.9))
-                            for da in (decisions, complete, ratings)])
+                            for da in (decisions, complete, wide, ratings)])
     finally:
         jit.set_mode(previous)
     for compiled, interpreted in zip(*results):

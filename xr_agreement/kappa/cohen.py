@@ -191,24 +191,22 @@ def _influence_plan(sums, w, n_items):
     :func:`pooled_influence` (1 to 4 labels a lookup, 1 to 2 where decisions are missing,
     as many as keep the lookups within :data:`LOOKUP_BYTES`)."""
     L, n = sums["table"].shape[-5:-3]
-    lookup = _influence_lookup(sums, w).reshape(-1, L, n, n, 2, 2)
     if np.array_equal(w, w.T):
         first, second = shift_pairs(n)
     else:
         first, second = (np.repeat(np.arange(n), n), np.tile(np.arange(n), n))
-    lookup = np.moveaxis(lookup[:, :, first, second], 2, 1)  # (G, pairs, L, 2, 2)
     plan = {"first": first, "second": second}
     diagonal = np.arange(n)
-    ones = sums["table"][..., diagonal, diagonal, 1, 1].reshape(-1, L, n)  # (G, L, n)
     missing = bool((sums["both"][..., diagonal, diagonal] < n_items).any())
     if not missing and n_items and L and n_items * L < 2**31:  # int32 sums
-        plan["coefficients"] = _complete_coefficients(sums, w, lookup, first, second, n_items)
-        lanes = -(-L // 32) * 32  # whole vectors: see complete_influence
-        rows = -(-(n + 1) // 4) * 4  # the kernel sums four rows a loop
-        plan["ones"] = np.zeros((ones.shape[0], rows, lanes), np.int32)  # zero past L
-        plan["ones"][:, :n, :L] = np.swapaxes(ones, 1, 2)
-        plan["ones"][:, n, :L] = 1
+        plan["coefficients"] = _complete_coefficients(sums, w, first, second, n_items)
+        # (G, n, L) int32, zero past L: the kernel reads rows of at least 8 labels
+        ones = sums["table"][..., diagonal, diagonal, 1, 1].reshape(-1, L, n)
+        plan["ones"] = np.zeros((ones.shape[0], n, max(L, 8)), np.int32)
+        plan["ones"][..., :L] = np.swapaxes(ones, 1, 2)
         return plan
+    lookup = _influence_lookup(sums, w).reshape(-1, L, n, n, 2, 2)
+    lookup = np.moveaxis(lookup[:, :, first, second], 2, 1)  # (G, pairs, L, 2, 2)
     states = 3 if missing else 2
     group = 1
     for size in range(min(L, 2 if missing else 4), 0, -1):
@@ -219,22 +217,36 @@ def _influence_plan(sums, w, n_items):
     return plan
 
 
-def _complete_coefficients(sums, w, lookup, first, second, n_items):
+def _complete_coefficients(sums, w, first, second, n_items):
     """(G, pairs, 5): the coefficients of :func:`complete_influence`. On complete decisions
     every label is used and shared by every item, so a label's share (see
     :func:`_influence_lookup`) is K (w_rs - P_o,j - (1 - kappa)(m2_j[r] + m1_j[s] -
     2 P_e,j)) with K = 1 / (L (1 - P_e)), and m2_j[1] - m2_j[0] = (w_10 - w_00) + rho S_bj /
     N (rho = w_11 - w_01 - w_10 + w_00; m1 alike): summed over the labels, the term is
-    affine in A, B, n11 and the dot products with S."""
-    L = lookup.shape[2]
+    affine in A, B, n11 and the dot products with S.
+
+    The pooled terms of :func:`_pooled_terms` on the planned pairs only, with every label
+    used and ``n_items`` items on each (some 40 small numpy steps there, 0.6 ms at (5
+    annotators, 50 labels), this a tenth of it: the 2x2 cells as separate arrays, as
+    reductions over axes of two cost more than the additions)."""
+    L, n = sums["table"].shape[-5:-3]
+    table = sums["table"].reshape(-1, L, n, n, 4)[:, :, first, second] / n_items
+    p00, p01, p10, p11 = (table[..., k] for k in range(4))  # (G, L, pairs)
+    row0, row1, col0, col1 = p00 + p01, p10 + p11, p00 + p10, p01 + p11  # m1_j, m2_j
+    observed = w[0, 0] * p00 + w[0, 1] * p01 + w[1, 0] * p10 + w[1, 1] * p11  # P_o,j
+    w_col0, w_col1 = w[0, 0] * col0 + w[0, 1] * col1, w[1, 0] * col0 + w[1, 1] * col1
+    expected = row0 * w_col0 + row1 * w_col1  # P_e,j
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = _pooled_terms(sums, w)
-        kappa = terms["coefficient"].reshape(-1, *terms["coefficient"].shape[-2:])
-        gap = terms["gap"].reshape(kappa.shape)
-        kappa, gap = kappa[:, first, second], gap[:, first, second]
+        pooled_expected = expected.sum(axis=1) / L
+        gap = 1 - pooled_expected
+        gap = np.where(np.abs(gap) > _ZERO_GAP, gap, np.nan)
+        kappa = (observed.sum(axis=1) / L - pooled_expected) / gap
         scale = 1 / (L * gap)
         rho = w[1, 1] - w[0, 1] - w[1, 0] + w[0, 0]
-        return np.stack([lookup[..., 0, 0].sum(axis=-1),
+        # the share of r = s = 0 summed over the labels, over K
+        shifted = (w_col0 + w[0, 0] * row0 + w[1, 0] * row1 - 2 * expected).sum(axis=1)
+        constant = L * w[0, 0] - observed.sum(axis=1) - (1 - kappa) * shifted
+        return np.stack([scale * constant,
                          scale * rho,
                          scale * kappa * (w[1, 0] - w[0, 0]),
                          scale * kappa * (w[0, 1] - w[0, 0]),
@@ -263,29 +275,55 @@ def _group_lookup(lookup, states, group):
     return table
 
 
+# The complete pass's byte tables (64 KB per extra-dims value at up to 64 labels and 8
+# annotators) are built for at most this many bytes at a time: extra-dims values beyond go
+# in further passes.
+TABLE_BYTES = 1 << 24
+
+
 def _influence_squares(array, plan, runs):
     """The sums over items of the squared influence terms of the planned pairs (G, pairs)
     over numpy ``array``, in ``runs`` item runs added in order."""
     array = kernel_input(array)
     G, N = array.shape[:2]
     first, second = plan["first"], plan["second"]
-    if "coefficients" in plan:
-        array = _bytes(array)
-
-        def kernel(i0, i1, out):
-            _kernels.complete_influence(array, first, second, plan["coefficients"],
-                                        plan["ones"], i0, i1, out)
-    else:
+    if "coefficients" not in plan:
         def kernel(i0, i1, out):
             _kernels.pooled_influence(array, plan["missing"], plan["group"], first, second,
                                       plan["table"], i0, i1, out)
 
-    def run(i0, i1):
-        out = np.zeros((G, first.size))
-        kernel(i0, i1, out)
-        return (out,)
+        return _added(_in_threads(lambda i0, i1: _run(kernel, G, first.size, i0, i1), N,
+                                  runs))
+    array = _bytes(array)
+    if array.shape[3] < 8:  # zero labels up to 8 (they add nothing to any sum)
+        padded = np.zeros((*array.shape[:3], 8), np.uint8)
+        padded[..., :array.shape[3]] = array
+        array = padded
+    n, L = array.shape[2:]
+    W, C = -(-L // 64), -(-n // 8)
+    # one word of bits and one chunk of sums: the kernel with those as constants
+    complete = _kernels.complete_influence_short if W == C == 1 else _kernels.complete_influence
+    step = max(1, TABLE_BYTES // (C * W * 8 * 1024 * 8))
+    squares = np.zeros((G, first.size))
+    for g0 in range(0, G, step):
+        g1 = min(G, g0 + step)
+        part, coefficients = array[g0:g1], plan["coefficients"][g0:g1]
+        tables = _kernels.byte_tables(plan["ones"][g0:g1], W, C)
 
-    return _added(_in_threads(run, N, runs))
+        def kernel(i0, i1, out, part=part, coefficients=coefficients, tables=tables):
+            complete(part, first, second, coefficients, tables, i0, i1, out)
+
+        squares[g0:g1] = _added(_in_threads(
+            lambda i0, i1, kernel=kernel, size=g1 - g0: _run(kernel, size, first.size, i0, i1),
+            N, runs))[0]
+    return (squares,)
+
+
+def _run(kernel, G, pairs, i0, i1):
+    """One item run of :func:`_influence_squares`: ``kernel`` into zeros (G, pairs)."""
+    out = np.zeros((G, pairs))
+    kernel(i0, i1, out)
+    return (out,)
 
 
 def _pair_squares(squares, plan, shape):

@@ -4,12 +4,15 @@ From the sums over items of a problem's per-item terms (a problem: the ratings w
 categories, a label, a category against the rest) to chance agreement, the coefficient and
 what the standard error's per-item terms need; and the per-item terms of items in a given
 state (category counts). Every path takes them from here: the counting passes' tables
-(:mod:`.finish`, on numpy and dask input) and the bootstrap's weighted sums (:mod:`.values`).
+(:mod:`.finish`, on numpy and dask input) and the bootstrap's weighted sums (:mod:`.values`);
+the standard error's passes over the ratings (:mod:`.kernels`) take :func:`agreeing_pairs`
+but write the linearized per-item term of :func:`state_term` again in their loops.
 
 Why compiled: written as numpy operations they were some 80 small array operations a call,
 most of a small call's time (a call on 50 items took 0.5-1 ms); here each problem is a few
 loops. The batched kernels take the problems flattened to one axis P (a group of the extra
-dims, a label, a resample); their arguments are float64 arrays. No xarray in this module.
+dims, a label, a resample); their arguments are float64 arrays, except counts of items
+(``patterns``, ``counts``, a state's ``m``: int64). No xarray in this module.
 
 Methods (``method``): :data:`FLEISS`, :data:`GWET`, :data:`BRENNAN_PREDIGER`, :data:`PERCENT`,
 :data:`CONGER`.

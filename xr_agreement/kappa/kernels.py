@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.jit import njit
-from .formulas import agreeing_pairs
+from .formulas import agreeing_pairs, linearized_term
 
 
 # --- reading ratings -----------------------------------------------------------------
@@ -257,20 +257,19 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                         for k in range(q):
                             lam_k[k] += rated * rest[a, k]
                         lam_k[c] += rated * own[a, c]
-            observed_term = 0.0
+            observed = 0.0
             if m >= 2:
-                observed_term = scale * (agreeing_pairs(r, w) * pair_share[m] - expected)
-            expected_term = 0.0
+                observed = agreeing_pairs(r, w) * pair_share[m] - expected
+            item_expected = 0.0
             if varies:
                 if conger:
                     item_expected = (lam + chance[g, 0]) * conger_scale
                 else:
-                    item_expected = 0.0
                     for k in range(q):
                         item_expected += r[k] * chance[g, k]
                     item_expected /= m
-                expected_term = item_expected - expected
-            term = (observed_term - 2 * (1 - kappa) * expected_term) / gap - kappa
+            term = linearized_term(m, scale, observed, kappa, 1.0, item_expected - expected,
+                                   varies) / gap - kappa
             if term == term:  # NaN terms are left out, as numpy's nansum did
                 total += term * term
             if vs_rest:
@@ -283,8 +282,8 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                         observed = (agreeing_pairs(binary, identity) * share
                                     - expected_k[k])
                     chance_term = (lam_k[k] + constant_k[k]) * conger_k[k] - expected_k[k]
-                    binary_term = ((scale_k[k] * observed
-                                    - 2 * (1 - kappa_k[k]) * chance_term) * inverse_gap_k[k]
+                    binary_term = (linearized_term(m, scale_k[k], observed, kappa_k[k], 1.0,
+                                                   chance_term, True) * inverse_gap_k[k]
                                    - kappa_k[k])
                     if binary_term == binary_term:
                         binary_spread[g, k] += binary_term * binary_term
@@ -487,14 +486,14 @@ def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                     r[1] = x[j]
                     observed = agreeing_pairs(r, w) / (mj * (mj - 1)) - expected
                 chance = (lam[j] + constant[4]) * constant[5] - expected
-                term = (constant[3] * observed - 2 * (1 - kappa) * chance) / constant[1] - kappa
+                term = (linearized_term(mj, constant[3], observed, kappa, 1.0, chance, True)
+                        / constant[1] - kappa)
                 if term == term:
                     spread[g, j] += term * term
                 if pooled:
-                    part = pooled_constants[g, j, 0] * (
-                        pooled_constants[g, j, 1] * observed
-                        - 2 * (1 - kappa_pooled) * pooled_constants[g, j, 2] * chance
-                    ) / gap_pooled
+                    part = pooled_constants[g, j, 0] * linearized_term(
+                        mj, pooled_constants[g, j, 1], observed, kappa_pooled,
+                        pooled_constants[g, j, 2], chance, True) / gap_pooled
                     if part == part:
                         term_pooled += part
             if pooled and rated_any:

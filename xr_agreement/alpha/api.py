@@ -563,7 +563,8 @@ def _small_alpha(da, item, annotator, ci, population_size) -> xr.Dataset | None:
     counting then finishing, with no Python between them) and the Dataset built once: at
     50 items x 5 annotators with Gwet's interval (bench_kappa case 4) the whole call took
     69 us instead of 271 us through :func:`_numpy_alpha` (min of 1,500 calls, alternating
-    with the peers; 45-50 us in a loop of its own)."""
+    with the peers; 45-50 us in a loop of its own, 37 us since the results' small
+    coordinates are made once, ``_core.dataset.dimension_coordinates``)."""
     data = da.data
     if (not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf"
             or data.size > SMALL_RATINGS):

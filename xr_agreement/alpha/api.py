@@ -462,10 +462,10 @@ def _describe(result, da, metric, name, multi_label, item, annotator, label):
     """The variables' and the Dataset's attrs."""
     described = _VARIABLE_ATTRS[name == "hamming"]
     # on the Variables themselves: result[var] would build a DataArray for each
-    for var, variable in result.variables.items():
+    for var, result_variable in result.variables.items():
         attrs = described.get(var)
         if attrs is not None:
-            variable.attrs = attrs  # (copied by the setter)
+            result_variable.attrs = attrs  # (copied by the setter)
     result.attrs = _dataset_attrs(da, metric, name, multi_label, item, annotator,
                                   label)  # (copied by the setter)
 

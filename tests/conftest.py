@@ -14,3 +14,12 @@ def set_mode():
     before = jit.mode()
     yield jit.set_mode
     jit.set_mode(before)
+
+
+@pytest.fixture(params=["always", "never"])
+def jit_mode(request):
+    """Each test run with the kernels compiled, then interpreted (the mode's name)."""
+    previous = jit.mode()
+    jit.set_mode(request.param)
+    yield request.param
+    jit.set_mode(previous)

@@ -19,15 +19,6 @@ from laziness import raise_if_dask_computes
 cohen_module = importlib.import_module("xr_agreement.kappa.cohen")
 
 
-@pytest.fixture(params=["always", "never"])
-def jit_mode(request):
-    """Kernels compiled, then interpreted."""
-    previous = jit.mode()
-    jit.set_mode(request.param)
-    yield request.param
-    jit.set_mode(previous)
-
-
 def with_kernel_input(da, weights=None, item="item", annotator="annotator", label="label"):
     """:func:`_prepare`'s output: the kernels' inputs (``codes`` or ``decisions``, ``lead``,
     ``lead_shape``)."""

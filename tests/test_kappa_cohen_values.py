@@ -12,21 +12,11 @@ import xarray as xr
 from statistics import NormalDist
 
 import xr_agreement
-from xr_agreement._core import jit
 from xr_agreement.kappa.encode import REASONS, _one_hot, _prepare
 
 cohen_module = importlib.import_module("xr_agreement.kappa.cohen")
 
 TOLERANCE = 1e-10
-
-
-@pytest.fixture(params=["always", "never"])
-def jit_mode(request):
-    """Kernels compiled, then interpreted."""
-    previous = jit.mode()
-    jit.set_mode(request.param)
-    yield request.param
-    jit.set_mode(previous)
 
 
 def kappa_of_table(table, w):

@@ -8,11 +8,11 @@ the bootstrap on its replicates (:func:`alpha_terms`), and the small-call path
 counting kernel. Float sums run in numpy's order (:func:`pairwise_sum`), so that moving
 them here from numpy changed no result.
 
-:func:`small_nominal` calls kernels of :mod:`.kernels` (another file): numba's cache keys a
-kernel to its own source file, so after an edit of ``kernels.py`` a cached
-``small_nominal`` keeps the old code until this file changes or the cache folder is
-cleared (tests/test_alpha_small.py compares it with the general path). Compiling it takes
-as long as its callees again (some 30 s cold on a busy machine), once per cache.
+:func:`small_nominal` calls kernels of :mod:`.kernels` (another file), so it is cached per
+content of that file too (``_core.jit._callees_digest``: numba alone would key it to this
+file and keep running an edited callee's old code). Compiling it takes as long as its
+callees again (some 30 s cold on a busy machine), once per cache and per version of
+``kernels.py``.
 """
 
 from __future__ import annotations

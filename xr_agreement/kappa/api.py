@@ -703,14 +703,11 @@ def _intervals(arguments: dict) -> tuple:
 
 
 def _finish(out, data, category_dim, intervals, variables, method_name):
-    """The Dataset of ``out`` (``(dims, array)`` or variables by name): the analytic
-    standard errors and bounds only with ``ci_method="analytic"``, coordinates, variable and
-    Dataset attrs, in one step (the values come from plain arrays, with dims and no
-    coordinates)."""
+    """The Dataset of ``out`` (``(dims, array)`` by name): the analytic standard errors and
+    bounds only with ``ci_method="analytic"``, coordinates, variable and Dataset attrs, in
+    one step (the values come from plain arrays, with dims and no coordinates)."""
     ci, ci_method = intervals[0], intervals[1]
     analytic = ci is not None and ci_method == "analytic"
-    out = {name: value if isinstance(value, tuple) else (value.dims, value.data)
-           for name, value in out.items()}
     if not analytic:
         out = {name: value for name, value in out.items()
                if not name.endswith(("_se", "_lower", "_upper"))}

@@ -26,42 +26,23 @@ from . import pair_kernels as _kernels
 from . import pair_values as _values
 from .counts import _added, _runs
 from .lazy import tree_sum
-from .encode import _CAT, _COL, _ROW, _ZERO_GAP, REASONS
+from .encode import _COL, _ROW, _ZERO_GAP, REASONS
 from .gwet import _canonical, _layout
 from .pair_kernels import shift_pairs
 
 _PAIR = ("annotator_1", "annotator_2")
 
 # the axes of each column's sum over items after (*lead, annotator_1, annotator_2)
-_SUM_DIMS = {"table": (_ROW, _COL), "both": (), "marginal_1": (_CAT,), "marginal_2": (_CAT,),
-             "agreement": (), "common": ()}
-
-
-def _per_item(data):
-    """(lead dims, weights (q, q), the per-item terms of :func:`cohen` as arrays): the
-    indicator (*lead, item, annotator, category) and rated (*lead, item, annotator) as
-    float and, on multi-label input, ``both`` and ``agreement`` (*lead, item, annotator_1,
-    annotator_2) and ``common`` (the same without the label)."""
-    lead, ind, rated = _canonical(data)
-    w = data["weights"]
-    terms = {"indicator": ind, "rated": rated.astype(np.float64)}
-    if data["multi_label"]:
-        rated = terms["rated"]
-        both = rated[..., :, None] * rated[..., None, :]  # item rated by both on the label
-        terms.update(both=both,
-                     agreement=np.einsum("...iak,kl,...ibl->...iab", ind, w, ind),
-                     common=both.max(axis=len(lead) - 1) > 0)
-    return lead, w, terms
+_SUM_DIMS = {"table": (_ROW, _COL), "common": ()}
 
 
 def _cohen_columns(data) -> dict:
-    """The per-item terms whose sums over items :func:`cohen` uses, as DataArrays for the
-    bootstrap's per-item tables (a tuple: factors whose product is the term): the pairs'
-    contingency tables and, on multi-label input, the pooled coefficient's terms (see
-    :func:`_cohen_pooled`)."""
+    """The per-item terms whose sums over items :func:`cohen`'s values use
+    (:func:`_pair_values`), as DataArrays for the bootstrap's per-item tables (a tuple:
+    factors whose product is the term): the pairs' contingency tables and, on multi-label
+    input, ``common``, whether both annotators decided some label on the item."""
     item = data["item"]
-    lead, _, terms = _per_item(data)
-    ind, rated = terms["indicator"], terms["rated"]
+    lead, ind, rated = _canonical(data)
 
     def labeled(array, *dims, lead=lead):
         return xr.DataArray(array, dims=(*lead, item, *dims))
@@ -69,13 +50,8 @@ def _cohen_columns(data) -> dict:
     # contingency table of every pair: T[a1, a2, row, col] = items rated row by a1, col by a2
     columns = {"table": (labeled(ind, "annotator_1", _ROW), labeled(ind, "annotator_2", _COL))}
     if data["multi_label"]:
-        columns.update({
-            "both": labeled(terms["both"], *_PAIR),
-            "marginal_1": (labeled(ind, "annotator_1", _CAT), labeled(rated, "annotator_2")),
-            "marginal_2": (labeled(rated, "annotator_1"), labeled(ind, "annotator_2", _CAT)),
-            "agreement": labeled(terms["agreement"], *_PAIR),
-            "common": labeled(terms["common"], *_PAIR, lead=lead[:-1]),
-        })
+        both = rated[..., :, None] & rated[..., None, :]  # decided by both on the label
+        columns["common"] = labeled(both.any(axis=len(lead) - 1), *_PAIR, lead=lead[:-1])
     return columns
 
 
@@ -132,8 +108,8 @@ def _bytes(array):
 
 
 def _sums(counts, multi_label, n, lead_shape, w):
-    """The sums over items of :func:`_cohen_columns` (float arrays, see :func:`_given_sums`)
-    from :func:`_count`'s counts."""
+    """The sums over items of :func:`_cohen_columns` (float arrays, ``common`` int64; see
+    :func:`_given_sums`) from :func:`_count`'s counts."""
     if not multi_label:
         (cells,) = counts
         q = w.shape[0]
@@ -169,10 +145,7 @@ def _sums(counts, multi_label, n, lead_shape, w):
     table = np.moveaxis(table, 3, 1).reshape(*lead_shape, n, n, 2, 2)
     return {
         "table": table,
-        "both": table.sum(axis=(-2, -1)),
-        "marginal_1": table.sum(axis=-1),
-        "marginal_2": table.sum(axis=-2),
-        "agreement": np.einsum("...kl,kl->...", table, w),
+        "both": table.sum(axis=(-2, -1)),  # the items both decided a label on
         # a count of items (int64, as a sum of booleans: no interval is drawn for it)
         "common": common.astype(np.int64).reshape(*lead_shape[:-1], n, n),
     }

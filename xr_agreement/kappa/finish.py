@@ -214,16 +214,15 @@ def _single_label_plan(tables, setting):
     histogram = tables["histogram"]
     G = sums["rated_item"].shape[0]
     if method == "conger":
-        annotators = tables["annotators"].astype(np.float64)
-        sums.update(indicator=annotators, rated=annotators.sum(axis=-1))
+        annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
+        rated = annotators.sum(axis=-1)
+        sums.update(indicator=annotators, rated=rated)
     terms = _problem_terms(sums, w, method, with_chance=True)
     point = _gwet_point(terms, pooled=False)
     n_rated, n_pairable = sums["rated_item"], sums["pairable"]
     plan = {"overall": (point, n_rated, n_pairable), "q": q}
     if method == "conger":
         plan["spread"] = _conger_pass_constants(terms)
-        annotators = tables["annotators"].astype(np.float64)  # (G, n, q)
-        rated = annotators.sum(axis=-1)
         chosen = np.moveaxis(annotators, -1, 1)  # (G, q, n)
         binary_sums = _binary_sums(histogram, columns)
         binary_sums.update(indicator=np.stack([chosen, rated[:, None] - chosen], axis=-1),
@@ -395,19 +394,25 @@ def _binary_plan(sums, columns, histogram, w, setting, pooled=None) -> dict:
     varies = method in _VARYING
     plan["spread"] = _state_spread(histogram, columns, terms, varies)
     if pooled is not None:
-        rated_items, _ = pooled
-        used = n2 > 0
-        weight = used / _nan_where_not(used.sum(axis=-1), used.any(axis=-1))[:, None]
-        rated = rated_items[:, None]
+        weight, scale_observed, scale_expected = _pooled_scales(n, n2, pooled[0])
         # the labels' terms scaled to the pooled n; the chance part with the pooled kappa
         kappa = np.broadcast_to(pooled_point["coefficient"][:, None], n.shape)
-        term = _per_state(columns, terms, kappa, rated / _nan_where_not(n2, used),
-                          rated / _nan_where_not(n, n > 0), varies)
+        term = _per_state(columns, terms, kappa, scale_observed, scale_expected, varies)
         table = weight[..., None] * term / pooled_point["gap"][:, None, None]
         plan["pooled_table"] = np.ascontiguousarray(np.where(np.isnan(table), 0.0, table))
         plan["rated_state"] = columns["m"] >= 1
         plan["pooled_kappa"] = np.ascontiguousarray(pooled_point["coefficient"], np.float64)
     return plan
+
+
+def _pooled_scales(n, n2, rated_items):
+    """Per label (G, P), the factors of its part in the pooled coefficient's per-item term:
+    its weight in the mean over the used labels (1 / their number, 0 if unused), n / n''_j
+    and n / n_j, n the items rated on some label (``rated_items`` (G,))."""
+    used = n2 > 0
+    rated = rated_items[:, None]
+    weight = used / _nan_where_not(used.sum(axis=-1), used.any(axis=-1))[:, None]
+    return weight, rated / _nan_where_not(n2, used), rated / _nan_where_not(n, n > 0)
 
 
 def _conger_constants(terms, point, pooled_point, n, n2, pooled):
@@ -419,13 +424,8 @@ def _conger_constants(terms, point, pooled_point, n, n2, pooled):
                           n / _nan_where_not(n2, n2 > 0), constant, scale], axis=-1)
     pooled_constants = np.zeros((G, P, 5))
     if pooled is not None:
-        rated_items, _ = pooled
-        used = n2 > 0
-        rated = rated_items[:, None]
-        pooled_constants[..., 0] = used / _nan_where_not(used.sum(axis=-1),
-                                                         used.any(axis=-1))[:, None]
-        pooled_constants[..., 1] = rated / _nan_where_not(n2, used)
-        pooled_constants[..., 2] = rated / _nan_where_not(n, n > 0)
+        for column, scale in enumerate(_pooled_scales(n, n2, pooled[0])):
+            pooled_constants[..., column] = scale
         pooled_constants[:, 0, 3] = pooled_point["coefficient"]
         pooled_constants[:, 0, 4] = pooled_point["gap"]
     return (np.ascontiguousarray(constants), np.ascontiguousarray(table, np.float64),

@@ -1,7 +1,8 @@
-"""The Gwet family's formulas on small tables: Gwet's (2014) per-item terms of items with
-given category counts (:func:`_count_columns`), the point values from their sums over items
-(:func:`_problem_terms`, :func:`_gwet_point`, Conger's chance agreement), the standard error
-and limits from the sum of squared per-item deviations (:func:`_gwet_error`).
+"""The Gwet family's values on small tables, the problems flattened for the compiled
+formulas of :mod:`.formulas`: Gwet's (2014) per-item terms of items with given category
+counts (:func:`_count_columns`), the point values from their sums over items
+(:func:`_problem_terms`, :func:`_gwet_point`), the standard error, limits and reasons from
+the sum of squared per-item deviations (:func:`_gwet_error`).
 
 The counting passes (:mod:`.finish`) give those sums from tables of counts; the bootstrap
 gives them as weighted sums of the one-hot per-item columns (:func:`_gwet_columns`, axes

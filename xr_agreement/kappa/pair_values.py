@@ -323,17 +323,15 @@ def multi_label_values(table, common, squares, w, z, population, tolerance, pair
                 se = np.nan
                 if kappa == kappa:
                     variance = squares[g, a, b] / (n_ab * n_ab) if n_ab > 0 else np.nan
-                    if population == population:
-                        variance = variance * (1 - n_ab / population)
-                    se = np.sqrt(variance)
+                    se = _corrected_se(variance, n_ab, population)
                 _pair_finish(pair_out, pair_reasons, g, a, b, kappa, observed, expected, se,
                              n_ab, chance, scott, z, tolerance)
         _corpus_finish(pair_out, corpus_out, corpus_counts, g)
 
 
 # rows of pooled_terms' outputs
-LABEL_TERM_ROWS = ("known", "marginal_1", "marginal_1", "marginal_2", "marginal_2",
-                   "observed_j", "expected_j")
+LABEL_TERM_ROWS = ("known", "row_proportion_0", "row_proportion_1", "column_proportion_0",
+                   "column_proportion_1", "observed_j", "expected_j")
 POOLED_TERM_ROWS = ("observed", "expected", "gap", "coefficient")
 
 

@@ -35,8 +35,8 @@ def counted_values(data, method, confidence, population_size, with_error=True):
 
 def _gwet_values(data, method, confidence, population_size, sums=None, with_error=True):
     """Overall and per-category (or per-label) values of a Gwet-family coefficient from
-    :func:`_prepare`'s output, as ``(dims, array)`` by name, and the category dim: from the counting passes
-    (:mod:`.finish`), or, given ``sums`` (the weighted sums over items of
+    :func:`_prepare`'s output, as ``(dims, array)`` by name, and the category dim: from the
+    counting passes (:mod:`.finish`), or, given ``sums`` (the weighted sums over items of
     :func:`_gwet_columns`, dims resample, ...), the point estimates on item-resampled data.
     Without ``with_error`` no standard error is computed (its values are NaN)."""
     if sums is None:

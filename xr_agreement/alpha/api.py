@@ -52,6 +52,7 @@ import xarray as xr
 
 from .._core.arrays import _is_dask
 from .._core.categorical import EXACT_INTEGERS
+from .._core.student_t import t_quantile
 from .._core.threads import item_runs
 from .._core.dataset import dataset, dimension_coordinates, input_coordinates, variable
 from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
@@ -64,7 +65,7 @@ from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _Pl
                      _single_block_counts, _with_moments)
 from .counts import _undefined_reasons, COINCIDENCE_LIMIT, REASON_TEXT
 from . import finish_kernels as _finish
-from .variance import _special, _standard_error_limits
+from .variance import _standard_error_limits
 from .dask import _dask_alpha
 from .distances import _metric_name, MULTI_LABEL_METRICS, SINGLE_LABEL_METRICS
 from .intervals import _coincidence_statistic, HAMMING_INTERVAL_VARIABLES, INTERVAL_VARIABLES
@@ -620,7 +621,7 @@ def _small_alpha(da, item, annotator, ci, population_size) -> xr.Dataset | None:
 def _t_quantile(dof: int, confidence: float) -> float:
     """The t quantile of Gwet's limits at ``dof`` degrees of freedom (NaN below 1), as
     :func:`.variance._standard_error_limits` computes it."""
-    return float(_special().stdtrit(float(dof), 0.5 + confidence / 2)) if dof >= 1 else math.nan
+    return float(t_quantile(float(dof), confidence)) if dof >= 1 else math.nan
 
 
 def _input_dtype(category, dtype):

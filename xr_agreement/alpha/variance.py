@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
 from .._core.arrays import _plain
 from .._core.categorical import Ratings
+from .._core.student_t import t_quantile
 from . import finish_kernels as _finish
 from . import kernels as _kernels
 from .counts import _EMPTY_DELTA, _EMPTY_NUMBERS, _flat
@@ -113,18 +113,11 @@ def _nominal_squares(items_by_m, agreeing_by_m, value_counts, moments, outer) ->
 def _standard_error_limits(value, variance, dof, confidence):
     """alpha_se, alpha_lower, alpha_upper (arrays like ``value``; ``variance`` and ``dof``
     of its shape) from Gwet's variance and dof (:func:`.finish_kernels.standard_error_limits`,
-    with the t quantiles of scipy.special's ufunc: stats.t.ppf spent some 60 us a call
-    checking its arguments, a tenth of a small alpha)."""
+    with :func:`~xr_agreement._core.student_t.t_quantile`)."""
     shape = np.shape(value)
     dof = np.ascontiguousarray(dof, dtype=np.float64).reshape(-1)
-    t = _special().stdtrit(dof, 0.5 + confidence / 2)  # used where dof >= 1
+    t = t_quantile(dof, confidence)  # used where dof >= 1
     limits = _finish.standard_error_limits(_flat(value), _flat(variance), dof, t)
     return limits[0].reshape(shape), limits[1].reshape(shape), limits[2].reshape(shape)
 
 
-@functools.lru_cache(maxsize=1)
-def _special():
-    """scipy.special, imported on first use, so that ``import xr_agreement`` stays light."""
-    from scipy import special
-
-    return special

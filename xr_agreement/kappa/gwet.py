@@ -19,6 +19,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.student_t import t_quantile
 from . import formulas as _formulas
 from .encode import _CAT, REASONS
 
@@ -157,15 +158,6 @@ def _pool_mean(values, used, axis):
     return total / _nan_where_not(count, used.any(axis=axis))
 
 
-def _t_quantile(level, dof):
-    """Student's t quantile ``level`` at ``dof`` degrees of freedom (NaN stays NaN), from
-    scipy.special's ufunc: ``scipy.stats.t.ppf`` costs some 60 us a call in argument
-    handling, a fifth of a small call."""
-    from scipy import special  # imported here so that ``import xr_agreement`` stays light
-
-    return special.stdtrit(dof, level)
-
-
 def _gwet_point(terms, pooled):
     """Observed and chance agreement, 1 - P_e (NaN where 0) and the coefficient from
     :func:`_problem_terms`, the problems (labels, the last lead axis) pooled when
@@ -202,7 +194,7 @@ def _gwet_error(point, n, n_pairable, spread, method, q, confidence, population_
               "expected": point["expected"], "coefficient_se": se}
     if not limits:
         return values
-    t = _t_quantile(0.5 + confidence / 2, _nan_where_not(n - 1, n > 1).astype(np.float64))
+    t = t_quantile(_nan_where_not(n - 1, n > 1).astype(np.float64), confidence)
     return dict(values, coefficient_lower=coefficient - t * se,
                 coefficient_upper=np.minimum(coefficient + t * se, 1.0),
                 n_rated_items=n, n_pairable_items=n_pairable,

@@ -657,6 +657,35 @@ def test_bad_multi_label_value_names_its_position():
         xr_agreement.cohen(np.zeros((3, 2)))
 
 
+@pytest.mark.parametrize("function", ["fleiss", "conger", "gwet", "brennan_prediger",
+                                      "percent", "cohen"])
+@pytest.mark.parametrize("dtype, n_annotators", [(np.uint8, 3), (np.uint8, 300), (np.int64, 3),
+                                                 (bool, 3)])
+def test_a_decision_other_than_0_1_is_refused_in_every_dtype(function, dtype, n_annotators,
+                                                            jit_mode):
+    """uint8 decisions are checked by the counting passes that read them (other dtypes
+    before): every coefficient refuses a bad value wherever it is, naming it; a valid
+    array of the same shape is accepted."""
+    rng = np.random.default_rng(n_annotators)
+    shape = (40, n_annotators, 9)
+    valid = xr.DataArray((rng.random(shape) < 0.3).astype(dtype),
+                         dims=("item", "annotator", "label"),
+                         coords={"item": [f"doc{i}" for i in range(40)]})
+    if function == "cohen" and n_annotators > 50:
+        valid = valid.isel(annotator=slice(0, 40))  # (pairs grow as n^2)
+    result = getattr(xr_agreement, function)(valid)
+    assert np.isfinite(float(result.coefficient))
+    if dtype is bool:
+        return  # nothing else to write
+    for item, annotator, label in [(0, 0, 0), (39, -1, 8), (17, 1, 4)]:
+        bad = valid.copy()
+        bad[item, annotator, label] = 7
+        annotator_index = annotator % bad.sizes["annotator"]
+        with pytest.raises(ValueError, match=(f"found 7 at item='doc{item}', "
+                                              f"annotator={annotator_index}, label={label}")):
+            getattr(xr_agreement, function)(bad)
+
+
 def test_dask_input_gives_the_numpy_result():
     rng = np.random.default_rng(71)
     values = (rng.random((20, 3, 4)) < 0.4).astype(float)

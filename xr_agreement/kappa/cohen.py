@@ -70,11 +70,13 @@ def _kernel_input(data):
     return lead, lead_shape, kernel_input(array)
 
 
-def _count(array, q, runs):
+def _count(array, q, runs, refuse=None):
     """The counting pass over numpy ``array`` in ``runs`` item runs on the thread pool, their
     counts added in order: single-label ``(cells,)`` (see :func:`code_pair_tables`);
     integer decisions ``(products, items)`` (:func:`label_pair_complete`, the number of
-    items); float decisions ``(counts, common)`` (:func:`label_pair_missing`)."""
+    items); float decisions ``(counts, common)`` (:func:`label_pair_missing`). ``refuse``:
+    called if a decision is not 0/1 (uint8 decisions are checked in this pass,
+    :func:`.encode._checked_decisions`)."""
     array = kernel_input(array)
     G, N, n = array.shape[:3]
     P = n * (n + 1) // 2
@@ -96,8 +98,13 @@ def _count(array, q, runs):
 
         def run(i0, i1):
             products = np.zeros((G, P, L), np.int64)
-            _kernels.label_pair_complete(array, i0, i1, products)
-            return products, np.int64(i1 - i0)
+            not_binary = _kernels.label_pair_complete(array, i0, i1, products)
+            return products, np.int64(i1 - i0), np.int64(not_binary)
+
+        products, items, not_binary = _added(_in_threads(run, N, runs))
+        if not_binary and refuse is not None:
+            refuse()
+        return products, items
     return _added(_in_threads(run, N, runs))
 
 
@@ -261,12 +268,12 @@ def _influence_squares(array, plan, runs):
     G, N = array.shape[:2]
     first, second = plan["first"], plan["second"]
     if "coefficients" not in plan:
-        def kernel(i0, i1, out):
+        def lookup_pass(i0, i1, out):
             _kernels.pooled_influence(array, plan["missing"], plan["group"], first, second,
                                       plan["table"], i0, i1, out)
 
-        return _added(_in_threads(lambda i0, i1: _run(kernel, G, first.size, i0, i1), N,
-                                  runs))
+        return _added(_in_threads(lambda i0, i1: _run(lookup_pass, G, first.size, i0, i1),
+                                  N, runs))
     array = _bytes(array)
     if array.shape[3] < 8:  # zero labels up to 8 (they add nothing to any sum)
         padded = np.zeros((*array.shape[:3], 8), np.uint8)
@@ -310,11 +317,13 @@ def _pair_squares(squares, plan, shape):
     return full.reshape(shape)
 
 
-def _counted_values(array, lead_shape, w, multi_label, confidence, population_size):
-    """The values of :func:`_pair_values` from the kernels' passes over numpy ``array``."""
+def _counted_values(array, lead_shape, w, multi_label, confidence, population_size,
+                    refuse=None):
+    """The values of :func:`_pair_values` from the kernels' passes over numpy ``array``
+    (``refuse``: see :func:`_count`)."""
     N, n = array.shape[1:3]
     runs = _runs(N)
-    sums = _sums(_count(array, w.shape[0], runs), multi_label, n, lead_shape, w)
+    sums = _sums(_count(array, w.shape[0], runs, refuse), multi_label, n, lead_shape, w)
     squares = None
     if multi_label:
         plan = _influence_plan(sums, w, N)
@@ -404,8 +413,12 @@ def _cohen_values(data, confidence, population_size=None, sums=None):
     if sums is None:
         prefix = ()
         lead, lead_shape, array = _kernel_input(data)
-        compute = _dask_values if _is_dask(array) else _counted_values
-        values = compute(array, lead_shape, w, multi_label, confidence, population_size)
+        if _is_dask(array):  # (blocks checked as they are computed)
+            values = _dask_values(array, lead_shape, w, multi_label, confidence,
+                                  population_size)
+        else:
+            values = _counted_values(array, lead_shape, w, multi_label, confidence,
+                                     population_size, data.get("refuse"))
     else:
         prefix, lead, arrays = _given_sums(data, sums)
         values = _pair_values(arrays, None, w, multi_label, confidence, population_size)

@@ -109,19 +109,21 @@ def binary_tables(decisions: np.ndarray, offsets: np.ndarray, n_states: int,
                   with_annotators: bool) -> tuple[dict, tuple]:
     """The counting pass over multi-label ``decisions`` (G, N, n, L): the histogram of each
     label's states, the items rated and pairable on some label, Conger's marginals (when
-    asked for), and the states (G, N, L) for the standard error's pass with the offset to
-    add to them (see :func:`.kernels.complete_binary_states`) and whether the decisions were
-    complete."""
+    asked for), ``not_binary`` (labels with a decision other than 0/1: uint8 decisions are
+    checked in this pass, :func:`.encode._checked_decisions`), and the states (G, N, L) for
+    the standard error's pass with the offset to add to them (see
+    :func:`.kernels.complete_binary_states`) and whether the decisions were complete."""
     G, N, n, L = decisions.shape
     size = G * L * n_states
     if decisions.dtype.kind in "bui" and n < 256:  # no missing decision: m = n
-        # checked 0/1 (encode._checked_decisions): as bytes they are the same numbers
+        # other integers were checked 0/1 (encode._checked_decisions): as bytes they are
+        # the same numbers; uint8 ones are checked by this pass
         small = (decisions.view(np.uint8) if decisions.dtype.itemsize == 1
                  else decisions.astype(np.uint8))
         state = np.empty((G, N, L), np.uint8)  # x only: see complete_binary_states
         offset = int(offsets[n])
-        histogram = _pass(_kernels.complete_binary_states, N, small, offset, n_states, state,
-                          size=size)
+        histogram, not_binary = _pass(_kernels.complete_binary_states, N, small, offset,
+                                      n_states, state, size=size)
         rated_items = np.full(G, N if n >= 1 and L >= 1 else 0, np.int64)
         pairable_items = np.full(G, N if n >= 2 and L >= 1 else 0, np.int64)
         complete = True
@@ -129,9 +131,9 @@ def binary_tables(decisions: np.ndarray, offsets: np.ndarray, n_states: int,
         state = np.empty((G, N, L), state_dtype(n_states))
         histogram, rated_items, pairable_items = _pass(_kernels.binary_states, N, decisions,
                                                        offsets, n_states, state, size=size)
-        offset, complete = 0, False
+        offset, complete, not_binary = 0, False, 0
     tables = {"histogram": histogram, "rated_items": rated_items,
-              "pairable_items": pairable_items}
+              "pairable_items": pairable_items, "not_binary": int(not_binary)}
     if with_annotators:
         tables["annotators"] = _pass(_kernels.binary_annotator_counts, N, decisions,
                                      size=G * L * n)

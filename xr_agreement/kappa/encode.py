@@ -4,6 +4,8 @@ the bootstrap's per-item tables use."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -75,7 +77,8 @@ def _prepare(da, weights, categories, item, annotator, label):
                 f"multi-label decisions must be 0/1 (bool, int or float, NaN "
                 f"missing); got dtype {da.dtype}"
             )
-        data["decisions"] = _checked_decisions(da, (*extra, item, annotator, label))
+        data["decisions"], data["refuse"] = _checked_decisions(
+            da, (*extra, item, annotator, label))
         cats = np.array([0, 1])
         data["lead"] = (*extra, label)
     else:
@@ -153,14 +156,16 @@ def _coded_integers(values):
 
 
 def _checked_decisions(da, order):
-    """Multi-label decisions ``da`` with its dims in ``order`` (*extra, item, annotator,
-    label) as (G, N, n, L), C-contiguous, checked to be 0/1/NaN (on dask block by block
-    when computed)."""
+    """(decisions, refuse): multi-label decisions ``da`` with its dims in ``order`` (*extra,
+    item, annotator, label) as (G, N, n, L), C-contiguous, checked to be 0/1/NaN (on dask
+    block by block when computed), and None; but uint8 decisions of fewer than 256
+    annotators are checked by the counting passes that read them
+    (``kernels.complete_binary_states``, ``pair_kernels.label_pair_complete``), which call
+    ``refuse`` (it raises the error naming the first bad value) if they read one."""
     N, n, L = (da.sizes[d] for d in order[-3:])
 
-    def coords():  # for the message only: a string index costs ms to read
-        return [(d, da[d].values if d in da.coords else np.arange(da.sizes[d]))
-                for d in order]
+    def coords():
+        return _decision_coords(da, order)
 
     if _is_dask(da.data):
         # checked block by block when computed (the graph is built without computing)
@@ -168,10 +173,12 @@ def _checked_decisions(da, order):
                                                          dtype=da.dtype)
         decisions = decisions.rechunk({axis: -1 for axis in range(da.ndim)
                                        if axis != da.ndim - 3})
-        return decisions.reshape(-1, N, n, L)
+        return decisions.reshape(-1, N, n, L), None
     ordered = np.transpose(np.asarray(da.data), [da.dims.index(d) for d in order])
     values = np.ascontiguousarray(ordered).reshape(-1, N, n, L)
     kind = values.dtype.kind
+    if values.dtype == np.uint8 and n < 256:  # the passes' bytes (see the docstring)
+        return values, functools.partial(_refuse_decisions, da, order)
     if kind == "f":
         from .kernels import count_not_binary
 
@@ -182,7 +189,21 @@ def _checked_decisions(da, order):
         bad = False  # bool
     if bad:
         _check_decisions(ordered, coords())  # names the first one
-    return values
+    return values, None
+
+
+def _decision_coords(da, order) -> list:
+    """(dim, coordinate values) of ``da`` along ``order``, for an error message only (a
+    string index costs ms to read)."""
+    return [(d, da[d].values if d in da.coords else np.arange(da.sizes[d])) for d in order]
+
+
+def _refuse_decisions(da, order):
+    """Raise the error naming the first decision of ``da`` (dims ``order``) other than 0/1
+    (a counting pass read one)."""
+    ordered = np.transpose(np.asarray(da.data), [da.dims.index(d) for d in order])
+    _check_decisions(ordered, _decision_coords(da, order))
+    raise AssertionError("a counting pass saw a decision other than 0/1, the check none")
 
 
 def _one_hot(data) -> dict:

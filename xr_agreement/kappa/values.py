@@ -26,6 +26,8 @@ def counted_values(data, method, confidence, population_size, with_error=True):
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             tables, state = count(array, setting, with_state=True)
+            if multi_label and tables.get("not_binary") and data.get("refuse"):
+                data["refuse"]()  # uint8 decisions are checked by the counting pass
             plan = planned(tables, setting)
             spreads = spread(array, plan, setting, state) if with_error else None
             values = final(plan, spreads, setting)

@@ -207,6 +207,26 @@ def test_renamed_coordinates_equal_a_new_coordinate_of_the_same_values():
     assert renamed_coordinates(da_.drop_vars("annotator"), "annotator", names).variables == {}
 
 
+def test_renamed_coordinates_survive_another_thread_evicting_the_oldest(monkeypatch):
+    """The kept renamed indexes are shared by every thread: an eviction that finds the
+    oldest entry gone (here the dict empties itself as it is read, as another thread's
+    eviction did before the lock) still succeeds (cohen raised KeyError from threads)."""
+    from xr_agreement._core import dataset as dataset_module
+
+    class EvictedMeanwhile(dict):
+        def __iter__(self):  # the oldest key, already popped by "another thread"
+            keys = list(dict.__iter__(self))
+            self.clear()
+            return iter(keys)
+
+    kept = EvictedMeanwhile({("other", "annotator", str(i)): None
+                             for i in range(dataset_module.RENAMED_KEPT)})
+    monkeypatch.setattr(dataset_module, "_RENAMED", kept)
+    names = ("annotator_1", "annotator_2")
+    made = renamed_coordinates(_annotations(), "annotator", names)
+    assert list(made.variables) == list(names)
+
+
 @pytest.mark.parametrize("values", [
     np.arange(5.0), np.arange(3, dtype=np.float32), np.arange(3, dtype=np.int8),
     np.arange(4, dtype=np.uint8), np.array([False, True]), np.array(list("abc")),

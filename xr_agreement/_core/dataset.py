@@ -23,6 +23,7 @@ class has exactly those slots (checked once); otherwise it takes the public cons
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import NamedTuple
@@ -109,9 +110,10 @@ def renamed_coordinates(da: xr.DataArray, dim: str, names: Iterable[str]) -> Inp
         if kept is None or kept[0] is not index:
             renamed = index.rename({dim: name}, {dim: name})
             kept = (index, renamed, renamed.create_variables())
-            if len(_RENAMED) >= RENAMED_KEPT:
-                _RENAMED.pop(next(iter(_RENAMED)))  # the oldest
-            _RENAMED[key] = kept
+            with _RENAMED_LOCK:  # threads share it: unlocked, an eviction raced another's
+                if len(_RENAMED) >= RENAMED_KEPT:
+                    _RENAMED.pop(next(iter(_RENAMED), None), None)  # the oldest
+                _RENAMED[key] = kept
         _add_index(variables, indexes, kept[1], _own_variables(kept[2]))
     return InputCoordinates(variables, indexes)
 
@@ -119,6 +121,8 @@ def renamed_coordinates(da: xr.DataArray, dim: str, names: Iterable[str]) -> Inp
 # The renamed indexes of :func:`renamed_coordinates`, by the id of the input's index (the
 # entry holds that index, so its id is not reused while the entry lives), oldest first.
 _RENAMED: dict = {}
+
+_RENAMED_LOCK = threading.Lock()
 
 RENAMED_KEPT = 32
 

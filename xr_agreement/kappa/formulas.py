@@ -4,9 +4,9 @@ From the sums over items of a problem's per-item terms (a problem: the ratings w
 categories, a label, a category against the rest) to chance agreement, the coefficient and
 what the standard error's per-item terms need; and the per-item terms of items in a given
 state (category counts). Every path takes them from here: the counting passes' tables
-(:mod:`.finish`, on numpy and dask input), the bootstrap's weighted sums (:mod:`.values`)
-and the standard error's passes over the ratings (:mod:`.kernels`: :func:`agreeing_pairs`,
-:func:`linearized_term`).
+(:mod:`.finish`, on numpy and dask input) and the bootstrap's weighted sums (:mod:`.values`);
+the standard error's passes over the ratings (:mod:`.kernels`) take :func:`agreeing_pairs`
+but write the linearized per-item term of :func:`state_term` again in their loops.
 
 Why compiled: written as numpy operations they were some 80 small array operations a call,
 most of a small call's time (a call on 50 items took 0.5-1 ms); here each problem is a few
@@ -338,25 +338,12 @@ def state_term(m, item_observed, item_share, chance, expected, kappa, scale_obse
     without Conger's chance part: ``scale_observed`` (P_o,i - P_e) (m >= 2) - 2 (1 - kappa)
     ``scale_expected`` (P_e,i - P_e) (m >= 1), P_e,i = sum_k share_k c_k (``varies``: the
     chance agreement varies with the sample, Fleiss and Gwet; else no chance part)."""
-    item_chance = 0.0
+    term = scale_observed * (item_observed - expected) if m >= 2 else 0.0
     if varies and m >= 1:
+        item_chance = 0.0
         for k in range(item_share.shape[0]):
             item_chance += item_share[k] * chance[k]
-    return linearized_term(m, scale_observed, item_observed - expected if m >= 2 else 0.0,
-                           kappa, scale_expected, item_chance - expected, varies)
-
-
-@njit(cache=True, nogil=True)
-def linearized_term(m, scale_observed, observed, kappa, scale_expected, chance, varies):
-    """Gwet's linearized per-item term of an item with ``m`` ratings before the division by
-    1 - P_e, from ``observed`` = P_o,i - P_e and ``chance`` = P_e,i - P_e (Conger's P_e,i
-    too): ``scale_observed`` observed (m >= 2) - 2 (1 - kappa) ``scale_expected`` chance
-    (m >= 1, where the chance agreement ``varies``). The one place of this formula: the
-    per-state terms here and the standard error's passes over the ratings
-    (:mod:`.kernels`) call it."""
-    term = scale_observed * observed if m >= 2 else 0.0
-    if varies and m >= 1:
-        term -= 2 * (1 - kappa) * scale_expected * chance
+        term -= 2 * (1 - kappa) * scale_expected * (item_chance - expected)
     return term
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.jit import njit
-from .formulas import agreeing_pairs, linearized_term
+from .formulas import agreeing_pairs
 
 
 # --- reading ratings -----------------------------------------------------------------
@@ -192,8 +192,6 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
     binary_spread = np.zeros((G, q))
     vs_rest = binary_constants.shape[1] > 0
     r = np.zeros(q, np.int64)
-    binary = np.zeros(2, np.int64)  # category k against the rest: r_k, m - r_k
-    identity = np.eye(2)
     lam_k = np.zeros(q)
     # Conger's category-vs-rest constants, per group: an annotator's term in problem k is
     # rest[a, k] (rated another category) or rest[a, k] + own[a, k] (rated k)
@@ -257,19 +255,20 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                         for k in range(q):
                             lam_k[k] += rated * rest[a, k]
                         lam_k[c] += rated * own[a, c]
-            observed = 0.0
+            observed_term = 0.0
             if m >= 2:
-                observed = agreeing_pairs(r, w) * pair_share[m] - expected
-            item_expected = 0.0
+                observed_term = scale * (agreeing_pairs(r, w) * pair_share[m] - expected)
+            expected_term = 0.0
             if varies:
                 if conger:
                     item_expected = (lam + chance[g, 0]) * conger_scale
                 else:
+                    item_expected = 0.0
                     for k in range(q):
                         item_expected += r[k] * chance[g, k]
                     item_expected /= m
-            term = linearized_term(m, scale, observed, kappa, 1.0, item_expected - expected,
-                                   varies) / gap - kappa
+                expected_term = item_expected - expected
+            term = (observed_term - 2 * (1 - kappa) * expected_term) / gap - kappa
             if term == term:  # NaN terms are left out, as numpy's nansum did
                 total += term * term
             if vs_rest:
@@ -277,13 +276,12 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                 for k in range(q):
                     observed = 0.0
                     if m >= 2:
-                        binary[0] = r[k]
-                        binary[1] = m - r[k]
-                        observed = (agreeing_pairs(binary, identity) * share
+                        others = m - r[k]
+                        observed = ((r[k] * (r[k] - 1) + others * (others - 1)) * share
                                     - expected_k[k])
                     chance_term = (lam_k[k] + constant_k[k]) * conger_k[k] - expected_k[k]
-                    binary_term = (linearized_term(m, scale_k[k], observed, kappa_k[k], 1.0,
-                                                   chance_term, True) * inverse_gap_k[k]
+                    binary_term = ((scale_k[k] * observed
+                                    - 2 * (1 - kappa_k[k]) * chance_term) * inverse_gap_k[k]
                                    - kappa_k[k])
                     if binary_term == binary_term:
                         binary_spread[g, k] += binary_term * binary_term
@@ -458,7 +456,6 @@ def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
     x = np.zeros(P, np.int64)
     m = np.zeros(P, np.int64)
     lam = np.zeros(P)
-    r = np.zeros(2, np.int64)  # a label's counts of 0s and 1s on an item
     for g in range(G):
         kappa_pooled = pooled_constants[g, 0, 3]
         gap_pooled = pooled_constants[g, 0, 4]
@@ -490,18 +487,20 @@ def conger_binary_spread(decisions, n_problems, w, constants, annotator_chance,
                 expected = constant[2]
                 observed = 0.0
                 if mj >= 2:
-                    r[0] = mj - x[j]
-                    r[1] = x[j]
-                    observed = agreeing_pairs(r, w) / (mj * (mj - 1)) - expected
+                    xj = x[j]
+                    r0 = mj - xj
+                    agreeing = (r0 * (w[0, 0] * r0 + w[0, 1] * xj - 1)
+                                + xj * (w[1, 0] * r0 + w[1, 1] * xj - 1))
+                    observed = agreeing / (mj * (mj - 1)) - expected
                 chance = (lam[j] + constant[4]) * constant[5] - expected
-                term = (linearized_term(mj, constant[3], observed, kappa, 1.0, chance, True)
-                        / constant[1] - kappa)
+                term = (constant[3] * observed - 2 * (1 - kappa) * chance) / constant[1] - kappa
                 if term == term:
                     spread[g, j] += term * term
                 if pooled:
-                    part = pooled_constants[g, j, 0] * linearized_term(
-                        mj, pooled_constants[g, j, 1], observed, kappa_pooled,
-                        pooled_constants[g, j, 2], chance, True) / gap_pooled
+                    part = pooled_constants[g, j, 0] * (
+                        pooled_constants[g, j, 1] * observed
+                        - 2 * (1 - kappa_pooled) * pooled_constants[g, j, 2] * chance
+                    ) / gap_pooled
                     if part == part:
                         term_pooled += part
             if pooled and rated_any:

@@ -76,6 +76,48 @@ def test_compositions_give_the_counts_by_m(monkeypatch, method, weights):
     _assert_same(by_composition, by_m)
 
 
+@pytest.mark.parametrize("weights", [None, "quadratic", "asymmetric"])
+@pytest.mark.parametrize("chunks", [None, 17])
+def test_conger_by_rating_vectors_equals_his_pass_over_the_ratings(monkeypatch, weights,
+                                                                   chunks, jit_mode):
+    """Conger's tables and standard errors from the items per rating vector (a sum over the
+    vectors seen) equal the pass over every item; on dask too (block by block)."""
+    da = _single_label(7, n_items=90, rounds=3)
+    if weights == "asymmetric":
+        rng = np.random.default_rng(2)
+        weights = np.eye(4) + np.triu(rng.uniform(0, 1, (4, 4)), 1) * 0.5
+    if chunks:
+        da = da.chunk({"item": chunks})
+    assert not kappa_counts.by_rating_vectors(4, 4, 90)  # (625 vectors: too few items)
+    assert kappa_counts.by_rating_vectors(4, 4, 2500)
+    monkeypatch.setattr(kappa_counts, "by_rating_vectors", lambda *args: True)
+    by_vectors = xr_agreement.conger(da, weights).compute()
+    monkeypatch.setattr(kappa_counts, "by_rating_vectors", lambda *args: False)
+    by_items = xr_agreement.conger(da, weights).compute()
+    _assert_same(by_vectors, by_items)
+    # (round 0 has no rating: _single_label blanks values[0])
+    assert np.isfinite(by_vectors.coefficient_se[1:]).all()
+
+
+def test_rating_vectors_give_the_compositions_and_annotator_tables():
+    """The compositions and each annotator's ratings per category derived from the rating
+    vectors equal those counted from the ratings."""
+    rng = np.random.default_rng(5)
+    codes = rng.integers(-1, 3, (2, 300, 4)).astype(np.int32)
+    side = 5
+    vectors = kappa_counts.rating_vectors(codes, 3)
+    assert vectors.sum() == 2 * 300
+    patterns, annotators = kappa_counts.from_rating_vectors(vectors, 3, 4, side)
+    expected_patterns, expected_annotators = kappa_counts.pattern_histogram(codes, 3, side,
+                                                                            True)
+    np.testing.assert_array_equal(patterns, expected_patterns)
+    np.testing.assert_array_equal(annotators, expected_annotators)
+    ids = np.flatnonzero(vectors[0])
+    decoded = kappa_counts.vector_codes(ids, 3, 4)
+    seen = {tuple(row) for row in codes[0]}
+    assert {tuple(row) for row in decoded} == seen
+
+
 @pytest.mark.parametrize("method", GWET_FAMILY)
 @pytest.mark.parametrize("dtype", [np.uint8, np.bool_, np.int64])
 def test_complete_lanes_equal_the_general_count(method, dtype):

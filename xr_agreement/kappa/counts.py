@@ -93,11 +93,53 @@ def pattern_histogram(codes: np.ndarray, q: int, side: int, with_annotators: boo
 
 
 def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
-                        binary_chance) -> tuple:
+                        binary_chance, multiplicity=None) -> tuple:
     """The standard error's pass over single-label ``codes``: see
     :func:`.kernels.single_label_spread`."""
+    if multiplicity is None:
+        multiplicity = np.zeros((0, 0))
     return _pass(_kernels.single_label_spread, codes.shape[1], codes, w, constants, chance,
-                 annotator_chance, binary_constants, binary_chance)
+                 annotator_chance, binary_constants, binary_chance, multiplicity)
+
+
+def by_rating_vectors(q: int, n: int, n_items: int) -> bool:
+    """Whether Conger's single-label tables are counted per rating vector (who rated what,
+    :func:`.kernels.rating_vector_histogram`): few enough ids, at most a quarter of the
+    items (the vectors' finishing costs a few numpy steps per call and a step per vector:
+    at 50 items it took longer than the pass over the items it saves)."""
+    ids = float(q + 1) ** n
+    return ids <= _kernels.PATTERN_LIMIT and 4 * ids <= n_items
+
+
+def rating_vectors(codes: np.ndarray, q: int) -> np.ndarray:
+    """Items per rating vector of single-label ``codes`` (G, N, n): see
+    :func:`.kernels.rating_vector_histogram`."""
+    G, N, n = codes.shape
+    base = q + 1
+    digits = np.arange(base, dtype=np.int64)
+    powers = digits[None, :] * base ** np.arange(n, dtype=np.int64)[:, None]
+    return _pass(_kernels.rating_vector_histogram, N, codes, np.ascontiguousarray(powers),
+                 base ** n, size=G * base ** n)
+
+
+def vector_codes(ids: np.ndarray, q: int, n: int) -> np.ndarray:
+    """The codes (len(ids), n) int32 of rating vector ids (-1 missing)."""
+    base = q + 1
+    return ((ids[:, None] // base ** np.arange(n, dtype=np.int64)) % base - 1).astype(np.int32)
+
+
+def from_rating_vectors(vectors: np.ndarray, q: int, n: int, side: int) -> tuple:
+    """The items per composition (base ``side``) and each annotator's ratings per category
+    (G, n, q) of the items per rating vector ``vectors`` (G, (q + 1)**n): what
+    :func:`pattern_histogram` counts, from the vectors seen."""
+    ids = np.flatnonzero(vectors.any(axis=0))
+    codes = vector_codes(ids, q, n)  # (C, n)
+    chose = (codes[:, :, None] == np.arange(q)).astype(np.int64)  # (C, n, q)
+    counts = vectors[:, ids]  # (G, C)
+    composition = chose.sum(axis=1) @ side ** np.arange(q, dtype=np.int64)
+    patterns = np.zeros((vectors.shape[0], side ** q), np.int64)
+    np.add.at(patterns.T, composition, counts.T)
+    return patterns, np.einsum("gc,cak->gak", counts, chose)
 
 
 def state_dtype(n_states: int):

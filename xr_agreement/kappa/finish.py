@@ -114,7 +114,13 @@ def count(array, setting, with_state=False):
     if with_state:
         return count(array, setting), None
     q = setting["weights"].shape[0]
-    if _counts.by_patterns(side, q, setting["n_items"] * setting["n_annotators"]):
+    n, n_ratings = setting["n_annotators"], setting["n_items"] * setting["n_annotators"]
+    if _counts.by_patterns(side, q, n_ratings):
+        if conger and _counts.by_rating_vectors(q, n, setting["n_items"]):
+            # his standard error too from the tables: a sum over the rating vectors seen
+            vectors = _counts.rating_vectors(array, q)
+            patterns, annotators = _counts.from_rating_vectors(vectors, q, n, side)
+            return {"patterns": patterns, "annotators": annotators, "vectors": vectors}
         patterns, annotators = _counts.pattern_histogram(array, q, side, conger)
         return {"patterns": patterns, "annotators": annotators}
     return _counts.single_label_tables(array, q, offsets, n_states, conger)
@@ -288,11 +294,30 @@ def _composition_plan(tables, setting):
         binary_terms = {"conger": (category_table, category[..., 4], category[..., 5])}
         binary["conger"] = _conger_constants(binary_terms, binary["point"], None, category_n,
                                              category_n_pairable, None)
+        if with_error and "vectors" in tables:
+            plan["overall_spread"], binary["spread"] = _vector_spreads(
+                tables["vectors"], w, plan["spread"], binary["conger"])
     elif with_error:
         plan["overall_spread"] = overall_spread
         binary["spread"] = category_spread
     plan["binary"] = binary
     return plan
+
+
+def _vector_spreads(vectors, w, constants, binary_constants):
+    """Conger's standard-error sums (overall (G,), category-vs-rest (G, q)) from the items
+    per rating vector (:func:`.counts.rating_vectors`): his pass over the distinct vectors,
+    each counted as many times as items have it (at 10^5 x 5 x 3, 1,024 vectors instead of
+    10^5 items: the pass's 3.8 ms became a few us)."""
+    G = vectors.shape[0]
+    q = w.shape[0]
+    ids = np.flatnonzero(vectors.any(axis=0))
+    n = constants[2].shape[1]  # Conger's annotator table (G, n, q)
+    codes = np.ascontiguousarray(np.broadcast_to(_counts.vector_codes(ids, q, n),
+                                                 (G, ids.size, n)))
+    multiplicity = np.ascontiguousarray(vectors[:, ids], np.float64)
+    return _counts.single_label_spread(codes, w, *constants, *binary_constants[:2],
+                                       multiplicity)
 
 
 def _values_point(values):

@@ -103,6 +103,26 @@ def pattern_histogram(codes, powers, size, q, with_annotators, i0, i1):
 
 
 @njit(cache=True, nogil=True)
+def rating_vector_histogram(codes, powers, size, i0, i1):
+    """Items per rating vector of items i0..i1 of ``codes`` (G, N, n): (G, size) int64, the
+    vector's id sum_a powers[a, code_a + 1] (``powers[a, c] = c (q + 1)**a``: the codes
+    + 1, 0 a missing rating, as digits in base q + 1). Every per-item term of Conger's
+    standard error depends on the item's vector only (who rated what), so with few
+    vectors (few annotators and categories) it is a sum over the vectors seen."""
+    G, N, n = codes.shape
+    histogram = np.zeros((G, size), np.int64)
+    for g in range(G):
+        block = codes[g, i0:i1]
+        counted = histogram[g]
+        for i in range(block.shape[0]):
+            p = 0
+            for a in range(n):
+                p += powers[a, block[i, a] + 1]
+            counted[p] += 1
+    return histogram
+
+
+@njit(cache=True, nogil=True)
 def count_not_binary(flat):
     """How many of ``flat``'s values are neither 0, 1 nor NaN."""
     bad = 0
@@ -170,7 +190,7 @@ def single_label_counts(codes, q, offsets, n_states, with_annotators, i0, i1):
       work=lambda codes, w, *rest: codes.shape[0] * (rest[-1] - rest[-2]) * (
           codes.shape[2] * (w.shape[0] + 2) + w.shape[0] * w.shape[0]))
 def single_label_spread(codes, w, constants, chance, annotator_chance, binary_constants,
-                        binary_chance, i0, i1):
+                        binary_chance, multiplicity, i0, i1):
     """The standard error's pass over single-label codes, items i0..i1: per group (G,) the
     sum over the rated items of (t_i - kappa)**2, t_i Gwet's linearized per-item term of
     the overall (q-category) coefficient, and for Conger per category-vs-rest problem (G, q)
@@ -185,6 +205,8 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
     ``binary_constants`` (G, q, 6) as for :func:`conger_binary_spread`, ``binary_chance``
     (G, q, n, 2) his per-annotator terms (category 0: the problem's category); empty for
     the other coefficients (their category-vs-rest sums come from the histogram of states).
+    ``multiplicity`` (G, N): how many items each row of ``codes`` stands for (the distinct
+    rating vectors of :func:`rating_vector_histogram`), or (0, 0): one each.
     """
     G, N, n = codes.shape
     q = w.shape[0]
@@ -230,8 +252,12 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
         chance_g = annotator_chance[g]
         total = 0.0
         block = codes[g, i0:i1]
+        weighted = multiplicity.shape[0] > 0
         for i in range(block.shape[0]):
             row = block[i]
+            weight = multiplicity[g, i0 + i] if weighted else 1.0
+            if weight == 0:
+                continue
             # counts by comparing every rating with each category: no branch on the rating
             # and no chain of increments of one count (an item's ratings mostly agree)
             m = 0
@@ -270,7 +296,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                 expected_term = item_expected - expected
             term = (observed_term - 2 * (1 - kappa) * expected_term) / gap - kappa
             if term == term:  # NaN terms are left out, as numpy's nansum did
-                total += term * term
+                total += weight * term * term
             if vs_rest:
                 share = pair_share[m]
                 for k in range(q):
@@ -284,7 +310,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
                                     - 2 * (1 - kappa_k[k]) * chance_term) * inverse_gap_k[k]
                                    - kappa_k[k])
                     if binary_term == binary_term:
-                        binary_spread[g, k] += binary_term * binary_term
+                        binary_spread[g, k] += weight * binary_term * binary_term
         spread[g] += total
     return spread, binary_spread
 

@@ -111,7 +111,6 @@ def label_pair_complete(values, i0, i1, out):
     pass: 84 -> 60 ns an item, one thread).
     """
     G, N, n, L = values.shape
-    P = out.shape[1]
     flat = values.reshape(-1)
     lengths = np.empty(n, np.int64)  # shift d's loop, padded
     total = 0

@@ -86,8 +86,8 @@ def pattern_histogram(codes: np.ndarray, q: int, side: int, with_annotators: boo
     with ``with_annotators`` each annotator's ratings per category: see
     :func:`.kernels.pattern_histogram`."""
     G, N, n = codes.shape
-    powers = np.zeros(q + 1, np.int64)
-    powers[1:] = side ** np.arange(q, dtype=np.int64)
+    powers = np.zeros((n, q + 1), np.int64)  # every annotator's rating counts alike
+    powers[:, 1:] = side ** np.arange(q, dtype=np.int64)
     return _pass(_kernels.pattern_histogram, N, codes, powers, side ** q, q, with_annotators,
                  size=G * (side ** q + n * q))
 
@@ -104,7 +104,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
 
 def by_rating_vectors(q: int, n: int, n_items: int) -> bool:
     """Whether Conger's single-label tables are counted per rating vector (who rated what,
-    :func:`.kernels.rating_vector_histogram`): few enough ids, at most a quarter of the
+    :func:`.kernels.pattern_histogram`): few enough ids, at most a quarter of the
     items (the vectors' finishing costs a few numpy steps per call and a step per vector:
     at 50 items it took longer than the pass over the items it saves)."""
     ids = float(q + 1) ** n
@@ -113,13 +113,13 @@ def by_rating_vectors(q: int, n: int, n_items: int) -> bool:
 
 def rating_vectors(codes: np.ndarray, q: int) -> np.ndarray:
     """Items per rating vector of single-label ``codes`` (G, N, n): see
-    :func:`.kernels.rating_vector_histogram`."""
+    :func:`.kernels.pattern_histogram`."""
     G, N, n = codes.shape
     base = q + 1
     digits = np.arange(base, dtype=np.int64)
     powers = digits[None, :] * base ** np.arange(n, dtype=np.int64)[:, None]
-    return _pass(_kernels.rating_vector_histogram, N, codes, np.ascontiguousarray(powers),
-                 base ** n, size=G * base ** n)
+    return _pass(_kernels.pattern_histogram, N, codes, np.ascontiguousarray(powers),
+                 base ** n, q, False, size=G * base ** n)[0]
 
 
 def vector_codes(ids: np.ndarray, q: int, n: int) -> np.ndarray:

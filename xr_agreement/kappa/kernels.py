@@ -77,10 +77,12 @@ PATTERN_LIMIT = 1 << 16
 
 @njit(cache=True, nogil=True)
 def pattern_histogram(codes, powers, size, q, with_annotators, i0, i1):
-    """Items per composition id (see :data:`PATTERN_LIMIT`) of items i0..i1 of ``codes``
-    (G, N, n): (G, size) int64; ``powers[c + 1] = side**c``, ``powers[0] = 0`` (a missing
-    rating). With ``with_annotators`` (Conger) also each annotator's ratings per category,
-    (G, n, q) int64, in the same pass (else empty)."""
+    """Items per pattern id of items i0..i1 of ``codes`` (G, N, n): (G, size) int64, an
+    item's id sum_a powers[a, code_a + 1] (``powers[a, 0] = 0``: a missing rating). A
+    composition (see :data:`PATTERN_LIMIT`): ``powers[a, c + 1] = side**c`` for every
+    annotator; a rating vector (who rated what, :func:`.counts.rating_vectors`):
+    ``powers[a, c] = c (q + 1)**a``. With ``with_annotators`` (Conger) also each
+    annotator's ratings per category, (G, n, q) int64, in the same pass (else empty)."""
     G, N, n = codes.shape
     histogram = np.zeros((G, size), np.int64)
     annotators = np.zeros((G, n if with_annotators else 0, q), np.int64)
@@ -90,7 +92,7 @@ def pattern_histogram(codes, powers, size, q, with_annotators, i0, i1):
         for i in range(block.shape[0]):
             p = 0
             for a in range(n):
-                p += powers[block[i, a] + 1]
+                p += powers[a, block[i, a] + 1]
             counted[p] += 1
         if with_annotators:  # per annotator down the items: one count at a time per cell
             own = annotators[g]
@@ -100,26 +102,6 @@ def pattern_histogram(codes, powers, size, q, with_annotators, i0, i1):
                     if c >= 0:
                         own[a, c] += 1
     return histogram, annotators
-
-
-@njit(cache=True, nogil=True)
-def rating_vector_histogram(codes, powers, size, i0, i1):
-    """Items per rating vector of items i0..i1 of ``codes`` (G, N, n): (G, size) int64, the
-    vector's id sum_a powers[a, code_a + 1] (``powers[a, c] = c (q + 1)**a``: the codes
-    + 1, 0 a missing rating, as digits in base q + 1). Every per-item term of Conger's
-    standard error depends on the item's vector only (who rated what), so with few
-    vectors (few annotators and categories) it is a sum over the vectors seen."""
-    G, N, n = codes.shape
-    histogram = np.zeros((G, size), np.int64)
-    for g in range(G):
-        block = codes[g, i0:i1]
-        counted = histogram[g]
-        for i in range(block.shape[0]):
-            p = 0
-            for a in range(n):
-                p += powers[a, block[i, a] + 1]
-            counted[p] += 1
-    return histogram
 
 
 @njit(cache=True, nogil=True)
@@ -206,7 +188,7 @@ def single_label_spread(codes, w, constants, chance, annotator_chance, binary_co
     (G, q, n, 2) his per-annotator terms (category 0: the problem's category); empty for
     the other coefficients (their category-vs-rest sums come from the histogram of states).
     ``multiplicity`` (G, N): how many items each row of ``codes`` stands for (the distinct
-    rating vectors of :func:`rating_vector_histogram`), or (0, 0): one each.
+    rating vectors of :func:`.counts.rating_vectors`), or (0, 0): one each.
     """
     G, N, n = codes.shape
     q = w.shape[0]

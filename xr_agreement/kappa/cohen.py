@@ -205,22 +205,21 @@ def _complete_coefficients(sums, w, first, second, n_items):
     N (rho = w_11 - w_01 - w_10 + w_00; m1 alike): summed over the labels, the term is
     affine in A, B, n11 and the dot products with S.
 
-    The pooled terms of :func:`_pooled_terms` on the planned pairs only, with every label
-    used and ``n_items`` items on each (some 40 small numpy steps there, 0.6 ms at (5
-    annotators, 50 labels), this a tenth of it: the 2x2 cells as separate arrays, as
-    reductions over axes of two cost more than the additions)."""
+    The labels' proportions, P_o,j and P_e,j and the pooled coefficient are those of the
+    values' kernel (:func:`_pooled_terms`), on the planned pairs."""
     L, n = sums["table"].shape[-5:-3]
-    table = sums["table"].reshape(-1, L, n, n, 4)[:, :, first, second] / n_items
-    p00, p01, p10, p11 = (table[..., k] for k in range(4))  # (G, L, pairs)
-    row0, row1, col0, col1 = p00 + p01, p10 + p11, p00 + p10, p01 + p11  # m1_j, m2_j
-    observed = w[0, 0] * p00 + w[0, 1] * p01 + w[1, 0] * p10 + w[1, 1] * p11  # P_o,j
-    w_col0, w_col1 = w[0, 0] * col0 + w[0, 1] * col1, w[1, 0] * col0 + w[1, 1] * col1
-    expected = row0 * w_col0 + row1 * w_col1  # P_e,j
+    terms = _pooled_terms(sums, w)
+
+    def planned(values):  # (..., L, n, n) -> (G, L, pairs)
+        return values.reshape(-1, L, n, n)[:, :, first, second]
+
+    row0, row1 = planned(terms["marginal_1"][..., 0]), planned(terms["marginal_1"][..., 1])
+    col0, col1 = planned(terms["marginal_2"][..., 0]), planned(terms["marginal_2"][..., 1])
+    observed, expected = planned(terms["observed_j"]), planned(terms["expected_j"])
+    w_col0 = w[0, 0] * col0 + w[0, 1] * col1
+    gap = terms["gap"].reshape(-1, n, n)[:, first, second]
+    kappa = terms["coefficient"].reshape(-1, n, n)[:, first, second]
     with np.errstate(divide="ignore", invalid="ignore"):
-        pooled_expected = expected.sum(axis=1) / L
-        gap = 1 - pooled_expected
-        gap = np.where(np.abs(gap) > _ZERO_GAP, gap, np.nan)
-        kappa = (observed.sum(axis=1) / L - pooled_expected) / gap
         scale = 1 / (L * gap)
         rho = w[1, 1] - w[0, 1] - w[1, 0] + w[0, 0]
         # the share of r = s = 0 summed over the labels, over K

@@ -74,6 +74,7 @@ CASES = {
     "many annotators": lambda: as_ratings(ratings(8, n_items=30, n_annotators=19,
                                                   n_values=9)),
     "transposed": lambda: as_ratings(ratings(9)).T,
+    "a scalar coordinate": lambda: as_ratings(ratings(11)).assign_coords(round="r1"),
     "extra dim": lambda: rounds(np.stack([ratings(10 + r, missing=0.2 * r)
                                           for r in range(3)])),
     "extra dim last": lambda: rounds(np.stack([ratings(20 + r) for r in range(2)])
@@ -172,3 +173,20 @@ def test_results_share_no_attrs(metric):
     assert second.attrs["metric"] == metric and second.attrs["ci_level"] == 0.95
     assert second.alpha.attrs["long_name"] == "Krippendorff's alpha"
     assert "edited" not in second.category.attrs
+
+
+def test_small_results_are_independent_of_each_other():
+    """Results of one structure are built from one kept layout (``api._small_layout``):
+    editing a result's attrs, its variables' or its coordinates' must not reach the next,
+    and results of other categories get their own."""
+    da = CASES["float, 5% missing"]()
+    first = xr_agreement.alpha(da)
+    first.attrs["edited"] = True
+    first.alpha.attrs["edited"] = True
+    first.coincidence.attrs["edited"] = True
+    first.category.attrs["edited"] = True
+    assert_same(xr_agreement.alpha(da), general(da))
+    shifted = da + 2  # other category values, same shapes
+    assert takes_small_path(shifted)
+    assert_same(xr_agreement.alpha(shifted), general(shifted))
+    assert_same(xr_agreement.alpha(da, ci=None), general(da, ci=None))

@@ -14,8 +14,7 @@ import xarray as xr
 import xr_agreement
 from xr_agreement._core.arrays import divide
 from xr_agreement._core.dataset import (dataset, dimension_coordinates, input_coordinates,
-                                        renamed_coordinates,
-                                        variable)
+                                        Layout, renamed_coordinates, variable)
 
 NUMERATORS = [3.0, 0.0, -2.0, 1.0, 5.0, 0.0]
 DENOMINATORS = [4.0, 0.0, 0.0, 1e-13, -8.0, 2.0]
@@ -314,3 +313,63 @@ def test_new_coordinates_are_not_shared_between_results():
                      new_coords={"baseline": ["F", "PB"]})
     assert second.baseline.attrs == {}
     assert second.baseline.values.tolist() == ["F", "PB"]
+
+
+def _layout_result(seed):
+    """A result of :func:`dataset` on the input's coordinates and two new ones, with
+    per-variable attrs: what a family builds."""
+    rng = np.random.default_rng(seed)
+    da_ = _annotations()
+    categories = dimension_coordinates({"category": np.array(["a", "b", "c"]),
+                                        "paired_category": np.array(["a", "b", "c"])})
+    variables = {
+        "alpha": variable((), np.array(rng.random()), {"long_name": "alpha", "symbol": "a"}),
+        "item_value": variable(("round", "item"), rng.random((2, 6)), {"long_name": "v"}),
+        "table": variable(("category", "paired_category"), rng.random((3, 3)), None),
+        "reason": variable((), np.array(f"reason {seed}"), {"description": "why"}),
+    }
+    data = {name: var.data for name, var in variables.items()}
+    return dataset(variables, input_coordinates(da_, ("round", "item")), {"n": seed},
+                   coords_after=categories), data
+
+
+def test_a_layout_builds_what_dataset_builds():
+    """A Layout made from one result gives, for other data, the Dataset that dataset()
+    builds from those data: variables, order, dims, attrs, coordinates, indexes."""
+    template, _ = _layout_result(0)
+    expected, data = _layout_result(1)
+    built = Layout(template).dataset(data, {"n": 1})
+    xr.testing.assert_identical(built, expected)
+    assert list(built.variables) == list(expected.variables)
+    assert list(built.sizes) == list(expected.sizes)
+    for name, var in built.variables.items():
+        assert var.attrs == expected.variables[name].attrs, name
+        assert var.dtype == expected.variables[name].dtype, name
+    assert built.sel(category="b", round="r2").item_value.values.tolist() == data[
+        "item_value"][1].tolist()
+
+
+def test_the_results_of_a_layout_do_not_share_attrs():
+    template, data = _layout_result(0)
+    layout = Layout(template)
+    attrs = {"n": 0}
+    first = layout.dataset(data, attrs)
+    first.alpha.attrs["edited"] = True
+    first.category.attrs["edited"] = True
+    first.attrs["edited"] = True
+    second = layout.dataset(data, attrs)
+    assert "edited" not in second.alpha.attrs
+    assert "edited" not in second.category.attrs
+    assert "edited" not in second.attrs and attrs == {"n": 0}
+    assert "edited" not in template.alpha.attrs and "edited" not in template.category.attrs
+
+
+def test_a_layout_refuses_data_of_another_structure():
+    template, data = _layout_result(0)
+    layout = Layout(template)
+    with pytest.raises(ValueError, match="'table'.*shape"):
+        layout.dataset({**data, "table": np.zeros((3, 4))})
+    with pytest.raises(ValueError, match="the layout has the variables"):
+        layout.dataset({name: value for name, value in data.items() if name != "reason"})
+    with pytest.raises(ValueError, match="the layout has the variables"):
+        layout.dataset({**data, "extra": np.zeros(())})

@@ -222,7 +222,8 @@ def dataset(variables: Mapping[str, xr.Variable],
     _check_names(coordinate_variables, variables)
     trailing = {}
     if coords_after is not None:
-        _check_names({**coordinate_variables, **variables}, coords_after.variables)
+        _check_names(coordinate_variables, coords_after.variables)
+        _check_names(variables, coords_after.variables)
         trailing = dict(coords_after.variables)
         indexes.update(coords_after.xindexes)
     for dim in new_coords or ():
@@ -276,6 +277,8 @@ def _sizes(variables: Mapping[str, xr.Variable]) -> dict:
 def _check_names(coordinates: Mapping, added: Mapping) -> None:
     """Refuse a result name already taken by a coordinate of the input: one would replace
     the other without a word (a scalar coordinate ``coefficient`` became the coefficient)."""
+    if coordinates.keys().isdisjoint(added):  # the usual case, without building sets
+        return
     clash = sorted(set(coordinates) & set(added))
     if clash:
         raise ValueError(
@@ -322,3 +325,68 @@ def _dimension_coordinate(dim: str, values: tuple) -> InputCoordinates:
     per (dim, values): building a pandas index of three strings takes 0.2 ms under pandas'
     string inference. Index variables are immutable, so results may share them."""
     return dimension_coordinates({dim: np.asarray(values)})
+
+
+class Layout:
+    """The structure of a result Dataset, taken from one :func:`dataset` built, to build
+    others like it with new data: the same variables in the same order, with the same dims
+    and attrs, on the same coordinates and indexes.
+
+    A family's small calls give results of one structure again and again (alpha's at 50
+    items: 11 variables on two category coordinates); only the numbers change. Building
+    such a result through :func:`variable`, :func:`dimension_coordinates` and
+    :func:`dataset` took 17 us of a 37 us alpha call; :meth:`dataset` takes 5 us, and
+    touches fewer objects where a call alternates with other work and finds the caches
+    cold. The structure is read through xarray's public API. Each result gets its own
+    Variables: the coordinates' copied (as :func:`_own_variables` does), the data
+    variables' new, with copies of the template's attrs; data of another shape than the
+    template's is refused.
+    """
+
+    def __init__(self, template: xr.Dataset):
+        coordinate_names = set(template.coords)
+        # (name, dims, attrs, shape of the data; None for a coordinate), in the template's
+        # order; a plain list, read in one loop per result
+        self._entries = [(name, var.dims, dict(var.attrs),
+                          None if name in coordinate_names else var.shape)
+                         for name, var in template.variables.items()]
+        self._coordinates = {name: template.variables[name] for name in coordinate_names}
+        self._coordinate_names = coordinate_names
+        self._data_names = set(template.variables) - coordinate_names
+        self._sizes = dict(template.sizes)
+        self._indexes = dict(template.xindexes)
+
+    def dataset(self, data: Mapping[str, np.ndarray], attrs: dict | None = None
+                ) -> xr.Dataset:
+        """A Dataset of the template's structure with ``data`` (name -> numpy array, one for
+        each data variable of the template) and the Dataset's ``attrs`` (copied)."""
+        if data.keys() != self._data_names:
+            raise ValueError(f"data for {sorted(data)}; the layout has the variables "
+                             f"{sorted(self._data_names)}")
+        coordinates = _own_variables(self._coordinates)
+        variables = {}
+        for name, dims, attrs_of, shape in self._entries:
+            if shape is None:
+                variables[name] = coordinates[name]
+                continue
+            values = data[name]
+            if type(values) is not np.ndarray or values.shape != shape:
+                raise ValueError(f"data of shape {np.shape(values)} for {name!r}, which has "
+                                 f"the shape {shape} in the layout (a numpy array)")
+            if _DIRECT_VARIABLES:  # as variable() fills the slots (a call each took 2.5 us)
+                made = xr.Variable.__new__(xr.Variable)
+                made._dims, made._data, made._encoding = dims, values, None
+                made._attrs = dict(attrs_of) if attrs_of else None
+            else:  # pragma: no cover - a changed xarray: the public path
+                made = xr.Variable(dims, values, attrs_of, fastpath=True)
+            variables[name] = made
+        construct = getattr(xr.Dataset, "_construct_direct", None)
+        if construct is not None:
+            try:
+                return construct(variables, set(self._coordinate_names), dict(self._sizes),
+                                 attrs=dict(attrs or {}), indexes=dict(self._indexes))
+            except TypeError:  # pragma: no cover - a changed private signature
+                pass
+        return _public_dataset(  # pragma: no cover - the public path
+            {name: var for name, var in variables.items() if name not in coordinates},
+            coordinates, {}, self._indexes, attrs)

@@ -54,7 +54,8 @@ from .._core.arrays import _is_dask
 from .._core.categorical import EXACT_INTEGERS
 from .._core.student_t import t_quantile
 from .._core.threads import item_runs
-from .._core.dataset import dataset, dimension_coordinates, input_coordinates, variable
+from .._core.dataset import (dataset, dimension_coordinates, input_coordinates,
+                             InputCoordinates, Layout, variable)
 from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
                               check_binary_dtype, check_dataarray, check_dims)
 from ..mla import hamming_counts
@@ -537,7 +538,7 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
         if plan.categories is None and not multi_label:
             category = _keep_seen(category, totals["seen"], finished)
         categories = dimension_coordinates({"category": category, "paired_category": category})
-    return _result_dataset(finished, da, extra, categories)
+    return _result_dataset(finished, input_coordinates(da, extra), extra, categories)
 
 
 # --- the small-call path ------------------------------------------------------------------
@@ -565,7 +566,8 @@ def _small_alpha(da, item, annotator, ci, population_size) -> xr.Dataset | None:
     50 items x 5 annotators with Gwet's interval (bench_kappa case 4) the whole call took
     69 us instead of 271 us through :func:`_numpy_alpha` (min of 1,500 calls, alternating
     with the peers; 45-50 us in a loop of its own, 37 us since the results' small
-    coordinates are made once, ``_core.dataset.dimension_coordinates``)."""
+    coordinates are made once, ``_core.dataset.dimension_coordinates``, 27 us since the
+    Dataset is built from a kept layout, :func:`_small_layout`)."""
     data = da.data
     if (not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf"
             or data.size > SMALL_RATINGS):
@@ -611,10 +613,27 @@ def _small_alpha(da, item, annotator, ci, population_size) -> xr.Dataset | None:
     category = _input_dtype(category, da.dtype)
     if n_seen < V:
         category = _keep_seen(category, seen, finished)
-    return _result_dataset(finished, da, extra,
-                           dimension_coordinates({"category": category,
-                                                  "paired_category": category}),
-                           _attrs("nominal", SINGLE_LABEL_METRICS["nominal"], N, n, None, ci))
+    attrs = _attrs("nominal", SINGLE_LABEL_METRICS["nominal"], N, n, None, ci)
+    coordinates = input_coordinates(da, extra)
+    if extra or coordinates.variables:  # the input's coordinates are part of the structure
+        return _result_dataset(finished, coordinates, extra,
+                               dimension_coordinates({"category": category,
+                                                      "paired_category": category}), attrs)
+    return _small_layout(tuple(finished), category.dtype.str, category.tobytes()).dataset(
+        finished, attrs)
+
+
+@functools.lru_cache(maxsize=64)
+def _small_layout(names: tuple, category_dtype: str, category_bytes: bytes) -> Layout:
+    """The structure of :func:`_small_alpha`'s result without extra dims or input
+    coordinates, with the variables ``names`` and these category values: made once (see
+    :class:`.._core.dataset.Layout`), from a result of zeros built as any other."""
+    category = np.frombuffer(category_bytes, np.dtype(category_dtype))
+    V = category.size
+    shapes = {"coincidence": (V, V), "category_n_pairable_values": (V,)}
+    return Layout(_result_dataset(
+        {name: np.zeros(shapes.get(name, ())) for name in names}, InputCoordinates({}, {}), (),
+        dimension_coordinates({"category": category, "paired_category": category}), {}))
 
 
 @functools.lru_cache(maxsize=256)
@@ -646,13 +665,14 @@ _CORE_DIMS = {"coincidence": ("category", "paired_category"),
               "category_n_pairable_values": ("category",)}
 
 
-def _result_dataset(finished, da, extra, categories, attrs=None) -> xr.Dataset:
-    """The Dataset of the ``finished`` arrays over the ``extra`` dims of ``da``; given the
-    Dataset's ``attrs``, the variables get theirs too (as from :func:`_describe`)."""
+def _result_dataset(finished, coordinates, extra, categories, attrs=None) -> xr.Dataset:
+    """The Dataset of the ``finished`` arrays over the ``extra`` dims, on the input's
+    ``coordinates`` of those dims; given the Dataset's ``attrs``, the variables get theirs
+    too (as from :func:`_describe`)."""
     described = _VARIABLE_ATTRS[False] if attrs is not None else {}
     return dataset({var: variable((*extra, *_CORE_DIMS.get(var, ())), value,
                                   described.get(var))
-                    for var, value in finished.items()}, input_coordinates(da, extra),
+                    for var, value in finished.items()}, coordinates,
                    attrs, coords_after=categories)
 
 

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._core.attrs import json_attr
 from .._core.dataset import dataset, variable
 
 
@@ -227,10 +228,11 @@ def assemble(values, baselines, single, *, extra, item, label, coords, n_annotat
             "n_items": item_size,
             "n_annotators": n_annotators,
             "n_labels": label_size,
-            "baseline": baselines[0] if single else list(baselines),
+            # several baselines: JSON text, which every store accepts (_core.attrs)
+            "baseline": baselines[0] if single else json_attr(baselines),
             "baseline_definition": BASELINES[baselines[0]]
             if single
-            else [BASELINES[b] for b in baselines],
+            else json_attr([BASELINES[b] for b in baselines]),
             "missing_data": "NaN decisions excluded; pairable-values weighting (cells with at "
             "least 2 decisions, corpus values weighted by label_n_pairable_values)",
             "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",

@@ -8,8 +8,7 @@ on the used labels too, gathers the design facts the checklist asks for, and ret
 The report states every checklist item (label universe, meaning of joint omissions, baseline
 model, diagnostics, uncertainty) and missing-data handling. It gives no verbal scale
 ("good", "poor") unless asked (``landis_koch=True``): the paper argues against universal
-cut-offs, and the feasible floor next to each coefficient shows why.
-"""
+cut-offs, and the feasible floor next to each coefficient shows why."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from .._core.attrs import from_json_attr
 from .._core.validate import _check_confidence, check_dataarray, check_dims
 from ..mla import BASELINES, parse_baselines
 from ..mla import api as _mla_api  # mla() looked up when called (tests replace it)
@@ -265,8 +265,8 @@ def _design(da, result, item, annotator, label, used_labels, unused_labels, n_ha
     single = [_plain(v) for v, n in zip(da[item].values, per_item) if n < 2]
     return {
         "reader": da.attrs.get("reader"),
-        "dropped": da.attrs.get("dropped") or {},
-        "reading_notes": [str(n) for n in da.attrs.get("notes") or []],
+        "dropped": from_json_attr(da.attrs.get("dropped")) or {},
+        "reading_notes": [str(n) for n in from_json_attr(da.attrs.get("notes")) or []],
         "items_with_fewer_than_two_annotators": single,
         "n_items": int(da.sizes[item]),
         "n_annotators": int(da.sizes[annotator]),

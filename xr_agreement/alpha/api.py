@@ -271,7 +271,8 @@ def alpha(
         ``category``, ``paired_category``) and ``category_n_pairable_values`` (on dask
         input only with ``categories=``); for label sets the categories are text, the JSON
         list of the set's labels in label order (``'["a", "b"]'``, ``'[]'`` for the empty
-        set; ``json.loads`` gives the list), which every store (netCDF, zarr) accepts. For "hamming" also ``label_alpha``, ``label_observed_disagreement``,
+        set; ``json.loads`` gives the list), which every store (netCDF, zarr) accepts. For
+        "hamming" also ``label_alpha``, ``label_observed_disagreement``,
         ``label_expected_disagreement``, ``label_alpha_weight``, ``label_n_pairable_values``
         and ``label_undefined_reason`` over ``label``. For single-label metrics with
         ``ci_method="analytic"`` also ``alpha_se``, ``alpha_lower`` and ``alpha_upper``

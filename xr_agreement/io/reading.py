@@ -166,11 +166,11 @@ def read_annotations(
                 f"the file is a {tool} export, read by its own reader; layout={layout!r} is "
                 "for the generic table reader (tool='table', --from table)", path=path)
     if tool != "table":
-        return _storable(tools.read_tool(path, tool, labels=labels, control=control, sep=sep,
-                               item_column=item_column, annotator_column=annotator_column,
-                               labels_column=labels_column, empty_list=empty_list,
-                               item=item, annotator=annotator, label=label,
-                               spans_as_label_sets=spans_as_label_sets))
+        return _storable(tools.read_tool(
+            path, tool, labels=labels, control=control, sep=sep, item_column=item_column,
+            annotator_column=annotator_column, labels_column=labels_column,
+            empty_list=empty_list, item=item, annotator=annotator, label=label,
+            spans_as_label_sets=spans_as_label_sets))
     # a file told "table" by detection may be a damaged export: the error names the file
     read_as = ("read as a table" if tool_given else "not recognised as a tool's export; "
                "name the tool (tool=, --from TOOL)")

@@ -4,8 +4,9 @@
 
 For the index, the installation page and one API page (``xr_agreement.mla``, and the
 accessor's ``DataArray.agreement.mla``): the page renders (``--dump-dom`` prints the DOM after
-load), shows the theme's navigation and the text it must show, and a screenshot of it is a
-real rendering (a blank page is a few kilobytes). Exits 1 naming each failure. .ci/run runs it
+load), shows the theme's navigation and the text it must show, no table runs past the
+page's column at 1280 pixels (measured in the page by a script, on a copy of it), and a
+screenshot of it is a real rendering (a blank page is a few kilobytes). Exits 1 naming each failure. .ci/run runs it
 after the build; ``--screenshots`` keeps the PNGs to look at.
 """
 
@@ -33,6 +34,14 @@ PAGES = {
 }
 # a summary no API table may show any more: the accessor's old first line
 REFUSED = {"api.html": ["Call xr_agreement."]}
+OVERFLOW_PROBE = """<script>
+window.addEventListener("load", () => {
+  const wide = [...document.querySelectorAll("article table")].filter(
+    (table) => table.getBoundingClientRect().right
+      > table.closest("article").getBoundingClientRect().right + 1);
+  document.body.setAttribute("data-overflowing-tables", String(wide.length));
+});
+</script>"""
 SMALLEST_SCREENSHOT = 20_000  # bytes: a rendered page of text, not a blank one
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -56,10 +65,23 @@ def check(site: Path, screenshots: Path) -> list[str]:
             if not path.is_file():
                 failures.append(f"{page}: not built")
                 continue
-            dom = subprocess.run(
-                [browser, *FLAGS, f"--user-data-dir={profile}/dom", "--dump-dom",
-                 path.resolve().as_uri()],
-                check=True, capture_output=True, text=True, timeout=120).stdout
+            # a copy beside the page (its links resolve) with a script that counts the
+            # tables wider than their column once laid out at the screenshot's width
+            probe = path.with_name(f".check_site_{path.name}")
+            probe.write_text(path.read_text(encoding="utf-8").replace(
+                "</body>", OVERFLOW_PROBE + "</body>"), encoding="utf-8")
+            try:
+                dom = subprocess.run(
+                    [browser, *FLAGS, f"--user-data-dir={profile}/dom", "--window-size=1280,1000",
+                     "--dump-dom", probe.resolve().as_uri()],
+                    check=True, capture_output=True, text=True, timeout=120).stdout
+            finally:
+                probe.unlink()
+            overflowing = re.search(r'data-overflowing-tables="(\d+)"', dom)
+            if overflowing is None:
+                failures.append(f"{page}: the layout probe did not run")
+            elif int(overflowing.group(1)):
+                failures.append(f"{page}: {overflowing.group(1)} table(s) wider than the column")
             # the text a reader sees (tags out: a link splits "Call xr_agreement.mla()")
             shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", dom)).split())
             shown = re.sub(r" ([.,)])", r"\1", shown)

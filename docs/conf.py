@@ -51,6 +51,7 @@ html_theme_options = {
 }
 html_title = "xr-agreement"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 
 def copy_notebooks():

@@ -258,7 +258,7 @@ def alpha(
     return_replicates : bool, default False
         Add ``V_replicates`` with a ``resample`` dim for each interval variable.
     progress : bool, optional
-        A tqdm progress bar; by default only in interactive sessions.
+        A tqdm progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------

@@ -377,7 +377,7 @@ def annotators(
     ci_method : {"percentile", "bca"}, default "percentile"
     seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
     progress : bool, optional
-        Show a progress bar; by default only in interactive sessions.
+        Show a progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------

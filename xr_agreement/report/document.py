@@ -104,7 +104,7 @@ def report(
     seed : int or numpy.random.Generator, optional
         Seed of the resampling (used with ``ci``).
     progress : bool, optional
-        Show a progress bar of the bootstrap (by default in interactive sessions).
+        Show progress bars (by default when stderr is a terminal or in a notebook).
     labels_fixed : bool, optional
         Whether the label inventory was fixed before annotation. Stated in the report; None
         says it was not stated.

@@ -105,3 +105,18 @@ def test_dask_computes_show_dask_bar_when_wanted():
 def test_a_bad_progress_value_is_refused():
     with pytest.raises(ValueError, match="progress must be None, True or False, got 'yes'"):
         xr_agreement.mla(decisions(), ci=0.9, progress="yes")
+
+
+def test_the_report_on_dask_input_shows_the_computes():
+    da = decisions()
+    lazy, eager = Terminal(), Terminal()
+    with redirect_stderr(lazy):
+        on_dask = xr_agreement.report(da.chunk({"item": 10}))
+    with redirect_stderr(eager):
+        on_numpy = xr_agreement.report(da)
+    assert "Completed" in lazy.getvalue()
+    assert "Completed" not in eager.getvalue()  # nothing lazy to compute
+    assert str(on_dask) == str(on_numpy)
+    with redirect_stderr(quiet := io.StringIO()):
+        xr_agreement.report(da.chunk({"item": 10}))
+    assert quiet.getvalue() == ""

@@ -129,3 +129,19 @@ def test_reasons_as_coordinates():
     assert list(out.data_vars) == ["value"]
     assert set(out.coords) == {"label_undefined_reason", "undefined_reason"}
     assert reasons_as_coordinates(out) is out  # nothing to move: the same object
+
+
+def test_small_alpha_reasons_are_each_calls_own():
+    """alpha's small path builds its results from a kept layout (_core.dataset.Layout): the
+    reason is a coordinate there too, with the text of each call, not of the first."""
+    varied = xr.DataArray(np.array([[1.0, 2.0], [2.0, 2.0], [1.0, 1.0], [3.0, 1.0]]),
+                          dims=("item", "annotator"))
+    equal = xr.DataArray(np.full((4, 2), 2.0), dims=("item", "annotator"))
+    first = varied.agreement.alpha(metric="nominal", label=None)
+    second = equal.agreement.alpha(metric="nominal", label=None)
+    again = varied.agreement.alpha(metric="nominal", label=None)
+    assert "undefined_reason" in first.coords and "undefined_reason" not in first.data_vars
+    assert first.undefined_reason.item() == again.undefined_reason.item() == ""
+    assert np.isnan(second.alpha) and second.undefined_reason.item() != ""
+    assert "undefined_reason" in second.alpha.coords
+    xr.testing.assert_identical(second * 1.0, second[list(second.data_vars)] * 1.0)

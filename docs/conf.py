@@ -41,8 +41,17 @@ nb_execution_mode = "auto"
 nb_execution_timeout = 300
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header", "misc.highlighting_failure"]
-html_theme = "alabaster"
+# the theme of xarray's own documentation: wide pages for the tables and code, the API
+# reference in the sidebar
+html_theme = "pydata_sphinx_theme"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_title = "xr-agreement"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 
 def copy_notebooks():

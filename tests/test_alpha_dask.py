@@ -71,7 +71,9 @@ def assert_same(lazy: xr.Dataset, eager: xr.Dataset, declared: bool):
     computed = lazy.compute()
     expected_vars = [v for v in eager.data_vars if declared or v not in DATA_SIZED]
     assert sorted(computed.data_vars) == sorted(expected_vars)
-    for var in expected_vars:
+    reasons = [name for name in eager.coords if name.endswith("_reason")]  # coordinates
+    assert sorted(name for name in computed.coords if name.endswith("_reason")) == sorted(reasons)
+    for var in expected_vars + reasons:
         assert computed[var].dims == eager[var].dims, var
         assert computed[var].dtype == eager[var].dtype, var
         assert computed[var].attrs == eager[var].attrs, var
@@ -80,7 +82,7 @@ def assert_same(lazy: xr.Dataset, eager: xr.Dataset, declared: bool):
         else:
             np.testing.assert_allclose(computed[var].values, eager[var].values, err_msg=var,
                                        **TOL)
-    for name, coord in computed.coords.items():
+    for name, coord in computed.drop_vars(reasons).coords.items():
         assert list(coord.values) == list(eager[name].values), name
     assert computed.attrs == eager.attrs
 

@@ -138,6 +138,7 @@ def test_dataset_equals_the_public_constructor(new_coords):
         "item_observed": xr.Variable(("round", "item"), np.arange(12.0).reshape(2, 6)),
         "label_prevalence": xr.Variable(("round", "label"), np.zeros((2, 4))),
         "reason": xr.Variable((), np.array("text")),
+        "label_undefined_reason": xr.Variable(("round", "label"), np.full((2, 4), "why")),
     }
     attrs = {"n_items": 6, "reference": "a citation"}
     built = dataset(variables, coords, attrs, new_coords=new_coords)
@@ -145,8 +146,10 @@ def test_dataset_equals_the_public_constructor(new_coords):
                         coords=xr.Coordinates(coords.variables, indexes=coords.xindexes))
     if new_coords is not None:
         public = public.assign_coords(new_coords)
+    public = public.set_coords("label_undefined_reason")  # reasons are coordinates
     xr.testing.assert_identical(built, public)
-    assert list(built.data_vars) == list(variables)
+    assert list(built.data_vars) == [name for name in variables
+                                     if name != "label_undefined_reason"]
     assert built.sel(label="eco", round="r2").item_observed.sel(source="blog").values.tolist() == [9.0, 10.0, 11.0]
 
 
@@ -326,7 +329,7 @@ def _layout_result(seed):
         "alpha": variable((), np.array(rng.random()), {"long_name": "alpha", "symbol": "a"}),
         "item_value": variable(("round", "item"), rng.random((2, 6)), {"long_name": "v"}),
         "table": variable(("category", "paired_category"), rng.random((3, 3)), None),
-        "reason": variable((), np.array(f"reason {seed}"), {"description": "why"}),
+        "undefined_reason": variable((), np.array(f"reason {seed}"), {"description": "why"}),
     }
     data = {name: var.data for name, var in variables.items()}
     return dataset(variables, input_coordinates(da_, ("round", "item")), {"n": seed},
@@ -347,6 +350,10 @@ def test_a_layout_builds_what_dataset_builds():
         assert var.dtype == expected.variables[name].dtype, name
     assert built.sel(category="b", round="r2").item_value.values.tolist() == data[
         "item_value"][1].tolist()
+    # a reason is a coordinate of the result, yet the layout takes it as data: this
+    # result's text, not the template's
+    assert "undefined_reason" in built.coords and "undefined_reason" not in built.data_vars
+    assert built.undefined_reason.item() == "reason 1" != template.undefined_reason.item()
 
 
 def test_the_results_of_a_layout_do_not_share_attrs():
@@ -370,6 +377,7 @@ def test_a_layout_refuses_data_of_another_structure():
     with pytest.raises(ValueError, match="'table'.*shape"):
         layout.dataset({**data, "table": np.zeros((3, 4))})
     with pytest.raises(ValueError, match="the layout has the variables"):
-        layout.dataset({name: value for name, value in data.items() if name != "reason"})
+        layout.dataset({name: value for name, value in data.items()
+                        if name != "undefined_reason"})
     with pytest.raises(ValueError, match="the layout has the variables"):
         layout.dataset({**data, "extra": np.zeros(())})

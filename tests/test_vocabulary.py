@@ -209,6 +209,13 @@ def _expected_prefix(dims) -> str:
     return "".join(sorted(levels, key=PREFIX_ORDER.index))
 
 
+def _named(ds: xr.Dataset) -> dict:
+    """The variables the vocabulary names: the data variables and the reasons, which are
+    coordinates (docs/vocabulary.md)."""
+    reasons = {name: ds[name] for name in ds.coords if name.endswith("_reason")}
+    return {**ds.data_vars, **reasons}
+
+
 def _base(name: str) -> str:
     return re.sub(r"_(lower|upper|replicates)$", "", name)
 
@@ -216,7 +223,7 @@ def _base(name: str) -> str:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_level_prefixes(results, case):
     ds = results[case]
-    for name, variable in ds.data_vars.items():
+    for name, variable in _named(ds).items():
         if name in MATRICES or _base(name) in MATRICES or _base(name) in ANNOTATOR_NAMES \
                 or name in SPAN_F1_LABEL_PAIR:
             continue
@@ -231,7 +238,7 @@ def test_level_prefixes(results, case):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_attrs_and_old_names(results, case):
     ds = results[case]
-    for name, variable in ds.data_vars.items():
+    for name, variable in _named(ds).items():
         assert name not in OLD_NAMES, f"{case}: {name!r} is an old name (docs/vocabulary.md)"
         assert variable.attrs.get("long_name"), f"{case}: {name!r} has no long_name"
         assert variable.attrs.get("description"), f"{case}: {name!r} has no description"
@@ -280,10 +287,13 @@ def test_counts(results, case):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_undefined_reason_is_text(results, case):
+    """Reasons are text, and coordinates: the data variables take arithmetic."""
     ds = results[case]
-    for name in ds.data_vars:
+    for name in ds.variables:
         if name.endswith("undefined_reason"):
             assert ds[name].dtype.kind in "OU", f"{case}: {name!r} should be text"
+            assert name in ds.coords and name not in ds.data_vars, (
+                f"{case}: {name!r} should be a coordinate")
 
 
 def test_one_name_one_meaning(results):

@@ -46,10 +46,17 @@ class _documented:
         method = self._method
         if method.__doc__ is None:
             function = getattr(self._family, self._name or method.__name__)
-            head = (function.__doc__ or "").split("    Examples\n    --------")[0].rstrip()
-            method.__doc__ = (f"Call :func:`xr_agreement.{function.__name__}` on this "
-                              f"{self._on}.\n\n    {head}\n")
+            method.__doc__ = _accessor_doc(function, self._on)
         return method if instance is None else types.MethodType(method, instance)
+
+
+def _accessor_doc(function, on: str) -> str:
+    """``function``'s docstring without its Examples, its own summary line first (the line
+    an API table shows), then where the method comes from."""
+    head = (function.__doc__ or "").split("    Examples\n    --------")[0].rstrip()
+    summary, _, rest = head.partition("\n\n")
+    note = f"The accessor form of :func:`xr_agreement.{function.__name__}`, on this {on}."
+    return f"{summary}\n\n    {note}\n\n{rest}\n" if rest else f"{summary}\n\n    {note}\n"
 
 
 @xr.register_dataarray_accessor("agreement")

@@ -12,6 +12,8 @@ import json
 import os
 import sys
 
+from ._core.progress import stages
+
 
 EXAMPLE = """examples:
   xr-agreement report
@@ -179,6 +181,9 @@ def _add_reading_options(parser) -> None:
     for role in ("item", "annotator", "labels", "label", "value", "rating"):
         parser.add_argument(f"--{role}-column", metavar="NAME",
                             help=f"name of the {role} column (default: recognised)")
+    parser.add_argument("--progress", type=_yes_no, metavar="yes|no",
+                        help="progress bars on stderr: reading, computing, the bootstrap "
+                        "(default: when stderr is a terminal)")
 
 
 def _add_disagreements(commands) -> None:
@@ -221,7 +226,9 @@ def _run_disagreements(args) -> str:
     extension = os.path.splitext(output)[1].lower()
     if output and extension not in (".csv", ".json"):
         raise ValueError(f"--output must end in .csv or .json, got {output!r}")
+    args.step("reading")
     spans, decisions = _read(args)
+    args.step("computing")
     if spans is not None:
         from .spans import span_disagreements
 
@@ -302,7 +309,9 @@ def _run_report(args) -> str:
     from .mla import BASELINES, parse_baselines
     from .report import report
 
+    args.step("reading")
     spans, decisions = _read(args)
+    args.step("computing")
     if spans is not None:
         return _run_span_report(args, spans)
     primary = parse_baselines(args.baseline)[0][0]
@@ -316,7 +325,9 @@ def _run_report(args) -> str:
     rep = report(da, primary, sensitivity, ci=args.ci, seed=args.seed, labels_fixed=fixed,
                  all_labels_considered=args.all_labels_considered,
                  joint_omissions=args.joint_omissions, landis_koch=args.landis_koch,
-                 digits=args.digits, title=title, notes=notes)
+                 digits=args.digits, title=title, notes=notes,
+                 **({} if args.ci is None else {"progress": args.progress}))
+    args.step("writing")
     if args.format == "markdown":
         return rep.to_markdown()
     if args.format == "json":
@@ -419,6 +430,7 @@ def _run_span_report(args, table) -> str:
     primary = args.baseline
     rep = span_report(table, primary, ci=args.ci, seed=args.seed, digits=args.digits,
                       title=f"Span agreement report: {os.path.basename(args.file)}")
+    args.step("writing")
     if args.format == "markdown":
         return rep.to_markdown()
     if args.format == "json":
@@ -461,11 +473,17 @@ def main(argv=None) -> int:
         return 2
     try:
         _refuse_output_over_an_input(args)
-        output = commands[args.command](args)
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(output)
-        else:
+        # a bar over the command's stages on stderr (``_core.progress``: when stderr is a
+        # terminal, or as --progress says); each command calls args.step(name)
+        with stages(["reading", "computing", "writing"], args.progress,
+                    f"xr-agreement {args.command}") as step:
+            args.step = step
+            output = commands[args.command](args)
+            step("writing")
+            if args.output:
+                with open(args.output, "w", encoding="utf-8") as handle:
+                    handle.write(output)
+        if not args.output:
             sys.stdout.write(output)
     except Exception as error:  # one line, never a traceback (debug: XR_AGREEMENT_DEBUG=1)
         if os.environ.get("XR_AGREEMENT_DEBUG"):

@@ -19,6 +19,12 @@ took 23 of its 40 us.
 does after checking nothing the family has not made sure of already: 22 variables cost
 12 us instead of 39 us through ``Variable(..., fastpath=True)``. It does so only while the
 class has exactly those slots (checked once); otherwise it takes the public constructor.
+
+Reasons (``undefined_reason``, ``label_undefined_reason``, ...: :func:`is_reason`) are
+coordinates of every result, not data variables, so that the data variables are numbers
+(``result * 2``, ``result.mean()``) and each value carries the text on its dims.
+:func:`dataset` makes them so by name, in the set of coordinate names it gives xarray;
+results built otherwise go through :func:`reasons_as_coordinates`.
 """
 
 from __future__ import annotations
@@ -236,8 +242,11 @@ def dataset(variables: Mapping[str, xr.Variable],
     all_variables = ({**variables, **coordinate_variables} if variables_first
                      else {**coordinate_variables, **variables})
     all_variables.update(trailing)
+    coordinate_names = set(coordinate_variables)
+    coordinate_names.update(trailing)
+    coordinate_names.update(_reasons_among(tuple(variables)))
     try:
-        return construct(all_variables, set(coordinate_variables) | set(trailing),
+        return construct(all_variables, coordinate_names,
                          _sizes(all_variables), attrs=dict(attrs or {}), indexes=indexes)
     except TypeError:  # pragma: no cover - a changed private signature: the public path
         return _public_dataset(variables, coordinate_variables, trailing, indexes, attrs)
@@ -251,7 +260,44 @@ def _public_dataset(variables, coordinate_variables, trailing, indexes, attrs) -
     if trailing:
         result = result.assign_coords(xr.Coordinates(
             trailing, indexes={k: v for k, v in indexes.items() if k in trailing}))
-    return result
+    return reasons_as_coordinates(result)
+
+
+def is_reason(name) -> bool:
+    """Whether a result variable of this name is text saying why a value is NaN
+    (``undefined_reason``, ``label_undefined_reason``, ...): such text is a coordinate of
+    the result, not a data variable (:func:`reasons_as_coordinates`)."""
+    return isinstance(name, str) and name.endswith("_reason")
+
+
+@lru_cache(maxsize=256)
+def _reasons_among(names: tuple) -> tuple:
+    """The reasons among a result's variable names, found once per set of names (a family
+    gives few): testing each name cost 2-3 us of a small call, the cache 0.7 us."""
+    return tuple(name for name in names if is_reason(name))
+
+
+def reasons_as_coordinates(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` with its reasons (:func:`is_reason`) as non-index coordinates, for results not
+    built by :func:`dataset` (which makes them coordinates itself); ``ds`` itself if none is
+    a data variable.
+
+    Why coordinates: a data variable of text makes ``result * 2`` raise and ``result.mean()``
+    fail, and some stores refuse it; as a coordinate on the dims of the value it describes,
+    the text stays readable as ``result.label_undefined_reason`` and goes along with that
+    value (``result.label_agreement`` carries it), while the data variables are numbers.
+    ``set_coords`` keeps the data as it is (a dask array stays lazy)."""
+    names = [name for name in ds.data_vars if is_reason(name)]
+    return ds.set_coords(names) if names else ds
+
+
+def without_reasons(values):
+    """``values`` (a Dataset or DataArray of one family's result) without the reason
+    coordinates it carries, for values that go into another family's result (``versus``'s
+    ``human_agreement`` is ``mla``'s ``agreement``): there the text would read as the
+    reason of that result's own values."""
+    names = [name for name in values.coords if is_reason(name)]
+    return values.drop_vars(names) if names else values
 
 
 def _sizes(variables: Mapping[str, xr.Variable]) -> dict:
@@ -340,26 +386,30 @@ class Layout:
     cold. The structure is read through xarray's public API. Each result gets its own
     Variables: the coordinates' copied (as :func:`_own_variables` does), the data
     variables' new, with copies of the template's attrs; data of another shape than the
-    template's is refused.
+    template's is refused. Reasons (:func:`is_reason`) are coordinates of the result but
+    change from call to call: a layout takes them as data, as the data variables.
     """
 
     def __init__(self, template: xr.Dataset):
         coordinate_names = set(template.coords)
-        # (name, dims, attrs, shape of the data; None for a coordinate), in the template's
-        # order; a plain list, read in one loop per result
+        # reasons are coordinates of the result but new text each call: data, as variables
+        fixed = {name for name in coordinate_names if not is_reason(name)}
+        # (name, dims, attrs, shape of the data; None for a fixed coordinate), in the
+        # template's order; a plain list, read in one loop per result
         self._entries = [(name, var.dims, dict(var.attrs),
-                          None if name in coordinate_names else var.shape)
+                          None if name in fixed else var.shape)
                          for name, var in template.variables.items()]
-        self._coordinates = {name: template.variables[name] for name in coordinate_names}
+        self._coordinates = {name: template.variables[name] for name in fixed}
         self._coordinate_names = coordinate_names
-        self._data_names = set(template.variables) - coordinate_names
+        self._data_names = set(template.variables) - fixed
         self._sizes = dict(template.sizes)
         self._indexes = dict(template.xindexes)
 
     def dataset(self, data: Mapping[str, np.ndarray], attrs: dict | None = None
                 ) -> xr.Dataset:
         """A Dataset of the template's structure with ``data`` (name -> numpy array, one for
-        each data variable of the template) and the Dataset's ``attrs`` (copied)."""
+        each data variable and each reason of the template) and the Dataset's ``attrs``
+        (copied)."""
         if data.keys() != self._data_names:
             raise ValueError(f"data for {sorted(data)}; the layout has the variables "
                              f"{sorted(self._data_names)}")

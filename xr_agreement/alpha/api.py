@@ -55,6 +55,7 @@ from .._core.categorical import EXACT_INTEGERS
 from .._core.student_t import t_quantile
 from .._core.threads import item_runs
 from .._core.dataset import (dataset, dimension_coordinates, input_coordinates,
+                             reasons_as_coordinates,
                              InputCoordinates, Layout, variable)
 from .._core.validate import (CoordinateValues, _check_confidence, _check_population, check_annotators,
                               check_binary_dtype, check_dataarray, check_dims)
@@ -259,7 +260,7 @@ def alpha(
     return_replicates : bool, default False
         Add ``V_replicates`` with a ``resample`` dim for each interval variable.
     progress : bool, optional
-        A tqdm progress bar; by default only in interactive sessions.
+        A tqdm progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------
@@ -769,7 +770,7 @@ def hamming_alpha_from_counts(counts: xr.Dataset, item: str, label: str) -> xr.D
         }
     )
     result["undefined_reason"] = _reasons(total_values, total_expected)
-    return result
+    return reasons_as_coordinates(result)
 
 
 def _reasons(pairable: xr.DataArray, expected_sum: xr.DataArray) -> xr.DataArray:

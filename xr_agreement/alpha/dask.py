@@ -8,7 +8,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
-from .._core.dataset import _check_names
+from .._core.dataset import _check_names, reasons_as_coordinates
 from .blocks import (_add_arrays, _finish_se, _finish_totals, _merge_counts, _plan,
                      _ranked_block_sums, _se_block_sums, _set_block_counts,
                      _single_block_counts)
@@ -201,4 +201,4 @@ def _lazy_dataset(graph: _Graph, counts, sources, coords, extra) -> xr.Dataset:
     if plan.with_coincidence:
         category_coord = np.asarray(plan.categories)
         result = result.assign_coords(category=category_coord, paired_category=category_coord)
-    return result
+    return reasons_as_coordinates(result)

@@ -12,6 +12,7 @@ import xarray as xr
 from .._core.arrays import _is_dask, divide
 from .._core.attrs import json_attr
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
+from .._core.dataset import without_reasons
 from ..mla import finish_counts, kept_coords, mla, parse_baselines
 from .counts import block_sums, finish_lazily, sparse_sums
 from .variables import ANNOTATOR_VARIABLES, attach_attrs
@@ -216,8 +217,8 @@ def _specs(extra_shape, n, k, n_baselines):
 def _point(da, names, single, item, annotator, label, pair_matrices=True) -> xr.Dataset:
     """The point values of :func:`annotators`; without ``pair_matrices`` (no extra dims) the
     pair values over a ``pair`` dim instead (:func:`pair_table`)."""
-    corpus = mla(da, names if not single else names[0], item=item, annotator=annotator,
-                 label=label)
+    corpus = without_reasons(mla(da, names if not single else names[0], item=item,
+                                 annotator=annotator, label=label))
     n_items = da.sizes[item]
     n = da.sizes[annotator]
     # crowd designs (many annotators, few on each item): pair counts only for the pairs
@@ -378,7 +379,7 @@ def annotators(
     ci_method : {"percentile", "bca"}, default "percentile"
     seed : int, numpy.random.SeedSequence or numpy.random.Generator, optional
     progress : bool, optional
-        Show a progress bar; by default only in interactive sessions.
+        Show a progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------

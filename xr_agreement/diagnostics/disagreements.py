@@ -7,6 +7,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.dataset import without_reasons
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
 from ..mla import mla
 
@@ -105,7 +106,10 @@ def disagreements(
     if clash:
         raise ValueError(f"extra dim {clash[0]!r} has the name of a fixed column of the "
                          "table; rename it first")
-    item_observed = mla(da, item=item, annotator=annotator, label=label).item_observed
+    # without the corpus reason every value carries: on dask, computing it would add the
+    # corpus pass to the items'
+    item_observed = without_reasons(
+        mla(da, item=item, annotator=annotator, label=label).item_observed)
     if _is_dask(da.data):
         da = da.compute()
         item_observed = item_observed.compute()

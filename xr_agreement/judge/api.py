@@ -31,6 +31,7 @@ import xarray as xr
 from .._core.arrays import _is_dask, _plain
 from .._core.attrs import json_attr
 from .._core.validate import check_binary_dtype, check_dataarray, check_dims
+from .._core.dataset import without_reasons
 from ..mla import mla
 from ..resampling.driver import bootstrap, check_options
 from ..resampling.intervals import interval_variables
@@ -147,7 +148,7 @@ def versus(
     return_replicates : bool, default False
         Add ``V_replicates`` (with a ``resample`` dim) for each interval variable.
     progress : bool, optional
-        Show a tqdm progress bar; by default only in interactive sessions.
+        Show a tqdm progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------
@@ -508,7 +509,8 @@ def _majority(panel: xr.DataArray, annotator: str, tie_rule: str):
 
 def _human_agreement(humans: xr.DataArray, item, annotator, label) -> dict[str, xr.DataArray]:
     if humans.sizes[annotator] >= 2:
-        result = mla(humans, baseline=HUMAN_BASELINES, item=item, annotator=annotator, label=label)
+        result = without_reasons(mla(humans, baseline=HUMAN_BASELINES, item=item,
+                                     annotator=annotator, label=label))
         return {
             "human_agreement": result.agreement,
             "label_human_agreement": result.label_agreement,

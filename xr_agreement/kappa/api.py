@@ -319,7 +319,7 @@ def fleiss(
     return_replicates : bool, default False
         Add ``<name>_replicates`` with a ``resample`` dim for each interval variable.
     progress : bool, optional
-        Show a tqdm progress bar; by default only in interactive sessions.
+        Show a tqdm progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------

@@ -75,7 +75,7 @@ def mla(
     return_replicates : bool, default False
         Add ``V_replicates`` with a ``resample`` dim for each interval variable.
     progress : bool, optional
-        Show a tqdm progress bar; by default only in interactive sessions.
+        Show a tqdm progress bar; by default when stderr is a terminal or in a notebook.
 
     Returns
     -------

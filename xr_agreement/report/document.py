@@ -8,7 +8,8 @@ on the used labels too, gathers the design facts the checklist asks for, and ret
 The report states every checklist item (label universe, meaning of joint omissions, baseline
 model, diagnostics, uncertainty) and missing-data handling. It gives no verbal scale
 ("good", "poor") unless asked (``landis_koch=True``): the paper argues against universal
-cut-offs, and the feasible floor next to each coefficient shows why."""
+cut-offs, and the feasible floor next to each coefficient shows why.
+"""
 
 from __future__ import annotations
 
@@ -19,10 +20,13 @@ from collections.abc import Sequence
 import numpy as np
 import xarray as xr
 
+from .._core.arrays import _is_dask
 from .._core.attrs import from_json_attr
+from .._core.progress import dask_progress
 from .._core.validate import _check_confidence, check_dataarray, check_dims
-from ..mla import BASELINES, parse_baselines
+from ..mla import BASELINES
 from ..mla import api as _mla_api  # mla() looked up when called (tests replace it)
+from .baselines import _baseline_list, DEFAULT_SENSITIVITY
 from .diagnostics import annotators_section, confusions_section, diagnostic_facts, pair_heat_map
 from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
                      _interval_settings, _json_safe, _plain, _render_html, _RenderedReport)
@@ -32,8 +36,6 @@ from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
 JSON_FORMAT, JSON_FORMATS_READ = "xr-agreement-report/4", ("xr-agreement-report/3",)
 
 
-# the default sensitivity analysis; when the primary is one of them, the other baselines
-DEFAULT_SENSITIVITY = ("AC1", "PB")
 
 # Landis & Koch (1977): lower bounds of the verbal bands. Opt-in only.
 LANDIS_KOCH = ((0.81, "almost perfect"), (0.61, "substantial"), (0.41, "moderate"),
@@ -104,7 +106,7 @@ def report(
     seed : int or numpy.random.Generator, optional
         Seed of the resampling (used with ``ci``).
     progress : bool, optional
-        Show a progress bar of the bootstrap (by default in interactive sessions).
+        Show progress bars (by default when stderr is a terminal or in a notebook).
     labels_fixed : bool, optional
         Whether the label inventory was fixed before annotation. Stated in the report; None
         says it was not stated.
@@ -170,19 +172,8 @@ def report(
     mla_options = _ci_keywords(ci, seed, progress, options)
     dims = {"item": item, "annotator": annotator, "label": label}
 
-    result = _mla_api.mla(da, baselines, **dims, **mla_options).compute()
-    selected = (da == 1).any([item, annotator]).compute()
-    used_labels = da[label].values[selected.values].tolist()
-    unused_labels = da[label].values[~selected.values].tolist()
-    used_result = None
-    if unused_labels and used_labels:
-        used_result = _mla_api.mla(
-            da.isel({label: selected.values}), baselines, **dims, **mla_options
-        ).compute()
-
-    design = _design(da, result, item, annotator, label, used_labels, unused_labels,
-                     n_hardest)
-    design.update(diagnostic_facts(da, baselines[0], item, annotator, label))
+    with dask_progress(progress, _is_dask(da.data)):  # dask input: its computes shown
+        result, used_result, design = _computed(da, baselines, dims, mla_options, n_hardest)
     settings = {
         "baseline": baselines[0],
         "sensitivity": baselines[1:],
@@ -201,23 +192,20 @@ def report(
     return Report(result, used_result, design, settings)
 
 
-def _baseline_list(baseline, sensitivity) -> list[str]:
-    primary, single = parse_baselines(baseline)
-    if not single:
-        raise ValueError(f"baseline is the one pre-specified primary model, got {baseline!r}; "
-                         "put the others in sensitivity=")
-    if sensitivity is DEFAULT_SENSITIVITY:
-        others = [b for b in BASELINES if b != primary[0]]
-    elif sensitivity is None:
-        others = []
-    elif isinstance(sensitivity, str):
-        others = parse_baselines(sensitivity)[0]
-    else:
-        others = parse_baselines(list(sensitivity))[0] if len(sensitivity) else []
-    if primary[0] in others:
-        raise ValueError(f"the primary baseline {primary[0]!r} is also in sensitivity="
-                         f"{sensitivity!r}")
-    return primary + others
+def _computed(da, baselines, dims, mla_options, n_hardest):
+    """The report's results on the declared and on the used labels, and its design."""
+    item, annotator, label = dims["item"], dims["annotator"], dims["label"]
+    result = _mla_api.mla(da, baselines, **dims, **mla_options).compute()
+    selected = (da == 1).any([item, annotator]).compute()
+    used_labels = da[label].values[selected.values].tolist()
+    unused_labels = da[label].values[~selected.values].tolist()
+    used_result = None
+    if unused_labels and used_labels:
+        used_result = _mla_api.mla(da.isel({label: selected.values}), baselines, **dims,
+                                   **mla_options).compute()
+    design = _design(da, result, item, annotator, label, used_labels, unused_labels, n_hardest)
+    design.update(diagnostic_facts(da, baselines[0], item, annotator, label))
+    return result, used_result, design
 
 
 def _ci_keywords(ci, seed, progress, options) -> dict:
@@ -226,9 +214,8 @@ def _ci_keywords(ci, seed, progress, options) -> dict:
         return keywords
     _check_confidence(ci)
     parameters = inspect.signature(_mla_api.mla).parameters
-    if "ci" not in parameters and not any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
-    ):
+    if "ci" not in parameters and not any(p.kind is inspect.Parameter.VAR_KEYWORD
+                                          for p in parameters.values()):
         raise NotImplementedError(
             "confidence intervals need xr_agreement.mla(..., ci=...), which this "
             "installation does not provide yet; leave ci unset"

@@ -77,7 +77,7 @@ def judge_report(
     seed : int or numpy.random.Generator, optional
         Seed of the resampling (used with ``ci``).
     progress : bool, optional
-        Show a progress bar of the bootstrap (by default in interactive sessions).
+        Show progress bars (by default when stderr is a terminal or in a notebook).
     digits : int, default 3
         Decimals in the text, markdown and HTML renderings (JSON keeps full precision).
     title : str, optional

@@ -19,7 +19,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.attrs import from_json_attr
-from .document import DEFAULT_SENSITIVITY, _baseline_list
+from .baselines import _baseline_list, DEFAULT_SENSITIVITY
 from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
                      _interval_settings, _json_safe, _plain, _render_html, _RenderedReport)
 

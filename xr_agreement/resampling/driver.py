@@ -7,12 +7,11 @@ The semantics are in ``docs/intervals.md``.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.progress import check_progress, progress_bar
 from .._core.validate import _check_confidence
 from .draws import annotator_resample_counts, batch_rows, BlockedResampler, item_resample_counts
 from .fast import stream_item_blocks
@@ -58,33 +57,8 @@ def check_options(ci, n_resamples, resample, ci_method, seed, progress) -> tuple
         raise TypeError(
             f"seed must be None, an int or a numpy.random.Generator, got {type(seed).__name__}"
         )
-    if progress not in (None, True, False):
-        raise ValueError(f"progress must be None, True or False, got {progress!r}")
+    check_progress(progress)
     return float(ci), int(n_resamples), resample, ci_method.lower()
-
-
-def _interactive() -> bool:
-    """True in a Python prompt or a Jupyter/IPython session."""
-    if hasattr(sys, "ps1") or sys.flags.interactive:
-        return True
-    ipython = sys.modules.get("IPython")
-    return bool(ipython and getattr(ipython, "get_ipython", lambda: None)())
-
-
-def _progress_bar(total: int, progress, description: str):
-    """A tqdm bar, or None. ``progress=None`` shows one only in interactive sessions."""
-    show = _interactive() if progress is None else progress
-    if not show:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        if progress:
-            raise ImportError(
-                "progress=True needs tqdm: pip install tqdm (or xr-agreement[progress])"
-            ) from None
-        return None
-    return tqdm(total=total, desc=description, unit="resample")
 
 
 def bootstrap(
@@ -179,7 +153,7 @@ def _eager(statistic, result, variables, *, ci, n_resamples, resample, ci_method
     else:
         resampler = BlockedResampler(seed, statistic.n_items, n_resamples)
         rng = resampler.annotator_rng
-    bar = _progress_bar(n_resamples, progress, f"bootstrap ({resample})")
+    bar = progress_bar(n_resamples, progress, f"bootstrap ({resample})", unit="resample")
     try:
         annotator_counts = None
         if resample in ("annotator", "both"):

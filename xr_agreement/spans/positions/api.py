@@ -9,7 +9,7 @@ import os
 import numpy as np
 import xarray as xr
 
-from ..._core.dataset import dimension_coordinates
+from ..._core.dataset import dimension_coordinates, is_reason
 from ...alpha import HAMMING_DESCRIPTIONS, MULTI_LABEL_METRICS
 from ...alpha import VARIABLES as ALPHA_VARIABLES
 from ...alpha import alpha as _alpha
@@ -433,7 +433,7 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
     result = _hamming_from_label_counts(label_counts, counts)
     pairable = int(counts.lengths[counts.deciders >= 2].sum()) if n_labels else 0
     result["n_pairable_items"] = ((), np.int64(pairable))
-    for name in result.data_vars:
+    for name in [*result.data_vars, *(name for name in result.coords if is_reason(name))]:
         long_name, symbol, description = ALPHA_VARIABLES[name]
         description = HAMMING_DESCRIPTIONS.get(name, description)
         result[name].attrs = {"long_name": long_name, **({"symbol": symbol} if symbol else {}),

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..._core.dataset import reasons_as_coordinates
 from ..table import span_arrays
 from . import variables as v
 
@@ -308,4 +309,4 @@ def span_f1(table: xr.Dataset, match: str = "exact") -> xr.Dataset:
         "n_annotators": n_annotators,
         "n_labels": n_labels,
     }
-    return xr.Dataset(data_vars, coords=coords, attrs=attrs)
+    return reasons_as_coordinates(xr.Dataset(data_vars, coords=coords, attrs=attrs))

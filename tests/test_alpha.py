@@ -468,7 +468,7 @@ def test_hamming_with_missing_cells(seed):
     assert abs(float(result.alpha) - (1 - observed_total / expected_total)) < 1e-12
     assert abs(float(result.observed_disagreement) - observed_total / values_total) < 1e-12
     # eq. 6 for alpha: the weighted mean of label alphas
-    weights = result.label_weight.where(result.label_weight > 0)
+    weights = result.label_alpha_weight.where(result.label_alpha_weight > 0)
     combined = float((weights * result.label_alpha).sum() / weights.sum())
     assert abs(combined - float(result.alpha)) < 1e-12
     assert abs(float(result.alpha) - float(as_decisions(x).agreement.mla().alpha_hamming)) < 1e-12
@@ -504,7 +504,7 @@ def test_hamming_complete_data_formula(seed):
     expected = 1 - (1 - a_o) / (M / (M - 1) * (1 - a_e))
     result = as_decisions(x).agreement.alpha("hamming")
     assert abs(float(result.alpha) - expected) < 1e-12
-    ratio_of_weights = result.label_weight / xr.DataArray(2 * p * (1 - p), dims="label")
+    ratio_of_weights = result.label_alpha_weight / xr.DataArray(2 * p * (1 - p), dims="label")
     np.testing.assert_allclose(ratio_of_weights.values[p * (1 - p) > 0], M / (M - 1))
 
 
@@ -558,7 +558,7 @@ def test_label_never_used():
     labels = ["L0", "L1", "L2", "L3", "never"]
     hamming = as_decisions(with_unused, labels).agreement.alpha("hamming")
     assert np.isnan(hamming.label_alpha.sel(label="never").item())
-    assert hamming.label_weight.sel(label="never").item() == 0
+    assert hamming.label_alpha_weight.sel(label="never").item() == 0
     assert hamming.label_expected_disagreement.sel(label="never").item() == 0
     # the unused label adds agreeing decisions: vector alpha = the oracle's on 5 labels
     vectors = [[tuple(v) for v in row if not np.isnan(v).all()] for row in with_unused]

@@ -23,6 +23,7 @@ Project 2 (labels C, C#, Java; all confirmed): alice 7: C C#, 8: C# Java, 9: C; 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,7 @@ def test_approved_only_reads_what_was_confirmed(name):
     assert da.attrs["reader"] == "doccano"
     assert sorted(da["label"].values.tolist()) == ["neg", "news", "pos"]
     assert decisions(da) == APPROVED
-    assert "admin" in " ".join(da.attrs["notes"])  # the admin's empty file, said
+    assert "admin" in " ".join(json.loads(da.attrs["notes"]))  # the admin's empty file, said
 
 
 @pytest.mark.parametrize("name", ["jsonl_all.zip", "csv_all.zip"])

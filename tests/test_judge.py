@@ -158,7 +158,7 @@ def test_named_references_are_their_majority():
     da = make_decisions(values)
     result = da.agreement.versus("judge", reference=["h1", "h3", "h4"])
     reference, _ = majority_by_loops(values[:, [1, 3, 4]], "exclude")
-    assert result.attrs["reference_annotators"] == ["h1", "h3", "h4"]
+    assert json.loads(result.attrs["reference_annotators"]) == ["h1", "h3", "h4"]
     assert result.attrs["reference_rule"] == "majority of ['h1', 'h3', 'h4']"
     for j in range(values.shape[2]):
         keep = ~np.isnan(values[:, 0, j]) & ~np.isnan(reference[:, j])

@@ -237,7 +237,7 @@ def test_reading_facts_of_a_server_export(capsys):
                        capsys)
     text = " ".join(out.split())
     assert code == 0
-    for reason, per in table.attrs["dropped"].items():
+    for reason, per in json.loads(table.attrs["dropped"]).items():
         assert f"{reason} {sum(per.values())} (" in text
     for who, documents in (
             (str(a), [str(d) for d, done in zip(table.document_id.values, column) if not done])

@@ -75,15 +75,15 @@ def test_the_servers_exports_read_what_was_annotated(name, labels):
 def test_what_was_left_out_is_counted():
     table = label_studio.read(HERE / "json_all_tasks.json")
     # alice's skip, the admin's draft, task 6; the model's prediction is not read at all
-    assert table.attrs["dropped"] == {"cancelled": {"2": 1}, "draft": {"1": 1},
+    assert json.loads(table.attrs["dropped"]) == {"cancelled": {"2": 1}, "draft": {"1": 1},
                                       "unannotated task": {"nobody": 1}}
-    assert label_studio.read(HERE / "json_min_all_tasks.json").attrs["dropped"] == {
+    assert json.loads(label_studio.read(HERE / "json_min_all_tasks.json").attrs["dropped"]) == {
         "unannotated task": {"nobody": 1}}
     # the snapshot with user details names the annotators by email
     table = label_studio.read(HERE / "snapshot_details.json")
     assert sorted(table.annotator_id.values.tolist()) == [
         "alice@example.com", "bob@example.com", "carol@example.com"]
-    assert table.attrs["dropped"]["cancelled"] == {"alice@example.com": 1}
+    assert json.loads(table.attrs["dropped"])["cancelled"] == {"alice@example.com": 1}
 
 
 def test_the_conll_export_is_refused():
@@ -189,8 +189,8 @@ def test_relations_are_counted_not_read(tmp_path):
         {"from_id": "a", "to_id": "b", "type": "relation", "direction": "right"})
     table = label_studio.read(write(tmp_path, tasks))
     assert spans_of(table) == EXPECTED
-    assert table.attrs["dropped"]["relation (not measured)"] == {"2": 1}
-    assert "1 relation(s)" in table.attrs["notes"][0]
+    assert json.loads(table.attrs["dropped"])["relation (not measured)"] == {"2": 1}
+    assert "1 relation(s)" in json.loads(table.attrs["notes"])[0]
 
 
 @pytest.mark.parametrize("kind, value, message", [
@@ -315,7 +315,7 @@ def test_same_user_twice_on_a_task_the_latest_is_the_decision(tmp_path):
     table = label_studio.read(write(tmp_path, tasks))
     kept = {s for s in EXPECTED if not (s[0] == 1 and s[1] == "2")} | {(1, "2", 0, 12, "PER")}
     assert spans_of(table) == kept
-    assert table.attrs["dropped"]["superseded"] == {"2": 1}
+    assert json.loads(table.attrs["dropped"])["superseded"] == {"2": 1}
 
 
 def test_duplicate_regions_and_formulas(tmp_path):
@@ -325,7 +325,7 @@ def test_duplicate_regions_and_formulas(tmp_path):
     region["value"]["labels"] = ["PER", "=HYPERLINK(\"x\")"]
     table = label_studio.read(write(tmp_path, tasks))
     assert (1, "2", 0, 12, "=HYPERLINK(\"x\")") in spans_of(table)  # data, kept as it is
-    assert table.attrs["dropped"]["duplicate span"] == {"2": 1}
+    assert json.loads(table.attrs["dropped"])["duplicate span"] == {"2": 1}
 
 
 def test_offsets_in_utf16_units_are_converted_when_the_region_text_confirms(tmp_path):
@@ -342,7 +342,7 @@ def test_offsets_in_utf16_units_are_converted_when_the_region_text_confirms(tmp_
     shifted = {(d, w, s + 2, e + 2, l) if d == 5 else (d, w, s, e, l)
                for d, w, s, e, l in EXPECTED}
     assert spans_of(table) == shifted
-    assert table.attrs["notes"] == [
+    assert json.loads(table.attrs["notes"]) == [
         "5 span(s) had offsets in UTF-16 units (what JavaScript counts; an emoji is two) "
         "and were converted to characters, each checked against the text the export gives "
         "for the span."]

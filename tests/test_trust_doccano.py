@@ -256,9 +256,9 @@ def test_an_empty_member_file_is_a_member_who_annotated_nothing(tmp_path, capsys
     path = make_zip(tmp_path / "export.zip", approved_only(admin_file))
     da = read_annotations(path)
     assert_by_hand(da, BY_HAND)
-    assert da.attrs["dropped"] == {}
-    assert da.attrs["notes"] == ["doccano: 1 member file(s) empty, members who annotated "
-                                 "nothing, left out: admin.jsonl."]
+    assert json.loads(da.attrs["dropped"]) == {}
+    assert json.loads(da.attrs["notes"]) == [
+        "doccano: 1 member file(s) empty, members who annotated nothing, left out: admin.jsonl."]
     code = main(["report", str(path), "--format", "markdown"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -279,7 +279,7 @@ def test_an_empty_csv_member_is_left_out_too(tmp_path):
     da = read_annotations(make_zip(tmp_path / "export.zip", members))
     assert sorted(da["annotator"].values.tolist()) == ["alice", "bob"]
     assert da.sel(annotator="bob", item=1).values.tolist() == [1.0, 1.0]
-    assert "admin.csv, guest.csv" in da.attrs["notes"][0]
+    assert "admin.csv, guest.csv" in json.loads(da.attrs["notes"])[0]
 
 
 def test_every_member_file_empty_is_refused(tmp_path, capsys):
@@ -299,10 +299,10 @@ def test_a_full_export_read_with_empty_lists_as_missing(tmp_path, capsys):
     da = read_annotations(path, empty_list="missing")
     # carol's "chose no label" on 4 cannot be told from never opened: read as missing
     assert_by_hand(da, dict(BY_HAND, carol=[[1, 0], [0, 1], [0, 1], [NAN, NAN]]))
-    assert da.attrs["dropped"] == {
+    assert json.loads(da.attrs["dropped"]) == {
         "empty label list, read as not annotated": {"bob": 1, "carol": 1},
         "every label list empty, not an annotator": {"admin": 4}}
-    assert da.attrs["empty_label_lists"] == {"admin": 4, "bob": 1, "carol": 1}
+    assert json.loads(da.attrs["empty_label_lists"]) == {"admin": 4, "bob": 1, "carol": 1}
     code = main(["report", str(path), "--empty-list", "missing", "--format", "markdown"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -314,7 +314,8 @@ def test_a_full_export_read_with_empty_lists_as_no_label(tmp_path, capsys):
     path = make_zip(tmp_path / "export.zip", full_export())
     da = read_annotations(path, empty_list="no-label")
     assert_by_hand(da, dict(BY_HAND, bob=[[1, 0], [1, 0], [0, 0], [0, 1]]))
-    assert da.attrs["dropped"] == {"every label list empty, not an annotator": {"admin": 4}}
+    assert json.loads(da.attrs["dropped"]) == {
+        "every label list empty, not an annotator": {"admin": 4}}
     code = main(["report", str(path), "--empty-list", "no-label", "--format", "markdown"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -327,7 +328,7 @@ def test_the_approved_only_fixtures_are_no_full_export():
     folder = Path(__file__).parent / "data" / "tools" / "doccano"
     for name in ("project_export.zip", "project_export_csv.zip"):
         da = read_annotations(folder / name)
-        assert da.attrs["empty_label_lists"] == {"bob": 1} and "notes" not in da.attrs
+        assert json.loads(da.attrs["empty_label_lists"]) == {"bob": 1} and "notes" not in da.attrs
         assert da.sel(item=2, annotator="bob").values.tolist() == [0.0, 0.0, 0.0, 0.0]
 
 

@@ -45,6 +45,28 @@ ANNOTATOR_NAMES = {"agreement_without", "n_items_annotated", "annotator_prevalen
 SPAN_F1_LABEL_PAIR = {"label_pair_f1", "label_pair_n_matched", "label_pair_n_spans",
                       "label_pair_undefined_reason"}
 
+# Names whose long_name and description differ between outputs on purpose: each family's own
+# value of a kind that docs/vocabulary.md defines per family ("the family's coefficient"), or
+# one value described by each function that reports it. Any other name used with two
+# descriptions fails test_one_name_one_meaning: the two would clash in ``xr.merge`` and a
+# reader could not tell which one they hold (as ``label_weight`` did, MLA's 1 - A_e,j and
+# alpha's (n_j / mean n_j) D_e,j, before alpha's became ``label_alpha_weight``).
+FAMILY_VALUES = {
+    # the family's coefficient and its observed and chance terms
+    "coefficient", "observed", "expected", "label_observed", "label_expected",
+    "pair_coefficient", "pair_observed", "pair_expected",
+    # Krippendorff's alpha of each kind (a metric, unitizing 2004 or 2016) and its terms
+    "alpha", "observed_disagreement", "expected_disagreement", "label_alpha",
+    "label_observed_disagreement", "label_expected_disagreement", "coincidence",
+    # F1 of spans between annotators; of the judge against the reference
+    "f1", "label_f1",
+    # MLA's coefficient and prevalence: computed (mla), analytic (prevalence_sensitivity,
+    # analytic_flip), recalled beside the annotators' values (annotators)
+    "agreement", "label_prevalence",
+    # what is pairable depends on the family's unit (ratings, label cells, positions)
+    "n_pairable_items", "n_pairable_values",
+}
+
 
 def multi_label(seed=0, n_items=12, n_annotators=4, n_labels=5, missing=True):
     rng = np.random.default_rng(seed)
@@ -133,6 +155,7 @@ def _outputs():
         "mla percentile": lambda: ml.agreement.mla(ci=0.9, **BOOT),
         "mla bca": lambda: ml.agreement.mla(ci=0.9, ci_method="bca", **BOOT),
         "alpha masi": lambda: complete_vectors.agreement.alpha(metric="masi"),
+        "alpha label sets": lambda: complete_vectors.agreement.alpha(),  # nominal on sets
         "alpha hamming": lambda: ml.agreement.alpha(metric="hamming"),
         "alpha nominal": lambda: sl.agreement.alpha(metric="nominal", label=None),
         "alpha interval": lambda: num.agreement.alpha(metric="interval", label=None),
@@ -271,6 +294,25 @@ def test_undefined_reason_is_text(results, case):
             assert ds[name].dtype.kind in "OU", f"{case}: {name!r} should be text"
             assert name in ds.coords and name not in ds.data_vars, (
                 f"{case}: {name!r} should be a coordinate")
+
+
+def test_one_name_one_meaning(results):
+    """A name means one thing in every output: the same long_name and description wherever
+    it appears, but for the family values of FAMILY_VALUES. Interval bounds, standard
+    errors and replicates take their meaning from their variable (their descriptions name
+    the interval's method); the ``*undefined_reason`` texts name their family's value."""
+    meanings = {}
+    for case in sorted(CASES):
+        for name, variable in results[case].data_vars.items():
+            if name != _base(name) or name.endswith(("_se", "undefined_reason")):
+                continue
+            meaning = (variable.attrs.get("long_name"), variable.attrs.get("description"))
+            meanings.setdefault(name, {}).setdefault(meaning, case)
+    clashes = {name: sorted(found.values()) for name, found in meanings.items()
+               if len(found) > 1 and name not in FAMILY_VALUES}
+    assert not clashes, f"names with two meanings (output cases using each): {clashes}"
+    stale = {name for name in FAMILY_VALUES if len(meanings.get(name, ())) < 2}
+    assert not stale, f"FAMILY_VALUES lists names with one meaning now: {sorted(stale)}"
 
 
 def test_cohen_pairs_are_a_matrix():

@@ -272,6 +272,7 @@ def _run_disagreements(args) -> str:
 def _decisions(args):
     """The decisions to report on, the title, whether labels were fixed, and notes."""
     from .datasets import bias_example
+    from ._core.attrs import from_json_attr
     from .io import from_sets, read_annotations
 
     if args.file is None:
@@ -295,7 +296,7 @@ def _decisions(args):
                    for i, row in zip(ratings["item"].values.tolist(), ratings.values.tolist())
                    for a, rating in zip(ratings["annotator"].values.tolist(), row)
                    if not pd.isna(rating)]
-        da = from_sets(records, labels=ratings.attrs.get("categories"))
+        da = from_sets(records, labels=from_json_attr(ratings.attrs.get("categories")))
         note = ("Single-label ratings: each category is a label and every annotation selects "
                 "exactly one. Under F on complete data the coefficient equals Fleiss' kappa; "
                 "the categories are mutually exclusive, which the label-wise Hamming view "

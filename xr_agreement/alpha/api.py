@@ -62,7 +62,7 @@ from .._core.validate import (CoordinateValues, _check_confidence, _check_popula
 from ..mla import hamming_counts
 from ..resampling.driver import bootstrap, check_options
 from ..resampling.statistics import RecomputedStatistic
-from .blocks import (_finish_se, _finish_totals, _label_sets, _merge_counts, _Plan, _plan,
+from .blocks import (_finish_se, _finish_totals, _label_set_names, _merge_counts, _Plan, _plan,
                      _ranked_block_sums, _se_block_sums, _set_bits, _set_block_counts,
                      _single_block_counts, _with_moments)
 from .counts import _undefined_reasons, COINCIDENCE_LIMIT, REASON_TEXT
@@ -160,8 +160,9 @@ VARIABLES = {
         ("2 p_j (1 - p_j) n_j / (n_j - 1): two pairable decisions on the label drawn without "
         "replacement differ"),
     ),
-    "label_weight": (
-        "label weight",
+    # not label_weight, which is MLA's 1 - A_e,j: the two would clash in one Dataset
+    "label_alpha_weight": (
+        "label weight in alpha",
         "w_j",
         ("(n_j / mean n_j) D_e,j, so that alpha = sum_j w_j alpha_j / sum_j w_j (the paper's eq. "
         "6 for alpha); on complete data M / (M - 1) times the MLA F-baseline weight 1 - A_e,j; "
@@ -170,7 +171,7 @@ VARIABLES = {
     "label_n_pairable_values": (
         "label pairable decisions",
         "n_j",
-        "decisions on the label in (item, label) cells with at least 2 decisions",
+        "decisions on the label in (item, label) cells with at least two decisions",
     ),
     "label_undefined_reason": (
         "why label alpha is undefined",
@@ -242,7 +243,7 @@ def alpha(
         ``alpha_se``): ``alpha``, ``observed_disagreement`` and ``expected_disagreement``
         (for "hamming" also the label-level ``label_alpha``,
         ``label_observed_disagreement``, ``label_expected_disagreement``,
-        ``label_weight``) gain ``V_lower`` and ``V_upper``; the attrs also record
+        ``label_alpha_weight``) gain ``V_lower`` and ``V_upper``; the attrs also record
         ``ci_n_resamples`` and ``ci_resampling_unit``. See :mod:`xr_agreement.resampling`
         for the semantics.
     population_size : int, optional
@@ -269,9 +270,11 @@ def alpha(
         where alpha is defined). For nominal-type metrics ("nominal", "ordinal",
         callables) with at most 256 distinct values also ``coincidence`` (dims
         ``category``, ``paired_category``) and ``category_n_pairable_values`` (on dask
-        input only with ``categories=``); for label sets the categories are ``frozenset``
-        values. For "hamming" also ``label_alpha``, ``label_observed_disagreement``,
-        ``label_expected_disagreement``, ``label_weight``, ``label_n_pairable_values``
+        input only with ``categories=``); for label sets the categories are text, the JSON
+        list of the set's labels in label order (``'["a", "b"]'``, ``'[]'`` for the empty
+        set; ``json.loads`` gives the list), which every store (netCDF, zarr) accepts. For
+        "hamming" also ``label_alpha``, ``label_observed_disagreement``,
+        ``label_expected_disagreement``, ``label_alpha_weight``, ``label_n_pairable_values``
         and ``label_undefined_reason`` over ``label``. For single-label metrics with
         ``ci_method="analytic"`` also ``alpha_se``, ``alpha_lower`` and ``alpha_upper``
         (Gwet's analytic standard error and t-based limits, see Notes). Each variable has
@@ -382,6 +385,17 @@ def alpha(
     >>> hamming = ex.agreement.alpha("hamming")
     >>> round(float(hamming.alpha), 4), float(hamming.n_pairable_values)
     (0.296, 12.0)
+
+    Whole label sets compared ("nominal", the default): a category is a label set, written
+    as the JSON list of its labels:
+
+    >>> sets = xr.DataArray([[[1, 0], [1, 0]], [[1, 1], [0, 1]], [[0, 0], [0, 0]]],
+    ...                     dims=("item", "annotator", "label"), coords={"label": ["a", "b"]})
+    >>> nominal = sets.agreement.alpha()
+    >>> nominal.category.values.tolist()
+    ['[]', '["a"]', '["b"]', '["a", "b"]']
+    >>> nominal.coincidence.sel(category='["a", "b"]').values
+    array([0., 0., 1., 0.])
     """
     check_dataarray(da, "annotations")
     multi_label = label is not None and label in da.dims
@@ -533,7 +547,7 @@ def _numpy_alpha(da, metric, name, multi_label, *, item, annotator, label, categ
     if "coincidence" in finished:
         category = totals["values"] if plan.categories is None else plan.categories
         if multi_label:
-            category = _label_sets(_set_bits(category, plan.n_labels), plan.label_values)
+            category = _label_set_names(_set_bits(category, plan.n_labels), plan.label_values)
         elif plan.categories is None and name != "callable" and da.dtype.kind in "biuf":
             category = _input_dtype(category, da.dtype)
         if plan.categories is None and not multi_label:
@@ -750,7 +764,7 @@ def hamming_alpha_from_counts(counts: xr.Dataset, item: str, label: str) -> xr.D
             "label_alpha": 1 - ratio(observed_sum * (values - 1), expected_sum),
             "label_observed_disagreement": ratio(observed_sum, values),
             "label_expected_disagreement": label_expected,
-            "label_weight": (ratio(values, mean_values) * label_expected).fillna(0),
+            "label_alpha_weight": (ratio(values, mean_values) * label_expected).fillna(0),
             "label_n_pairable_values": values,
             "label_undefined_reason": _reasons(values, expected_sum),
         }

@@ -17,6 +17,7 @@ threads); on dask (:mod:`.dask`) every chunk is one, counted on its dask thread.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import operator
 import os
@@ -320,6 +321,15 @@ def _label_sets(bits, label_values):
     label_sets = np.empty(len(bits), dtype=object)
     label_sets[:] = [frozenset(label_values[j] for j in np.flatnonzero(row)) for row in bits]
     return label_sets
+
+
+def _label_set_names(bits, label_values) -> np.ndarray:
+    """Each label set as the JSON list of its labels in label order (``'["a", "b"]'``,
+    ``'[]'``): the category coordinate of alpha on label sets. Text tells any two sets
+    apart whatever the labels hold, and every store writes it (no store takes a frozenset);
+    a label JSON has no type for (a timestamp) is written as its text."""
+    return np.asarray([json.dumps([label_values[j] for j in np.flatnonzero(row)], default=str)
+                       for row in bits], dtype=str)
 
 
 def _set_block_counts(block, delta=None, *, coords, plan: _Plan) -> dict:

@@ -23,7 +23,8 @@ INTERVAL_VARIABLES = ("alpha", "observed_disagreement", "expected_disagreement")
 
 
 HAMMING_INTERVAL_VARIABLES = INTERVAL_VARIABLES + (
-    "label_alpha", "label_observed_disagreement", "label_expected_disagreement", "label_weight")
+    "label_alpha", "label_observed_disagreement", "label_expected_disagreement",
+    "label_alpha_weight")
 
 
 def _coincidence_table(codes, n_values, weights) -> np.ndarray:

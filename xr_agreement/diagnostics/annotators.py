@@ -10,6 +10,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask, divide
+from .._core.attrs import json_attr
 from .._core.validate import check_annotators, check_binary_dtype, check_dataarray, check_dims
 from .._core.dataset import without_reasons
 from ..mla import finish_counts, kept_coords, mla, parse_baselines
@@ -286,7 +287,7 @@ def _point(da, names, single, item, annotator, label, pair_matrices=True) -> xr.
         "n_items": n_items,
         "n_annotators": n,
         "n_labels": da.sizes[label],
-        "baseline": names[0] if single else list(names),
+        "baseline": names[0] if single else json_attr(names),  # JSON: every store takes it
         "missing_data": "NaN decisions excluded; pair values over the (item, label) cells "
         "both annotators decided; coefficients by mla's pairable-values weighting",
         "reference": "Menzner & Leidner, Multi-Label Agreement (2026)",
@@ -387,7 +388,9 @@ def annotators(
         ``annotator_1`` x ``annotator_2`` (carrying the annotator coordinate):
         ``pair_n_pairable_values``, ``pair_observed``, ``pair_agreement``; over
         ``annotator``: ``annotator_observed``, ``agreement_without``, ``n_items_annotated``;
-        ``annotator_prevalence`` (annotator x label) beside ``label_prevalence``.
+        ``annotator_prevalence`` (annotator x label) beside ``label_prevalence``. With
+        several baselines ``attrs["baseline"]`` is JSON text of their list (as in
+        :func:`~xr_agreement.mla`; ``json.loads`` reads it back).
 
     Raises
     ------

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import xarray as xr
 
+from .._core.attrs import json_attr, storable_attrs
 from . import tools
 from .files import AnnotationFileError, read_table_annotations
 
@@ -108,8 +109,11 @@ def read_annotations(
         name, "table" for the generic reader) and ``dropped`` (reason -> {annotator: number
         of annotations that were not decisions}, e.g. "cancelled", "ignored", "rejected",
         "discarded", "draft", "superseded", "unannotated task", "submitted without a
-        value"; empty when nothing was dropped); some readers add ``notes`` (a list of
-        sentences the report prints, e.g. doccano's empty member files).
+        value"; ``{}`` when nothing was dropped); some readers add ``notes`` (a list of
+        sentences the report prints, e.g. doccano's empty member files), layout "single"
+        with declared labels ``categories``. Structured attrs (``dropped``, ``notes``,
+        ``categories``, doccano's ``empty_label_lists``) are JSON text, which every store
+        (netCDF, zarr) accepts: ``json.loads(da.attrs["dropped"])`` is the dict.
 
     Raises
     ------
@@ -144,7 +148,7 @@ def read_annotations(
     >>> with open(path, "w") as f:
     ...     _ = f.write(json.dumps(tasks))
     >>> da = xr_agreement.read_annotations(path, labels=["news", "sport"])
-    >>> da.attrs["reader"], da.attrs["dropped"]
+    >>> da.attrs["reader"], json.loads(da.attrs["dropped"])
     ('label-studio', {'cancelled': {'2': 1}})
     >>> da.sel(item=7).values
     array([[ 0.,  1.],
@@ -162,11 +166,11 @@ def read_annotations(
                 f"the file is a {tool} export, read by its own reader; layout={layout!r} is "
                 "for the generic table reader (tool='table', --from table)", path=path)
     if tool != "table":
-        return tools.read_tool(path, tool, labels=labels, control=control, sep=sep,
-                               item_column=item_column, annotator_column=annotator_column,
-                               labels_column=labels_column, empty_list=empty_list,
-                               item=item, annotator=annotator, label=label,
-                               spans_as_label_sets=spans_as_label_sets)
+        return _storable(tools.read_tool(
+            path, tool, labels=labels, control=control, sep=sep, item_column=item_column,
+            annotator_column=annotator_column, labels_column=labels_column,
+            empty_list=empty_list, item=item, annotator=annotator, label=label,
+            spans_as_label_sets=spans_as_label_sets))
     # a file told "table" by detection may be a damaged export: the error names the file
     read_as = ("read as a table" if tool_given else "not recognised as a tool's export; "
                "name the tool (tool=, --from TOOL)")
@@ -183,8 +187,17 @@ def read_annotations(
         raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                   "project's labels; this file is read as a table",
                                   path=labels)
-    return read_table_annotations(
+    return _storable(read_table_annotations(
         path, layout, format=format, labels=labels, sep=";" if sep is None else sep,
         item_column=item_column, annotator_column=annotator_column,
         labels_column=labels_column, label_column=label_column, value_column=value_column,
-        rating_column=rating_column, item=item, annotator=annotator, label=label)
+        rating_column=rating_column, item=item, annotator=annotator, label=label))
+
+
+def _storable(da: xr.DataArray) -> xr.DataArray:
+    """``da`` with attrs that every store accepts (structured ones as JSON text); the
+    declared ``categories`` always JSON, whatever their type."""
+    if "categories" in da.attrs:
+        da.attrs["categories"] = json_attr(da.attrs["categories"])
+    da.attrs = storable_attrs(da.attrs)
+    return da

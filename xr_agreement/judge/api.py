@@ -29,6 +29,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask, _plain
+from .._core.attrs import json_attr
 from .._core.validate import check_binary_dtype, check_dataarray, check_dims
 from .._core.dataset import without_reasons
 from ..mla import mla
@@ -165,7 +166,10 @@ def versus(
         (:func:`xr_agreement.mla` with baselines F and AC1): ``human_agreement`` and
         ``label_human_agreement``. ``attrs["reference"]`` cites the definitions followed;
         ``attrs["reference_rule"]`` says what the reference is (e.g. "majority of ['ann',
-        'bob']") and ``attrs["reference_annotators"]`` lists them.
+        'bob']") and ``attrs["reference_annotators"]`` lists them. Lists in the attrs
+        (``reference_annotators``, ``average_definition``, ``abstain`` with
+        ``abstain="all"``) are JSON text, which every store accepts:
+        ``json.loads(result.attrs["reference_annotators"])`` is the list.
 
     Raises
     ------
@@ -349,21 +353,22 @@ def _result_attrs(judge, reference_names, each, modes, tie_rule, marker, *, n_it
         "judge": _plain(judge),
         "reference": REFERENCE,
         "reference_rule": rule,
-        "reference_annotators": reference_names,
+        # lists as JSON text: every store (netCDF, zarr) takes it
+        "reference_annotators": json_attr(reference_names),
         "n_items": n_items,
         "n_labels": n_labels,
         "n_humans": n_humans,
         "judgment_scale": "binary (0/1) per label",
-        "abstain": modes[0] if single else modes,
+        "abstain": modes[0] if single else json_attr(modes),
         "abstain_definition": ABSTAIN_MODES[modes[0]] if single
-        else [ABSTAIN_MODES[m] for m in modes],
+        else json_attr([ABSTAIN_MODES[m] for m in modes]),
         "abstain_value": marker,
         "tie": tie_rule,
         "tie_definition": TIE_RULES[tie_rule],
         "missing_data": "human NaN decisions are left out of the majority (the majority of "
         "the humans present); a cell without any human decision is not compared",
         "zero_division": ZERO_DIVISION,
-        "average_definition": [f"{k}: {v}" for k, v in AVERAGES.items()],
+        "average_definition": json_attr([f"{k}: {v}" for k, v in AVERAGES.items()]),
     }
 
 

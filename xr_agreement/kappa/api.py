@@ -55,6 +55,7 @@ from functools import partial
 import numpy as np
 import xarray as xr
 
+from .._core.attrs import json_attr
 from .._core.categorical import MISSING_CODE
 from .._core.dataset import (dataset, dimension_coordinates, input_coordinates, InputCoordinates,
                              renamed_coordinates, variable)
@@ -328,7 +329,8 @@ def fleiss(
         ``category_observed``, ``category_expected`` (on multi-label input over ``label``:
         ``label_coefficient``, ``label_observed``, ``label_expected``); the interval
         variables of ``ci_method`` listed above. With dask input everything is lazy (see the
-        module docstring).
+        module docstring). The attrs' ``categories`` are JSON text (every store takes it):
+        ``json.loads(result.attrs["categories"])`` is the list.
 
     Raises
     ------
@@ -777,10 +779,7 @@ def _dataset_attrs(data, method_name):
         "input": "multi-label binary (label by label, pooled)"
         if data["multi_label"]
         else "single-label ratings",
-        "categories": [
-            c.item() if isinstance(c, np.generic) else c
-            for c in np.asarray(data["categories"]).tolist()
-        ],
+        "categories": json_attr(data["categories"]),  # JSON text: every store takes it
         "weights": data["weights_name"],
         "n_items": da.sizes[data["item"]],
         "n_annotators": da.sizes[data["annotator"]],

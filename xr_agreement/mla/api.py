@@ -87,6 +87,9 @@ def mla(
         ``label_weight``, ``label_observed_minimum``, ``label_prevalence``,
         ``label_positive_agreement``, ``label_negative_agreement``, ``label_n_pairable_values``. Each
         variable's attrs give ``long_name``, ``description`` and the paper's ``symbol``.
+        The Dataset's attrs ``baseline`` and ``baseline_definition`` name the baseline; with
+        several baselines they are JSON text (a list, ``json.loads`` reads it back), which
+        every store (netCDF, zarr) accepts.
 
     Raises
     ------
@@ -116,6 +119,9 @@ def mla(
     1.0
     >>> result.item_observed.values * 93
     array([93., 83., 85., 79.])
+    >>> import json
+    >>> json.loads(result.attrs["baseline"])
+    ['F', 'AC1', 'PB']
     """
     check_dataarray(da)
     check_dims(da, item=item, annotator=annotator, label=label)

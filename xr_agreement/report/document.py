@@ -21,6 +21,7 @@ import numpy as np
 import xarray as xr
 
 from .._core.arrays import _is_dask
+from .._core.attrs import from_json_attr
 from .._core.progress import dask_progress
 from .._core.validate import _check_confidence, check_dataarray, check_dims
 from ..mla import BASELINES
@@ -251,8 +252,8 @@ def _design(da, result, item, annotator, label, used_labels, unused_labels, n_ha
     single = [_plain(v) for v, n in zip(da[item].values, per_item) if n < 2]
     return {
         "reader": da.attrs.get("reader"),
-        "dropped": da.attrs.get("dropped") or {},
-        "reading_notes": [str(n) for n in da.attrs.get("notes") or []],
+        "dropped": from_json_attr(da.attrs.get("dropped")) or {},
+        "reading_notes": [str(n) for n in from_json_attr(da.attrs.get("notes")) or []],
         "items_with_fewer_than_two_annotators": single,
         "n_items": int(da.sizes[item]),
         "n_annotators": int(da.sizes[annotator]),

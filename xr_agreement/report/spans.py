@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .._core.attrs import from_json_attr
 from .baselines import _baseline_list, DEFAULT_SENSITIVITY
 from .render import (_ci_label, _dataset_from_dict, _Format, _interval_keywords,
                      _interval_settings, _json_safe, _plain, _render_html, _RenderedReport)
@@ -169,15 +170,17 @@ def _units(table: xr.Dataset, arrays) -> dict:
     has_span[arrays.document] = True
     attrs = table.attrs
     reader = attrs.get("reader", attrs.get("tool"))
-    reading_notes = attrs.get("notes") or []
+    # the readers' lists and dicts are JSON text (_core.attrs); some notes are one sentence
+    reading_notes = from_json_attr(attrs.get("notes")) or []
     if isinstance(reading_notes, str):
         reading_notes = [reading_notes]
+    dropped = from_json_attr(attrs.get("dropped"))
     return {
         "reader": None if reader is None else str(reader),
         # None: the reader keeps no count of what it dropped (its notes say it)
-        "dropped": None if attrs.get("dropped") is None else {
+        "dropped": None if dropped is None else {
             str(reason): {str(k): int(v) for k, v in per.items()}
-            for reason, per in attrs["dropped"].items()},
+            for reason, per in dropped.items()},
         "reading_notes": [str(n) for n in reading_notes],
         "n_documents": len(documents),
         "n_annotators": n_annotators,

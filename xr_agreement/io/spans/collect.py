@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.attrs import json_attr
 from ...spans.table import from_spans
 from ..files import AnnotationFileError, ids_as_coordinate
 from ..tools._common import Dropped, blank, label_text
@@ -174,9 +175,10 @@ class SpanCollector:
                               "JavaScript counts; an emoji is two) and were converted to "
                               "characters, each checked against the text the export gives "
                               "for the span.")
-        table.attrs.update(reader=self.reader, dropped=self.dropped.as_dict())
+        # JSON text: no netCDF engine writes a dict (_core.attrs)
+        table.attrs.update(reader=self.reader, dropped=json_attr(self.dropped.as_dict()))
         if self.notes:
-            table.attrs["notes"] = list(self.notes)
+            table.attrs["notes"] = json_attr(self.notes)
         return table
 
 

@@ -31,6 +31,7 @@ its length the length of ``text``.
 
 from __future__ import annotations
 
+from ..._core.attrs import json_attr
 from ..files import AnnotationFileError
 from ..tools._common import Annotation, Where, load_json_records, scalar_id
 from ..tools.doccano import read_members
@@ -200,7 +201,7 @@ def read(path, *, labels=None, empty_list=None):
         notes.append(f"doccano: {relations} relation(s) between spans not read: span "
                      "agreement measures the spans, not the relations.")
     table = spans.table(universe)
-    table.attrs["empty_label_lists"] = dict(sorted(empty.items()))
+    table.attrs["empty_label_lists"] = json_attr(dict(sorted(empty.items())))
     return table
 
 

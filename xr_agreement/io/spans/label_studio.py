@@ -395,7 +395,7 @@ def read(path, *, control=None, labels=None):
     >>> table = read(path)
     >>> table.start.values.tolist(), table.end.values.tolist(), table.label.values.tolist()
     ([0], [3], ['PER'])
-    >>> table.attrs["dropped"]
+    >>> json.loads(table.attrs["dropped"])
     {'cancelled': {'2': 1}}
     """
     where = Where(path)

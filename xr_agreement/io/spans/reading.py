@@ -203,6 +203,10 @@ def read_spans(path, tool=None, control=None, labels=None, *, unit=None, scheme=
         ``offsets_unit`` ("character" or "token") and ``notes`` (a sentence per thing the
         reader left out or read in its own way), plus each reader's own (brat:
         ``discontinuous``; Prodigy: ``n_ignored``, ``n_rejected``; CoNLL: ``documents``).
+        Label Studio and doccano give ``reader``, ``dropped`` (reason -> {annotator:
+        count}) and, when they noted something, ``notes`` as a list; doccano also
+        ``empty_label_lists``. Those dicts and lists are JSON text, which every store
+        (netCDF, zarr) accepts: ``json.loads(table.attrs["dropped"])``.
 
     Raises
     ------

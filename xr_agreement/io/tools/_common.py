@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..._core.attrs import json_attr
 from ..cells import (SEPARATORS, blank, cell_labels, joined_labels, label_text,  # noqa: F401 (for readers)
                      non_finite, parse_json, parse_list_text)
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
@@ -315,5 +316,6 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
         coords={item: items, annotator: [str(a) for a in annotators],
                 label: [str(v) for v in labels]},
         name="decision",
-        attrs={"reader": reader, "dropped": dropped.as_dict()},
+        # JSON text: no netCDF engine writes a dict (_core.attrs)
+        attrs={"reader": reader, "dropped": json_attr(dropped.as_dict())},
     )

@@ -21,8 +21,9 @@ record's ``id``; a record's labels are its choices (for spans, the set of span l
 a nested list that is not a span with two integer offsets is refused); an empty ``label``
 list is an annotation with no label chosen. A record without a ``label`` field is no
 decision, dropped "no label field"; the number of empty ``label`` lists per user is
-``attrs["empty_label_lists"]``. An empty member file (what "export approved only" writes for
-a member who confirmed nothing) is left out and named in ``attrs["notes"]``. A full export
+``attrs["empty_label_lists"]`` (JSON text of annotator -> count). An empty member file (what
+"export approved only" writes for a member who confirmed nothing) is left out and named in
+``attrs["notes"]`` (JSON text of a list of sentences). A full export
 (two or more members listing the same examples, some lists empty) cannot tell an example never
 opened from one given no label: refused unless ``empty_list`` says which ("missing" or
 "no-label"); with it, a member whose every list is empty is not an annotator. A CSV cell with
@@ -40,6 +41,7 @@ import os
 
 import numpy as np
 
+from ..._core.attrs import json_attr
 from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
                       label_text, line_of, load_json_records, member_files, read_csv,
                       read_text, scalar_id)
@@ -303,7 +305,7 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
 
     Examples
     --------
-    >>> import os, tempfile, zipfile
+    >>> import json, os, tempfile, zipfile
     >>> path = os.path.join(tempfile.mkdtemp(), "export.zip")
     >>> with zipfile.ZipFile(path, "w") as archive:
     ...     archive.writestr("admin.jsonl", "\\n")
@@ -313,7 +315,7 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
     >>> da.sel(item=1).values
     array([[1., 0.],
            [1., 1.]])
-    >>> da.attrs["notes"]
+    >>> json.loads(da.attrs["notes"])
     ['doccano: 1 member file(s) empty, members who annotated nothing, left out: admin.jsonl.']
     """
     sep = "#" if sep is None else sep
@@ -327,7 +329,7 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
     da = build(annotations, reader="doccano", dropped=dropped, where=Where(path),
                universe=universe, item=item, annotator=annotator, label=label,
                sep_in_use=sep)
-    da.attrs["empty_label_lists"] = dict(sorted(empty.items()))
+    da.attrs["empty_label_lists"] = json_attr(dict(sorted(empty.items())))
     if notes:
-        da.attrs["notes"] = notes
+        da.attrs["notes"] = json_attr(notes)
     return da

@@ -450,7 +450,7 @@ def span_alpha(table: xr.Dataset, metric="hamming", *, unit=None, ci=None, n_res
         return result
     variables = ["alpha", "observed_disagreement", "expected_disagreement", "label_alpha",
                  "label_observed_disagreement", "label_expected_disagreement",
-                 "label_weight"]
+                 "label_alpha_weight"]
 
     def finish(sums):
         R = sums.shape[0]

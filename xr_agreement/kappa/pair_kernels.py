@@ -418,12 +418,14 @@ INFLUENCE_BLOCK = 64
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _item_sums(bits, row, L, table, C, W, a, said, words, counts, at, block):
+def _item_sums(bits, row, L, table, C, W, Q, a, said, words, counts, at, block):
     """One item's sums of :func:`complete_influence` for annotator a, whose W words of bits
     start at ``bits[row]``: said[(4 (a C + c) + q) block + at] (the two 32-bit sums x . S_b
     for b = 8 c + 2 q and b + 1), words[(a W + w) block + at] (the bits) and counts[a block
-    + at] (the 1s), from the byte table (:func:`byte_tables`). Offsets unsigned (with
-    signed ones LLVM turned the loops into gathers and scatters)."""
+    + at] (the 1s), from the byte table (:func:`byte_tables`); of the 4 sums q < Q looked
+    up (the others 0: with at most 6 annotators the fourth is, and skipping its lookups
+    took 10% off the pass at 5). Offsets unsigned (with signed ones LLVM turned the loops
+    into gathers and scatters)."""
     groups = np.uint64(8 * W)
     total = np.uint64(0)
     for w in range(np.uint64(W)):
@@ -446,9 +448,12 @@ def _item_sums(bits, row, L, table, C, W, a, said, words, counts, at, block):
                 index = (group * np.uint64(256)
                          + ((word >> (np.uint64(8) * k)) & np.uint64(255))) * np.uint64(4)
                 s0 += table[index]
-                s1 += table[index + np.uint64(1)]
-                s2 += table[index + np.uint64(2)]
-                s3 += table[index + np.uint64(3)]
+                if Q > 1:
+                    s1 += table[index + np.uint64(1)]
+                if Q > 2:
+                    s2 += table[index + np.uint64(2)]
+                if Q > 3:
+                    s3 += table[index + np.uint64(3)]
         first = np.uint64(4 * block) * (np.uint64(a * C) + c) + at
         said[first] = s0
         said[first + np.uint64(block)] = s1
@@ -480,7 +485,7 @@ def complete_influence(words, L, first, second, coefficients, tables, i0, i1, ou
     item, against 68 where the pass read the bytes and packed them itself.
     """
     _influence_pass(words, L, first, second, coefficients, tables, i0, i1, out,
-                    words.shape[3], -(-words.shape[2] // 8))
+                    words.shape[3], -(-words.shape[2] // 8), 4)
 
 
 @njit(cache=True, nogil=True, work=lambda words, L, first, second, coefficients, tables, i0,
@@ -489,12 +494,15 @@ def complete_influence_short(words, L, first, second, coefficients, tables, i0, 
     """:func:`complete_influence` for at most 64 labels and 8 annotators: one word of bits
     and one chunk of sums, constants here, so that LLVM drops those loops (12% of the pass
     at (5 annotators, 50 labels); the two cases in one kernel ran 2x slower)."""
-    _influence_pass(words, L, first, second, coefficients, tables, i0, i1, out, 1, 1)
+    _influence_pass(words, L, first, second, coefficients, tables, i0, i1, out, 1, 1,
+                    (words.shape[2] + 1) // 2)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _influence_pass(item_words, L, first, second, coefficients, tables, i0, i1, out, W, C):
-    """:func:`complete_influence` with W words of bits per row and C chunks of sums."""
+def _influence_pass(item_words, L, first, second, coefficients, tables, i0, i1, out, W, C,
+                    Q):
+    """:func:`complete_influence` with W words of bits per row and C chunks of sums, Q of
+    each chunk's 4 looked up (:func:`_item_sums`)."""
     G, N, n = item_words.shape[:3]
     P = first.size
     B = INFLUENCE_BLOCK
@@ -513,8 +521,8 @@ def _influence_pass(item_words, L, first, second, coefficients, tables, i0, i1, 
             for t in range(np.uint64(size)):
                 start = np.uint64((g * N + b0) * n * W) + t * np.uint64(n * W)
                 for a in range(n):
-                    _item_sums(bits, start + np.uint64(a * W), L, table, C, W, a, said, words,
-                               counts, t, B)
+                    _item_sums(bits, start + np.uint64(a * W), L, table, C, W, Q, a, said,
+                               words, counts, t, B)
             for p in range(P):
                 c0 = coefficients[g, p, 0]
                 c1 = coefficients[g, p, 1]

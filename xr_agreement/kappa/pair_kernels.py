@@ -269,8 +269,9 @@ def _pack_row(flat, row, n, L, W, masks, words, at):
     return seen
 
 
+# work: as label_pair_complete's packing
 @njit(cache=True, nogil=True, work=lambda values, masks, i0, i1, words: (
-    values.shape[0] * (i1 - i0) * values.shape[2] * values.shape[3]))
+    values.shape[0] * (i1 - i0) * values.shape[2] * masks.size * 200))
 def pack_bits(values, masks, i0, i1, words):
     """words[g, i] = :func:`_pack_row` of item i's decisions (C-contiguous uint8 0/1), for
     the items i0 .. i1: what :func:`label_pair_complete` writes, where its pass did not."""
@@ -302,8 +303,10 @@ def _flush_bytes(out, g, p, first, sums, L):
             out[g, p, first + t] += np.int64((sums >> np.uint64(8 * t)) & np.uint64(255))
 
 
+# work: microseconds interpreted, an item: packing a word of 64 labels took 100-200 (8
+# numbers of 8 bytes read as Python scalars), a pair's sums on it about 17
 @njit(cache=True, nogil=True, work=lambda values, masks, i0, i1, out, words: (
-    values.shape[0] * (i1 - i0) * masks.size * (8 * out.shape[1] + values.shape[2])))
+    values.shape[0] * (i1 - i0) * masks.size * (20 * out.shape[1] + 150 * values.shape[2])))
 def label_pair_complete(values, masks, i0, i1, out, words):
     """out[g, p, j] += the items on which both annotators of pair p said 1 to label j, on
     complete 0/1 values (C-contiguous uint8). For a == b that is a's number of 1s; the rest
@@ -407,10 +410,11 @@ def byte_tables(ones, W, C):
 
 
 def _influence_work(words, first, i0, i1):
-    """The interpreted steps of :func:`complete_influence` (see ``jit``): interpreted, an
-    item took some 4 us per annotator and label group or pair."""
+    """The interpreted steps of :func:`complete_influence` (see ``jit``), about a
+    microsecond each: interpreted, an item took some 5 us per annotator, word and chunk of
+    annotators' group of 8 labels, 8 per pair."""
     G, _, n, W = words.shape
-    return G * 4 * (i1 - i0) * (8 * n * W + first.size)
+    return G * (i1 - i0) * (40 * n * W * -(-n // 8) + 8 * first.size)
 
 
 # Items per block of complete_influence: its pair terms are vector loops over a block's items.

@@ -17,6 +17,7 @@ from xr_agreement.kappa.encode import _prepare
 from laziness import raise_if_dask_computes
 
 cohen_module = importlib.import_module("xr_agreement.kappa.cohen")
+pair_kernels = importlib.import_module("xr_agreement.kappa.pair_kernels")
 
 
 def with_kernel_input(da, weights=None, item="item", annotator="annotator", label="label"):
@@ -156,6 +157,53 @@ def test_complete_label_tables_are_the_pair_loops_at_any_width(n_annotators, n_l
     sums = cohen_module._sums(counts, True, n_annotators, (1, n_labels), np.eye(2))
     table, _ = brute_label_tables(np.asarray(values, float))
     np.testing.assert_array_equal(sums["table"], table)
+
+
+def brute_bits(values):
+    """(G, N, n, W) uint64: bit 8 t + s of word w the decision on label 64 w + 8 s + t."""
+    G, N, n, L = values.shape
+    W = -(-L // 64)
+    words = np.zeros((G, N, n, W), np.uint64)
+    for j in range(L):
+        w, s, t = j // 64, j % 64 // 8, j % 8
+        words[..., w] |= values[..., j].astype(np.uint64) << np.uint64(8 * t + s)
+    return words
+
+
+@pytest.mark.parametrize("n_annotators, n_labels", [(1, 1), (3, 7), (2, 8), (9, 9), (5, 50),
+                                                     (3, 63), (3, 64), (2, 65), (8, 130)])
+def test_the_counting_pass_keeps_the_decisions_as_bits(jit_mode, n_annotators, n_labels):
+    """The words the counting pass keeps for the standard error's pass (and those packed
+    without it, for dask blocks and float input) are the decisions bit by bit, whatever the
+    row's width against the 8-byte numbers read (the last item's read past the array from
+    a copy), across runs and blocks of 255 items; the tables stay the pair loops'."""
+    rng = np.random.default_rng(n_annotators * 1000 + n_labels)
+    N = 600 if jit_mode == "always" else 40
+    values = random_decisions(rng, (2, N, n_annotators, n_labels), 0, np.uint8)
+    bits = cohen_module._bit_words(values)
+    counts = cohen_module._count(values, 2, 3, None, bits)
+    np.testing.assert_array_equal(bits, brute_bits(values))
+    sums = cohen_module._sums(counts, True, n_annotators, (2, n_labels), np.eye(2))
+    np.testing.assert_array_equal(sums["table"], brute_label_tables(values.astype(float))[0])
+    packed = np.empty_like(bits)
+    masks = pair_kernels.bit_masks(n_labels, bits.shape[3])
+    pair_kernels.pack_bits(values, masks, 0, N // 3, packed)
+    pair_kernels.pack_bits(values, masks, N // 3, N, packed)
+    np.testing.assert_array_equal(packed, bits)
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_the_counting_pass_sees_a_decision_other_than_0_1(jit_mode, where):
+    rng = np.random.default_rng(4)
+    values = random_decisions(rng, (2, 300 if jit_mode == "always" else 30, 3, 50), 0,
+                              np.uint8)
+    refused = []
+    cohen_module._count(values, 2, 2, lambda: refused.append(True))
+    assert not refused
+    flat = values.reshape(-1)
+    flat[{"first": 0, "middle": flat.size // 2 + 7, "last": -1}[where]] = 2
+    cohen_module._count(values, 2, 2, lambda: refused.append(True))
+    assert refused
 
 
 # --------------------------------------------------------------------------- pooled SE

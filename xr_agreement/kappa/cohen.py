@@ -70,13 +70,14 @@ def _kernel_input(data):
     return lead, lead_shape, kernel_input(array)
 
 
-def _count(array, q, runs, refuse=None):
+def _count(array, q, runs, refuse=None, bits=None):
     """The counting pass over numpy ``array`` in ``runs`` item runs on the thread pool, their
     counts added in order: single-label ``(cells,)`` (see :func:`code_pair_tables`);
     integer decisions ``(products, items)`` (:func:`label_pair_complete`, the number of
     items); float decisions ``(counts, common)`` (:func:`label_pair_missing`). ``refuse``:
     called if a decision is not 0/1 (uint8 decisions are checked in this pass,
-    :func:`.encode._checked_decisions`)."""
+    :func:`.encode._checked_decisions`). ``bits``: None, or on integer decisions (G, N, n,
+    W) uint64 that the pass fills with the decisions as bits (:func:`_bit_words`)."""
     array = kernel_input(array)
     G, N, n = array.shape[:3]
     P = n * (n + 1) // 2
@@ -95,10 +96,12 @@ def _count(array, q, runs, refuse=None):
     else:
         L = array.shape[3]
         array = _bytes(array)
+        words = np.empty((0, 0, 0, 0), np.uint64) if bits is None else bits
+        masks = _kernels.bit_masks(L, -(-L // 64))
 
         def run(i0, i1):
             products = np.zeros((G, P, L), np.int64)
-            not_binary = _kernels.label_pair_complete(array, i0, i1, products)
+            not_binary = _kernels.label_pair_complete(array, masks, i0, i1, products, words)
             return products, np.int64(i1 - i0), np.int64(not_binary)
 
         products, items, not_binary = _added(_in_threads(run, N, runs))
@@ -106,6 +109,17 @@ def _count(array, q, runs, refuse=None):
             refuse()
         return products, items
     return _added(_in_threads(run, N, runs))
+
+
+def _bit_words(array):
+    """Empty words for :func:`_count` to fill with multi-label ``array``'s decisions as
+    bits, (G, N, n, W) uint64, W words of 64 labels (:func:`.pair_kernels._pack_row`), or
+    None where it does not count integer decisions. The standard error's pass reads these
+    instead of the bytes (see :func:`.pair_kernels.complete_influence`)."""
+    if array.dtype.kind == "f":
+        return None
+    G, N, n, L = array.shape
+    return np.empty((G, N, n, -(-L // 64)), np.uint64)
 
 
 def _bytes(array):
@@ -260,9 +274,10 @@ def _group_lookup(lookup, states, group):
 TABLE_BYTES = 1 << 24
 
 
-def _influence_squares(array, plan, runs):
+def _influence_squares(array, plan, runs, bits=None):
     """The sums over items of the squared influence terms of the planned pairs (G, pairs)
-    over numpy ``array``, in ``runs`` item runs added in order."""
+    over numpy ``array``, in ``runs`` item runs added in order; on complete decisions from
+    their ``bits`` (:func:`_bit_words`, packed here when None)."""
     array = kernel_input(array)
     G, N = array.shape[:2]
     first, second = plan["first"], plan["second"]
@@ -273,24 +288,24 @@ def _influence_squares(array, plan, runs):
 
         return _added(_in_threads(lambda i0, i1: _run(lookup_pass, G, first.size, i0, i1),
                                   N, runs))
-    array = _bytes(array)
-    if array.shape[3] < 8:  # zero labels up to 8 (they add nothing to any sum)
-        padded = np.zeros((*array.shape[:3], 8), np.uint8)
-        padded[..., :array.shape[3]] = array
-        array = padded
     n, L = array.shape[2:]
     W, C = -(-L // 64), -(-n // 8)
+    if bits is None:
+        array = _bytes(array)
+        bits = np.empty((G, N, n, W), np.uint64)
+        masks = _kernels.bit_masks(L, W)
+        _in_threads(lambda i0, i1: _kernels.pack_bits(array, masks, i0, i1, bits), N, runs)
     # one word of bits and one chunk of sums: the kernel with those as constants
     complete = _kernels.complete_influence_short if W == C == 1 else _kernels.complete_influence
     step = max(1, TABLE_BYTES // (C * W * 8 * 1024 * 8))
     squares = np.zeros((G, first.size))
     for g0 in range(0, G, step):
         g1 = min(G, g0 + step)
-        part, coefficients = array[g0:g1], plan["coefficients"][g0:g1]
+        part, coefficients = bits[g0:g1], plan["coefficients"][g0:g1]
         tables = _kernels.byte_tables(plan["ones"][g0:g1], W, C)
 
         def kernel(i0, i1, out, part=part, coefficients=coefficients, tables=tables):
-            complete(part, first, second, coefficients, tables, i0, i1, out)
+            complete(part, L, first, second, coefficients, tables, i0, i1, out)
 
         squares[g0:g1] = _added(_in_threads(
             lambda i0, i1, kernel=kernel, size=g1 - g0: _run(kernel, size, first.size, i0, i1),
@@ -322,11 +337,12 @@ def _counted_values(array, lead_shape, w, multi_label, confidence, population_si
     (``refuse``: see :func:`_count`)."""
     N, n = array.shape[1:3]
     runs = _runs(N)
-    sums = _sums(_count(array, w.shape[0], runs, refuse), multi_label, n, lead_shape, w)
+    bits = _bit_words(array) if multi_label else None
+    sums = _sums(_count(array, w.shape[0], runs, refuse, bits), multi_label, n, lead_shape, w)
     squares = None
     if multi_label:
         plan = _influence_plan(sums, w, N)
-        squares = _pair_squares(_influence_squares(array, plan, runs)[0], plan,
+        squares = _pair_squares(_influence_squares(array, plan, runs, bits)[0], plan,
                                 (*lead_shape[:-1], n, n))
     return _pair_values(sums, squares, w, multi_label, confidence, population_size)
 

@@ -1,0 +1,256 @@
+"""The common path of the table reader, in whole-column operations: a quote-free CSV parsed by
+pandas, ids and label lists factorized, the decisions set by one numpy assignment.
+
+Every function here either returns what the per-row code of :mod:`xr_agreement.io.files`
+would return for the same table, or raises :class:`Fallback` (returns None for the CSV
+parser) as soon as the table holds anything that code treats specially: a blank id, a
+duplicated row, a label outside the universe, a cell that looks like a list, an invisible
+label, quotes, a short row... The reader then runs the per-row code, which raises the
+located error, so every message stays the one that code writes. Python loops here run over
+the distinct ids and labels, never over the rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import operator
+
+import numpy as np
+import pandas as pd
+
+from .cells import ids_as_coordinate, invisible, joined_labels, label_spelling
+
+
+class Fallback(Exception):
+    """The table holds something the whole-column path does not decide: read it row by row."""
+
+
+def arrow_strings():
+    """pandas' Arrow string dtype when pyarrow is installed (the ``io`` extra), else None:
+    text kept in Arrow buffers is parsed, factorized and split without a Python object per
+    cell (as object, the same CSV takes 5-10x longer to parse)."""
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pd.ArrowDtype(pyarrow.string())
+
+
+def quote_free_table(text: str, sep: str, dtype) -> tuple[list[str], pd.DataFrame] | None:
+    """The header and the data rows of a CSV text (columns numbered), parsed by pandas, or
+    None when the csv module must read it: quotes (its rules of quoting differ from
+    pandas'), NUL characters, a lone carriage return, a multi-character separator, and any
+    line whose field count is not the header's (a blank line, a short or long row).
+
+    The field counts are checked without looking at lines one by one: pandas refuses a row
+    longer than the header (or, on the first data row, takes the first field as the index),
+    and the separators of the whole text number exactly ``(fields - 1)`` per line only when
+    no row is shorter. Every data row is then on its own line, ``line = row + 2``."""
+    if (len(sep) != 1 or sep in '"\r\n' or not text or '"' in text or "\x00" in text
+            or text.count("\r") != text.count("\r\n")):
+        return None
+    end = text.find("\n")
+    header = (text if end < 0 else text[:end]).removesuffix("\r").split(sep)
+    lines = text.count("\n") + (not text.endswith("\n"))
+    if len(header) < 2 or lines < 2 or text.count(sep) != lines * (len(header) - 1):
+        return None
+    try:
+        table = pd.read_csv(io.BytesIO(text.encode()), sep=sep, header=None, skiprows=1,
+                            names=range(len(header)), dtype=dtype, na_filter=False,
+                            quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c")
+    except (pd.errors.ParserError, ValueError):
+        return None
+    if len(table) != lines - 1 or not isinstance(table.index, pd.RangeIndex):
+        return None
+    return header, table
+
+
+def _arrow_array(series: pd.Series):
+    """The Arrow array of an Arrow-backed text column (one chunk), or None."""
+    if not (isinstance(series.dtype, pd.ArrowDtype)
+            or getattr(series.dtype, "storage", None) == "pyarrow"):
+        return None
+    import pyarrow
+
+    array = pyarrow.array(series)
+    if isinstance(array, pyarrow.ChunkedArray):
+        array = array.combine_chunks()
+    if not pyarrow.types.is_string(array.type) and not pyarrow.types.is_large_string(
+            array.type):
+        return None
+    return array
+
+
+def id_codes(series: pd.Series) -> tuple[list, np.ndarray]:
+    """The ids of a column as coordinate values (:func:`ids_as_coordinate`), in the order
+    they first appear, and each row's position among them. Fallback: a blank or missing
+    id, or ids other than all text or all integers."""
+    array = _arrow_array(series)
+    if array is not None:
+        return _arrow_id_codes(array)
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    if len(codes) and codes.min() < 0:
+        raise Fallback
+    distinct = uniques.tolist()
+    kind = pd.api.types.infer_dtype(distinct, skipna=False)
+    if kind == "string":
+        stripped = list(map(str.strip, distinct))
+        if not all(stripped) or not all(map(str.isprintable, stripped)):
+            if any(map(invisible, distinct)):
+                raise Fallback
+    elif kind != "integer":
+        raise Fallback
+    return ids_as_coordinate(distinct), codes.astype(np.int64, copy=False)
+
+
+# ASCII blanks Python's str.strip() removes, and integer text as cells._INTEGER reads it
+# in ASCII text without a trailing newline (which the blanks' test has ruled out)
+_EDGE_BLANK = r"^[\t\n\x0b\x0c\r\x1c-\x1f ]|[\t\n\x0b\x0c\r\x1c-\x1f ]$"
+_ASCII_INTEGER = r"^[+-]?[0-9]+$"
+
+
+def _arrow_id_codes(array) -> tuple[list, np.ndarray]:
+    """:func:`id_codes` of an Arrow text column. Ids that are ASCII text, none blank,
+    none with blanks around it and not all integers (document and annotator names) stay
+    as they are, told by Arrow's string kernels; others go through ids_as_coordinate."""
+    import pyarrow.compute as compute
+
+    if array.null_count:
+        raise Fallback
+    encoded = compute.dictionary_encode(array)
+    distinct = encoded.dictionary
+    codes = encoded.indices.to_numpy().astype(np.int64, copy=False)
+    plain = (len(distinct) and compute.all(compute.string_is_ascii(distinct)).as_py()
+             and compute.min(compute.utf8_length(distinct)).as_py() > 0
+             and not compute.any(compute.match_substring_regex(distinct, _EDGE_BLANK)).as_py()
+             and not compute.all(compute.match_substring_regex(distinct,
+                                                               _ASCII_INTEGER)).as_py())
+    distinct = distinct.to_pylist()
+    if plain:
+        return distinct, codes
+    if any(map(invisible, distinct)):
+        raise Fallback
+    return ids_as_coordinate(distinct), codes
+
+
+def _split_text(series: pd.Series, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
+    """The parts of text cells split at ``sep``: the row of each part, its code, the
+    distinct parts (unstripped)."""
+    array = _arrow_array(series)
+    if array is not None:
+        import pyarrow.compute as compute
+
+        if array.null_count:
+            raise Fallback
+        split = compute.split_pattern(array, sep)
+        rows = compute.list_parent_indices(split).to_numpy()
+        encoded = compute.dictionary_encode(compute.list_flatten(split))
+        return rows, encoded.indices.to_numpy(), encoded.dictionary.to_pylist()
+    cells = series.tolist()
+    if "\n" in sep:
+        raise Fallback
+    # one string of every cell, split once: cells that hold a newline are read row by row
+    joined = "\n".join(cells)
+    if joined.count("\n") != len(cells) - 1:
+        raise Fallback
+    counts = np.fromiter(map(operator.methodcaller("count", sep), cells), np.int64, len(cells))
+    parts = joined.replace("\n", sep).split(sep)
+    rows = np.repeat(np.arange(len(cells)), counts + 1)
+    codes, distinct = pd.factorize(np.asarray(parts, dtype=object))
+    return rows, codes, distinct.tolist()
+
+
+def _text_label(part: str):
+    """A part of a text cell as the per-row code reads it: stripped, None when blank.
+    Fallback where a cell may be read otherwise: an invisible label (a cell of invisible
+    characters only is "no label") or text opening with a bracket (a JSON or Python list)."""
+    label = part.strip()
+    if not label:
+        return None
+    if label[0] in "[{" or invisible(label):
+        raise Fallback
+    return label
+
+
+def _list_label(value: str):
+    """An element of a list cell (JSON lines, parquet): stripped, None when blank."""
+    return None if invisible(value) else value.strip()
+
+
+def label_parts(series: pd.Series, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
+    """The labels listed in a label-list column: the row of each label, its code and the
+    distinct labels (stripped, as the file spells them), blanks left out. Text cells are
+    split at ``sep``; cells that are lists (JSON lines) give their elements. Fallback:
+    anything else (numbers, mixed cells, nested lists, text that looks like a list)."""
+    cells = series
+    array = _arrow_array(series)
+    if array is None:
+        cells = series.tolist()
+        kind = pd.api.types.infer_dtype(cells, skipna=False)
+    if array is not None or kind == "string":
+        rows, codes, distinct = _split_text(series, sep)
+        labels = [_text_label(part) for part in distinct]
+    elif set(map(type, cells)) == {list}:
+        lengths = np.fromiter(map(len, cells), np.int64, len(cells))
+        flat = list(itertools.chain.from_iterable(cells))
+        if flat and pd.api.types.infer_dtype(flat, skipna=False) != "string":
+            raise Fallback
+        rows = np.repeat(np.arange(len(cells)), lengths)
+        codes, distinct = pd.factorize(np.asarray(flat, dtype=object))
+        distinct = distinct.tolist()
+        labels = [_list_label(value) for value in distinct]
+    else:
+        raise Fallback
+    kept = np.array([label is not None for label in labels] + [False], dtype=bool)
+    codes = np.asarray(codes, dtype=np.int64)
+    keep = kept[codes]
+    return rows[keep], codes[keep], labels
+
+
+def sets_decisions(table: pd.DataFrame, columns: tuple[str, str, str], universe, sep: str):
+    """``(values, items, annotators, labels)`` of a "sets" table, as the per-row reader
+    builds them (files._ids, files._sets, records.from_sets): ``values`` uint8 (item,
+    annotator, label), float with NaN where an (item, annotator) row is absent."""
+    item_col, annotator_col, column = columns
+    items, item_codes = id_codes(table[item_col])
+    annotators, annotator_codes = id_codes(table[annotator_col])
+    pairs = item_codes * len(annotators) + annotator_codes
+    seen = np.bincount(pairs, minlength=len(items) * len(annotators))
+    if len(seen) and seen.max() > 1:
+        raise Fallback  # a duplicated (item, annotator) row
+    rows, codes, labels = label_parts(table[column], sep)
+    used = list(dict.fromkeys(v for v in labels if v is not None))  # each part is used
+    spelling = label_spelling(list(dict.fromkeys(used + list(universe or []))))
+    if spelling is not None:
+        used = [spelling[v] for v in used]
+        labels = [None if v is None else spelling[v] for v in labels]
+        universe = None if universe is None else [spelling[v] for v in universe]
+    used = list(dict.fromkeys(used))
+    if universe is None:
+        if not used:
+            raise Fallback  # no label anywhere: the per-row code asks for the universe
+        strings = {v for v in used if isinstance(v, str)}
+        if any(joined_labels(v, strings, sep) is not None for v in used):
+            raise Fallback
+        try:
+            universe = sorted(used)
+        except TypeError:
+            raise Fallback from None
+    elif len(set(universe)) != len(universe) or not set(used) <= set(universe):
+        raise Fallback
+    index = {v: j for j, v in enumerate(universe)}
+    label_of_code = np.array([index.get(v, -1) for v in labels] + [-1], dtype=np.int64)
+    n_labels = len(universe)
+    values = np.zeros(len(seen) * n_labels, dtype=np.uint8)
+    ones = pairs[rows] * n_labels + label_of_code[codes]
+    values[ones] = 1
+    if np.count_nonzero(values) != len(ones):
+        raise Fallback  # a label listed twice in a cell
+    values = values.reshape(len(items), len(annotators), n_labels)
+    absent = seen == 0
+    if absent.any():
+        values = values.astype(np.float64)
+        values.reshape(len(seen), n_labels)[absent] = np.nan
+    return values, items, annotators, universe

@@ -33,7 +33,7 @@ from .cells import blank, ids_as_coordinate, invisible, non_finite, parse_json
 from .cells import number_text as _number_text
 from .cells import unify_labels as _unify_labels
 from .records import _grid, from_long, from_sets
-from .vectorised import Fallback, arrow_strings, quote_free_table, sets_decisions
+from .vectorised import Fallback, arrow_strings, json_lines, quote_free_table, sets_decisions
 
 
 # Column names recognised without being told (compared case-insensitively).
@@ -300,9 +300,9 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
                                dtype=arrow_strings() or object)
         return table, 2
     if format == "jsonl":
-        records, numbers = [], []
+        records, numbers = json_lines(path) or ([], [])  # else line by line, naming errors
         with open(path, encoding="utf-8-sig") as handle:  # a BOM (Windows editors) dropped
-            for number, text in enumerate(handle, start=1):
+            for number, text in enumerate(handle if not records else (), start=1):
                 if not text.strip():
                     continue
                 try:
@@ -323,10 +323,10 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
         # a key some records lack: pandas fills NaN, which reads as an empty cell
         keys = set().union(*records)
         absent = {}
-        for position, record in enumerate(records):
-            if len(record) != len(keys):
-                for key in keys.difference(record):
-                    absent.setdefault(key, position)
+        lengths = np.fromiter(map(len, records), np.int64, len(records))
+        for position in np.flatnonzero(lengths != len(keys)).tolist():
+            for key in keys.difference(records[position]):
+                absent.setdefault(key, position)
         table.attrs["absent"] = absent
         return table, None
     try:

@@ -191,12 +191,17 @@ def test_ordinary_files_take_the_whole_column_path(tmp_path, monkeypatch):
 
     csv_records = files._csv_records
     monkeypatch.setattr(files, "_sets", refuse)
+    monkeypatch.setattr(files, "_long", refuse)
     monkeypatch.setattr(files, "_csv_records", csv_module)
     path = tmp_path / "votes.csv"
     path.write_text("item,annotator,labels\ns1,ann,a;b\ns1,bob,\ns2,ann, b \n", "utf-8")
     da = xr_agreement.read_annotations(path, labels=["a", "b", "c"])
     assert da.sel(item="s2", annotator="ann").values.tolist() == [0, 1, 0]
     assert np.isnan(da.sel(item="s2", annotator="bob")).all()
+    long = tmp_path / "long.csv"
+    long.write_text("item,annotator,label,value\ns1,ann,a,1\ns1,ann,b,0\ns2,ann,b,1\n",
+                    "utf-8")
+    assert xr_agreement.read_annotations(long).sel(item="s1").values.tolist() == [[1, 0]]
     monkeypatch.setattr(files, "arrow_strings", lambda: None)
     xr.testing.assert_identical(xr_agreement.read_annotations(path, labels=["a", "b", "c"]), da)
     path = tmp_path / "votes.jsonl"
@@ -204,3 +209,29 @@ def test_ordinary_files_take_the_whole_column_path(tmp_path, monkeypatch):
                     '{"item": 2, "annotator": "a", "labels": []}\n', "utf-8")
     monkeypatch.setattr(files, "parse_json", refuse)
     assert xr_agreement.read_annotations(path).sel(item=1).values.tolist() == [[1]]
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
+@pytest.mark.parametrize("seed", range(8))
+def test_random_long_files_read_alike(tmp_path, monkeypatch, seed, arrow):
+    if not arrow:
+        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+    rng = random.Random(seed)
+    labels = ["1", "2", "03"] if seed % 3 == 0 else LABELS
+    words = ["1", "0", " yes", "False", "true "]
+    rows = [(rng.choice([f"doc-{i}", f" doc-{i}"]), annotator, f" {label}" if i % 2 else label,
+             rng.choice(words))
+            for i in range(rng.randint(1, 8)) for annotator in ("ann", "bob")
+            for label in rng.sample(labels, rng.randint(1, 3))]
+    if seed % 4 == 1:  # a duplicated row, a blank label, a value other than 0/1, an unknown label
+        rows.append(rng.choice([rows[0], (*rows[0][:2], " ", "1"), (*rows[0][:3], "2"),
+                                ("x", "ann", "zzz", "1")]))
+    for with_value in (True, False):
+        path = tmp_path / "long.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, quoting=csv.QUOTE_ALL if seed % 2 else
+                                csv.QUOTE_MINIMAL)
+            writer.writerow(["item", "annotator", "label", "value"][:3 + with_value])
+            writer.writerows(row[:3 + with_value] for row in rows)
+        _both(monkeypatch, path, layout="long")
+        _both(monkeypatch, path, layout="long", labels=labels)

@@ -33,7 +33,8 @@ from .cells import blank, ids_as_coordinate, invisible, non_finite, parse_json
 from .cells import number_text as _number_text
 from .cells import unify_labels as _unify_labels
 from .records import _grid, from_long, from_sets
-from .vectorised import Fallback, arrow_strings, json_lines, quote_free_table, sets_decisions
+from .vectorised import (Fallback, arrow_strings, json_lines, long_decisions, quote_free_table,
+                         sets_decisions)
 
 
 # Column names recognised without being told (compared case-insensitively).
@@ -533,16 +534,24 @@ def read_table_annotations(
         rating_col = _pick_column(table, rating_column, RATING_COLUMNS, "rating", locate)
         return _single(table, ids, rating_col, universe, locate, item, annotator)
     da = None
-    if layout == "sets":
-        try:  # whole-column operations; on anything unusual the per-row code, which names it
+    try:  # whole-column operations; on anything unusual the per-row code, which names it
+        if layout == "sets":
             column = _labels_column(table, labels_column, label_column, locate)
             _refuse_absent(table, column, locate)
             values, *coords = sets_decisions(table, (item_col, annotator_col, column),
                                              universe, sep)
-            da = _grid(values, *coords, item, annotator, label,
-                       object if any(isinstance(v, str) for v in coords[2]) else None)
-        except (Fallback, AnnotationFileError, TypeError, ValueError, OverflowError):
-            pass  # e.g. unhashable ids (JSON objects), which the per-row code refuses
+        else:
+            columns = (_pick_column(table, label_column, LABEL_COLUMNS, "label", locate),
+                       _pick_column(table, value_column, VALUE_COLUMNS, "value", locate,
+                                    False))
+            for column in columns:
+                _refuse_absent(table, column, locate)
+            values, *coords = long_decisions(table, (item_col, annotator_col, *columns),
+                                             universe, TRUE_WORDS, FALSE_WORDS)
+        da = _grid(values, *coords, item, annotator, label,
+                   object if any(isinstance(v, str) for v in coords[2]) else None)
+    except (Fallback, AnnotationFileError, TypeError, ValueError, OverflowError):
+        pass  # e.g. unhashable ids (JSON objects), which the per-row code refuses
     if da is None and layout == "sets":
         ids = _ids(table, [item_col, annotator_col], locate)
         column = _labels_column(table, labels_column, label_column, locate)

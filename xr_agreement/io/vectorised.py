@@ -247,30 +247,31 @@ def label_parts(series: pd.Series, sep: str) -> tuple[np.ndarray, np.ndarray, li
     return rows[keep], codes[keep], labels
 
 
-def sets_decisions(table: pd.DataFrame, columns: tuple[str, str, str], universe, sep: str):
-    """``(values, items, annotators, labels)`` of a "sets" table, as the per-row reader
-    builds them (files._ids, files._sets, records.from_sets): ``values`` uint8 (item,
-    annotator, label), float with NaN where an (item, annotator) row is absent."""
-    item_col, annotator_col, column = columns
+def _pairs(table: pd.DataFrame, item_col: str, annotator_col: str):
+    """Items and annotators (coordinate values) and each row's (item, annotator) pair as
+    one number, ``item * n_annotators + annotator``."""
     items, item_codes = id_codes(table[item_col])
     annotators, annotator_codes = id_codes(table[annotator_col])
-    pairs = item_codes * len(annotators) + annotator_codes
-    seen = np.bincount(pairs, minlength=len(items) * len(annotators))
-    if len(seen) and seen.max() > 1:
-        raise Fallback  # a duplicated (item, annotator) row
-    rows, codes, labels = label_parts(table[column], sep)
-    used = list(dict.fromkeys(v for v in labels if v is not None))  # each part is used
+    return items, annotators, item_codes * len(annotators) + annotator_codes
+
+
+def _label_index(labels: list, universe, sep: str | None) -> tuple[np.ndarray, list]:
+    """The position in the universe of each distinct label (-1 for None: a blank) and the
+    universe: declared (spelled as the labels are), else the sorted labels used. Fallback
+    where the per-row code refuses: a label outside the universe, duplicates in it, and
+    for label lists (``sep`` given) no label at all or labels joined by another
+    separator."""
+    used = list(dict.fromkeys(v for v in labels if v is not None))  # each one is used
     spelling = label_spelling(list(dict.fromkeys(used + list(universe or []))))
     if spelling is not None:
-        used = [spelling[v] for v in used]
+        used = list(dict.fromkeys(spelling[v] for v in used))
         labels = [None if v is None else spelling[v] for v in labels]
         universe = None if universe is None else [spelling[v] for v in universe]
-    used = list(dict.fromkeys(used))
     if universe is None:
-        if not used:
+        if sep is not None and not used:
             raise Fallback  # no label anywhere: the per-row code asks for the universe
         strings = {v for v in used if isinstance(v, str)}
-        if any(joined_labels(v, strings, sep) is not None for v in used):
+        if sep is not None and any(joined_labels(v, strings, sep) is not None for v in used):
             raise Fallback
         try:
             universe = sorted(used)
@@ -279,7 +280,20 @@ def sets_decisions(table: pd.DataFrame, columns: tuple[str, str, str], universe,
     elif len(set(universe)) != len(universe) or not set(used) <= set(universe):
         raise Fallback
     index = {v: j for j, v in enumerate(universe)}
-    label_of_code = np.array([index.get(v, -1) for v in labels] + [-1], dtype=np.int64)
+    return np.array([index.get(v, -1) for v in labels] + [-1], dtype=np.int64), universe
+
+
+def sets_decisions(table: pd.DataFrame, columns: tuple[str, str, str], universe, sep: str):
+    """``(values, items, annotators, labels)`` of a "sets" table, as the per-row reader
+    builds them (files._ids, files._sets, records.from_sets): ``values`` uint8 (item,
+    annotator, label), float with NaN where an (item, annotator) row is absent."""
+    item_col, annotator_col, column = columns
+    items, annotators, pairs = _pairs(table, item_col, annotator_col)
+    seen = np.bincount(pairs, minlength=len(items) * len(annotators))
+    if len(seen) and seen.max() > 1:
+        raise Fallback  # a duplicated (item, annotator) row
+    rows, codes, labels = label_parts(table[column], sep)
+    label_of_code, universe = _label_index(labels, universe, sep)
     n_labels = len(universe)
     values = np.zeros(len(seen) * n_labels, dtype=np.uint8)
     ones = pairs[rows] * n_labels + label_of_code[codes]
@@ -292,3 +306,54 @@ def sets_decisions(table: pd.DataFrame, columns: tuple[str, str, str], universe,
         values = values.astype(np.float64)
         values.reshape(len(seen), n_labels)[absent] = np.nan
     return values, items, annotators, universe
+
+
+def _text_codes(series: pd.Series) -> tuple[np.ndarray, list]:
+    """Each row's code and the distinct values of a column of text (Fallback otherwise)."""
+    array = _arrow_array(series)
+    if array is not None:
+        import pyarrow.compute as compute
+
+        if array.null_count:
+            raise Fallback
+        encoded = compute.dictionary_encode(array)
+        return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_pylist()
+    codes, distinct = pd.factorize(series, use_na_sentinel=True)
+    distinct = distinct.tolist()
+    if (len(codes) and codes.min() < 0) or pd.api.types.infer_dtype(
+            distinct, skipna=False) not in ("string", "empty"):
+        raise Fallback
+    return codes.astype(np.int64, copy=False), distinct
+
+
+def _long_label(value: str) -> str:
+    if invisible(value):
+        raise Fallback  # an empty label
+    return value.strip()
+
+
+def long_decisions(table: pd.DataFrame, columns: tuple, universe, true_words, false_words):
+    """``(values, items, annotators, labels)`` of a "long" table (text cells), as the per-row
+    reader builds them (files._long, records.from_long): without a value column every row
+    is a positive decision of a complete design; with one, its words (``true_words``,
+    ``false_words``) give 1 or 0 and an absent row is NaN."""
+    item_col, annotator_col, label_col, value_col = columns
+    items, annotators, pairs = _pairs(table, item_col, annotator_col)
+    codes, distinct = _text_codes(table[label_col])
+    label_of_code, universe = _label_index(list(map(_long_label, distinct)), universe, None)
+    n_labels = len(universe)
+    cells = pairs * n_labels + label_of_code[codes]
+    seen = np.bincount(cells, minlength=len(items) * len(annotators) * n_labels)
+    if seen.max(initial=0) > 1:
+        raise Fallback  # a duplicated (item, annotator, label) row
+    shape = (len(items), len(annotators), n_labels)
+    if value_col is None:
+        return seen.astype(np.uint8).reshape(shape), items, annotators, universe
+    codes, distinct = _text_codes(table[value_col])
+    words = [v.strip().lower() for v in distinct]
+    if not all(w in true_words or w in false_words for w in words):
+        raise Fallback  # not 0 or 1
+    word_values = np.array([1.0 if w in true_words else 0.0 for w in words] + [np.nan])
+    values = np.full(len(seen), np.nan)
+    values[cells] = word_values[codes]
+    return values.reshape(shape), items, annotators, universe

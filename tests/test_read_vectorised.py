@@ -235,3 +235,12 @@ def test_random_long_files_read_alike(tmp_path, monkeypatch, seed, arrow):
             writer.writerows(row[:3 + with_value] for row in rows)
         _both(monkeypatch, path, layout="long")
         _both(monkeypatch, path, layout="long", labels=labels)
+
+
+@pytest.mark.parametrize("sep", ["|", " | ", "||", " "])
+def test_other_separators_read_alike(tmp_path, monkeypatch, sep):
+    path = tmp_path / "votes.csv"
+    path.write_text(f"item,annotator,labels\ns1,ann,a{sep}b\ns1,bob,b{sep}{sep}{sep}c\n"
+                    f"s2,ann,{sep}\ns2,bob,a|||b\n", "utf-8")
+    _both(monkeypatch, path, sep=sep)
+    _both(monkeypatch, path, sep=sep, labels=["a", "b", "c", "a|||b", "|b", "a|"])

@@ -343,12 +343,13 @@ def long_decisions(table: pd.DataFrame, columns: tuple, universe, true_words, fa
     label_of_code, universe = _label_index(list(map(_long_label, distinct)), universe, None)
     n_labels = len(universe)
     cells = pairs * n_labels + label_of_code[codes]
-    seen = np.bincount(cells, minlength=len(items) * len(annotators) * n_labels)
-    if seen.max(initial=0) > 1:
-        raise Fallback  # a duplicated (item, annotator, label) row
     shape = (len(items), len(annotators), n_labels)
+    seen = np.zeros(np.prod(shape, dtype=np.int64), dtype=np.uint8)
+    seen[cells] = 1
+    if np.count_nonzero(seen) != len(cells):
+        raise Fallback  # a duplicated (item, annotator, label) row
     if value_col is None:
-        return seen.astype(np.uint8).reshape(shape), items, annotators, universe
+        return seen.reshape(shape), items, annotators, universe
     codes, distinct = _text_codes(table[value_col])
     words = [v.strip().lower() for v in distinct]
     if not all(w in true_words or w in false_words for w in words):

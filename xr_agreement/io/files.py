@@ -33,8 +33,8 @@ from .cells import blank, ids_as_coordinate, invisible, non_finite, parse_json
 from .cells import number_text as _number_text
 from .cells import unify_labels as _unify_labels
 from .records import _grid, from_long, from_sets
-from .vectorised import (Fallback, arrow_strings, json_lines, long_decisions, quote_free_table,
-                         sets_decisions)
+from .vectorised import (Fallback, arrow_strings, file_bytes, json_lines, long_decisions,
+                         quote_free_table, sets_decisions)
 
 
 # Column names recognised without being told (compared case-insensitively).
@@ -171,16 +171,15 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     limit = csv.field_size_limit()
     csv.field_size_limit(2**31 - 1)  # a long document in a cell is text, not an error
     try:
-        if nrows is None:
-            if text is None:
-                with _open_text(path) as handle:
-                    text = handle.read()
-            quick = quote_free_table(text, sep, dtype)
-            if quick is not None:
-                header, table = quick
-                table.columns = _unique_names(header)
-                table.attrs["lines"] = np.arange(2, len(table) + 2, dtype=np.int64)
-                return table
+        # bytes to pandas, UTF-8 decoded once, by its parser
+        data = None if nrows is not None else file_bytes(path, _open_text) if text is None \
+            else text.encode("utf-8", "surrogatepass")
+        quick = None if data is None else quote_free_table(data, sep, dtype)
+        if quick is not None:
+            header, table = quick
+            table.columns = _unique_names(header)
+            table.attrs["lines"] = np.arange(2, len(table) + 2, dtype=np.int64)
+            return table
         records, starts = _csv_records(path, sep, text, nrows)
     except FileNotFoundError:
         raise AnnotationFileError("file not found", path=path) from None

@@ -173,3 +173,68 @@ def cell_labels(cell, sep: str, where, row=None, column=None) -> list[str]:
             raise where(f"the cell {text[:60]!r} is not a list of labels", row, column)
         return [label_text(v, where, row, column) for v in parsed if not blank(v)]
     return [label_text(part, where, row, column) for part in text.split(sep) if part.strip()]
+
+
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+def ids_as_coordinate(values: list) -> list:
+    """Ids as coordinate values: text stripped of surrounding blanks, then integer text as
+    int, each step taken only when it merges no two distinct ids ("01" and "1" stay the
+    texts "01" and "1", " a" and "a" stay apart), so no coordinate value is ever repeated
+    by the conversion."""
+    distinct = list(dict.fromkeys(values))
+    step = [v.strip() if isinstance(v, str) else v for v in distinct]
+    if len(set(step)) != len(distinct):
+        step = distinct
+    if step and all(integer_like(v) for v in step):
+        numbers = [int(v) for v in step]
+        if len(set(numbers)) == len(step):
+            step = numbers
+    mapping = dict(zip(distinct, step))
+    return [mapping[v] for v in values]
+
+
+def integer_like(value) -> bool:
+    """Integer text that fits in int64 (longer text stays text: int() refuses 4,300 digits
+    and more, and a coordinate must fit), or an integer."""
+    if isinstance(value, str):
+        return (bool(_INTEGER.match(value)) and len(value.lstrip("+-")) <= 19
+                and -2**63 <= int(value) < 2**63)
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def number_text(value) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (float, np.floating)) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def label_spelling(pool: list) -> dict | None:
+    """How the distinct labels ``pool`` (used and declared) are spelled in the result, by the
+    rule the ids follow (:func:`ids_as_coordinate`): value -> final value, or None when every
+    label stays as it is. Numbers only (parquet, JSON lines) stay numbers; otherwise every
+    label is text (1 and "1" are one label spelled two ways), made int only when every label
+    is integer text and no two would merge ("01" and "1" are two labels)."""
+    if all(not isinstance(v, str) for v in pool):
+        return None
+    as_text = {v: number_text(v) for v in pool}
+    texts = set(as_text.values())
+    if all(integer_like(t) for t in texts) and len({int(t) for t in texts}) == len(texts):
+        return {v: int(t) for v, t in as_text.items()}
+    if all(isinstance(v, str) for v in pool):
+        return None  # text stays as it is
+    return as_text
+
+
+def unify_labels(used_per_row: list[list], universe: list | None):
+    """The labels of each row and the declared universe spelled by :func:`label_spelling`."""
+    pool = list(dict.fromkeys([v for row in used_per_row for v in row] + list(universe or [])))
+    final = label_spelling(pool)
+    if final is None:
+        return used_per_row, universe
+    used_per_row = [[final[v] for v in row] for row in used_per_row]
+    universe = None if universe is None else [final[v] for v in universe]
+    return used_per_row, universe

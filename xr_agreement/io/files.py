@@ -21,7 +21,6 @@ import io
 import json
 import lzma
 import os
-import re
 import zipfile
 from collections.abc import Sequence
 
@@ -30,8 +29,12 @@ import pandas as pd
 import xarray as xr
 
 from .._core.arrays import _plain
-from .cells import blank, invisible, non_finite, parse_json
-from .records import from_long, from_sets
+from .cells import blank, ids_as_coordinate, invisible, non_finite, parse_json
+from .cells import number_text as _number_text
+from .cells import unify_labels as _unify_labels
+from .records import _grid, from_long, from_sets
+from .vectorised import (Fallback, arrow_strings, file_bytes, json_lines, long_decisions,
+                         quote_free_table, sets_decisions)
 
 
 # Column names recognised without being told (compared case-insensitively).
@@ -65,9 +68,6 @@ TRUE_WORDS = {"1", "1.0", "true", "yes"}
 
 
 FALSE_WORDS = {"0", "0.0", "false", "no"}
-
-
-_INTEGER = re.compile(r"^[+-]?\d+$")
 
 
 class AnnotationFileError(ValueError):
@@ -145,7 +145,7 @@ def _open_text(path):
 
 
 def read_delimited(path, sep: str = ",", text: str | None = None,
-                   nrows: int | None = None) -> pd.DataFrame:
+                   nrows: int | None = None, dtype=object) -> pd.DataFrame:
     """A CSV / TSV (``text``, else the file) as a DataFrame of text cells, every row checked
     to have as many fields as the header.
 
@@ -155,7 +155,9 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     shows both, and each is refused naming its line. Blank lines are skipped, and
     ``attrs["lines"]`` holds the line each data row starts on (a quoted cell may span
     lines); header names are made unique as pandas does ("a", "a.1"; an empty one
-    "Unnamed: 2"); ``nrows``: only the first data rows.
+    "Unnamed: 2"); ``nrows``: only the first data rows. ``dtype``: of the cells, object
+    (Python text) or pandas' Arrow strings; a quote-free file is parsed by pandas, its rows
+    checked alike (:func:`.vectorised.quote_free_table`).
 
     Examples
     --------
@@ -169,6 +171,15 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
     limit = csv.field_size_limit()
     csv.field_size_limit(2**31 - 1)  # a long document in a cell is text, not an error
     try:
+        # bytes to pandas, UTF-8 decoded once, by its parser
+        data = None if nrows is not None else file_bytes(path, _open_text) if text is None \
+            else text.encode("utf-8", "surrogatepass")
+        quick = None if data is None else quote_free_table(data, sep, dtype)
+        if quick is not None:
+            header, table = quick
+            table.columns = _unique_names(header)
+            table.attrs["lines"] = np.arange(2, len(table) + 2, dtype=np.int64)
+            return table
         records, starts = _csv_records(path, sep, text, nrows)
     except FileNotFoundError:
         raise AnnotationFileError("file not found", path=path) from None
@@ -285,12 +296,13 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
     if not os.path.exists(path):
         raise AnnotationFileError("file not found", path=path)
     if format in ("csv", "tsv"):
-        table = read_delimited(path, "," if format == "csv" else "\t")
+        table = read_delimited(path, "," if format == "csv" else "\t",
+                               dtype=arrow_strings() or object)
         return table, 2
     if format == "jsonl":
-        records, numbers = [], []
+        records, numbers = json_lines(path) or ([], [])  # else line by line, naming errors
         with open(path, encoding="utf-8-sig") as handle:  # a BOM (Windows editors) dropped
-            for number, text in enumerate(handle, start=1):
+            for number, text in enumerate(handle if not records else (), start=1):
                 if not text.strip():
                     continue
                 try:
@@ -311,10 +323,10 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
         # a key some records lack: pandas fills NaN, which reads as an empty cell
         keys = set().union(*records)
         absent = {}
-        for position, record in enumerate(records):
-            if len(record) != len(keys):
-                for key in keys.difference(record):
-                    absent.setdefault(key, position)
+        lengths = np.fromiter(map(len, records), np.int64, len(records))
+        for position in np.flatnonzero(lengths != len(keys)).tolist():
+            for key in keys.difference(records[position]):
+                absent.setdefault(key, position)
         table.attrs["absent"] = absent
         return table, None
     try:
@@ -325,23 +337,6 @@ def _read_table(path, format: str) -> tuple[pd.DataFrame, int | None]:
 
 def _is_blank(value) -> bool:
     return blank(value) or value is pd.NA
-
-
-def ids_as_coordinate(values: list) -> list:
-    """Ids as coordinate values: text stripped of surrounding blanks, then integer text as
-    int, each step taken only when it merges no two distinct ids ("01" and "1" stay the
-    texts "01" and "1", " a" and "a" stay apart), so no coordinate value is ever repeated
-    by the conversion."""
-    distinct = list(dict.fromkeys(values))
-    step = [v.strip() if isinstance(v, str) else v for v in distinct]
-    if len(set(step)) != len(distinct):
-        step = distinct
-    if step and all(_integer_like(v) for v in step):
-        numbers = [int(v) for v in step]
-        if len(set(numbers)) == len(step):
-            step = numbers
-    mapping = dict(zip(distinct, step))
-    return [mapping[v] for v in values]
 
 
 class _Locator:
@@ -533,17 +528,36 @@ def read_table_annotations(
             raise locate("cannot tell the layout: pass layout='sets' (label-list column), "
                          "'long' (label and 0/1 columns) or 'single' (rating column)")
 
-    ids = _ids(table, [item_col, annotator_col], locate)
     if layout == "single":
+        ids = _ids(table, [item_col, annotator_col], locate)
         rating_col = _pick_column(table, rating_column, RATING_COLUMNS, "rating", locate)
         return _single(table, ids, rating_col, universe, locate, item, annotator)
-    if layout == "sets":
-        column = _pick_column(table, labels_column, LABELS_COLUMNS, "labels", locate, False)
-        if column is None:  # a "label" column holding one label (or a list) per annotation
-            column = _pick_column(table, label_column, LABEL_COLUMNS, "labels", locate)
+    da = None
+    try:  # whole-column operations; on anything unusual the per-row code, which names it
+        if layout == "sets":
+            column = _labels_column(table, labels_column, label_column, locate)
+            _refuse_absent(table, column, locate)
+            values, *coords = sets_decisions(table, (item_col, annotator_col, column),
+                                             universe, sep)
+        else:
+            columns = (_pick_column(table, label_column, LABEL_COLUMNS, "label", locate),
+                       _pick_column(table, value_column, VALUE_COLUMNS, "value", locate,
+                                    False))
+            for column in columns:
+                _refuse_absent(table, column, locate)
+            values, *coords = long_decisions(table, (item_col, annotator_col, *columns),
+                                             universe, TRUE_WORDS, FALSE_WORDS)
+        da = _grid(values, *coords, item, annotator, label,
+                   object if any(isinstance(v, str) for v in coords[2]) else None)
+    except (Fallback, AnnotationFileError, TypeError, ValueError, OverflowError):
+        pass  # e.g. unhashable ids (JSON objects), which the per-row code refuses
+    if da is None and layout == "sets":
+        ids = _ids(table, [item_col, annotator_col], locate)
+        column = _labels_column(table, labels_column, label_column, locate)
         _refuse_absent(table, column, locate)
         da = _sets(table, ids, column, universe, sep, locate, item, annotator, label)
-    else:
+    elif da is None:
+        ids = _ids(table, [item_col, annotator_col], locate)
         label_col = _pick_column(table, label_column, LABEL_COLUMNS, "label", locate)
         value_col = _pick_column(table, value_column, VALUE_COLUMNS, "value", locate, False)
         for column in (label_col, value_col):
@@ -554,6 +568,13 @@ def read_table_annotations(
                                                   zip(names, da[label].values.tolist())]))
     da.attrs.update(reader="table", dropped={})
     return da
+
+
+def _labels_column(table, labels_column, label_column, locate) -> str:
+    column = _pick_column(table, labels_column, LABELS_COLUMNS, "labels", locate, False)
+    if column is None:  # a "label" column holding one label (or a list) per annotation
+        column = _pick_column(table, label_column, LABEL_COLUMNS, "labels", locate)
+    return column
 
 
 def _ids(table, columns, locate) -> dict[str, list]:
@@ -641,45 +662,6 @@ def _labels_of_cell(value, sep, position, column, locate) -> list:
         return [_label_value(value, position, column, locate)]
     raise locate(f"a label list must be text or a list, got {type(value).__name__} "
                  f"{value!r}", position, column)
-
-
-def _integer_like(value) -> bool:
-    """Integer text that fits in int64 (longer text stays text: int() refuses 4,300 digits
-    and more, and a coordinate must fit), or an integer."""
-    if isinstance(value, str):
-        return (bool(_INTEGER.match(value)) and len(value.lstrip("+-")) <= 19
-                and -2**63 <= int(value) < 2**63)
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _number_text(value) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (float, np.floating)) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _unify_labels(used_per_row: list[list], universe: list | None):
-    """Labels (and the declared universe) as one kind of value, by the rule the ids follow
-    (:func:`ids_as_coordinate`): numbers only (parquet, JSON lines) stay numbers; otherwise
-    every label is text (1 and "1" are one label spelled two ways), made int only when
-    every label, used and declared, is integer text and no two would merge ("01" and "1"
-    are two labels)."""
-    pool = list(dict.fromkeys([v for row in used_per_row for v in row] + list(universe or [])))
-    if all(not isinstance(v, str) for v in pool):
-        return used_per_row, universe
-    as_text = {v: _number_text(v) for v in pool}
-    texts = set(as_text.values())
-    if all(_integer_like(t) for t in texts) and len({int(t) for t in texts}) == len(texts):
-        final = {v: int(t) for v, t in as_text.items()}
-    elif all(isinstance(v, str) for v in pool):
-        return used_per_row, universe  # text stays as it is
-    else:
-        final = as_text
-    used_per_row = [[final[v] for v in row] for row in used_per_row]
-    universe = None if universe is None else [final[v] for v in universe]
-    return used_per_row, universe
 
 
 def _check_universe(per_row, universe, column, locate):

@@ -27,7 +27,7 @@ def _label_set(entry, sep: str, where: str) -> list | None:
 
 
 def _grid(values: np.ndarray, items, annotators, labels, item, annotator, label, label_dtype):
-    if not np.isnan(values).any():
+    if values.dtype.kind == "f" and not np.isnan(values).any():
         values = values.astype(np.uint8)
     return xr.DataArray(
         values,

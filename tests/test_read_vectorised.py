@@ -1,0 +1,246 @@
+"""The table reader's whole-column path (xr_agreement/io/vectorised.py) against its per-row
+code: on random files and on the tools' fixtures, both give the same DataArray (values,
+coordinates, dtypes, attrs) or the same error message; and the whole-column path is the one
+taken on ordinary files (else these comparisons would compare the per-row code with itself).
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import xr_agreement
+from xr_agreement.io import files, vectorised
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _per_row(monkeypatch):
+    """Every whole-column step turned off: the reader as it was, row by row."""
+    def fallback(*args, **kwargs):
+        raise vectorised.Fallback
+
+    monkeypatch.setattr(files, "sets_decisions", fallback)
+    monkeypatch.setattr(files, "quote_free_table", lambda *args: None)
+    monkeypatch.setattr(files, "json_lines", lambda *args: None)
+
+
+def _read(path, **options):
+    try:
+        return xr_agreement.read_annotations(path, **options)
+    except Exception as error:  # noqa: BLE001 - compared as type and message
+        return type(error), str(error)
+
+
+def _same(fast, slow):
+    if isinstance(slow, tuple) or isinstance(fast, tuple):
+        assert fast == slow
+        return
+    xr.testing.assert_identical(fast, slow)
+    assert fast.dtype == slow.dtype
+    for name in slow.coords:
+        assert fast[name].dtype == slow[name].dtype, name
+        assert fast[name].values.tolist() == slow[name].values.tolist(), name
+    assert fast.attrs == slow.attrs
+
+
+def _both(monkeypatch, path, **options):
+    fast = _read(path, **options)
+    with monkeypatch.context() as patched:
+        _per_row(patched)
+        slow = _read(path, **options)
+    _same(fast, slow)
+    return fast
+
+
+LABELS = ["a", "b", "c d", "é", "日本", "x-1", "10", "2"]
+
+
+def _random_sets(rng: random.Random, numbers: bool):
+    """(item, annotator, cell) rows: string or integer ids with spaces around some, blank
+    cells, separators with spaces, missing (item, annotator) pairs."""
+    labels = ["1", "2", "03", "4"] if numbers else LABELS
+    rows = []
+    for i in range(rng.randint(1, 12)):
+        item = str(i) if numbers else rng.choice([f"doc-{i}", f" doc-{i}", f"doc-{i} "])
+        for annotator in ("ann", "bob", "carl"):
+            if rng.random() < 0.15:
+                continue
+            chosen = rng.sample(labels, rng.randint(0, 3))
+            cell = rng.choice([";", " ; ", "; "]).join(chosen)
+            rows.append((item, annotator, rng.choice([cell, cell, "", "  "])))
+    return rows or [("x", "ann", "a")]
+
+
+def _write_csv(path, rows, quoting, sep=","):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter=sep, quoting=quoting)
+        writer.writerow(["item", "annotator", "labels"])
+        writer.writerows(rows)
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
+@pytest.mark.parametrize("seed", range(12))
+def test_random_sets_files_read_alike(tmp_path, monkeypatch, seed, arrow):
+    if not arrow:
+        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+    rng = random.Random(seed)
+    numbers = seed % 3 == 0
+    rows = _random_sets(rng, numbers)
+    if seed % 4 == 1:  # a label listed twice, or a label outside the universe
+        item, annotator, _ = rows[0]
+        rows[0] = (item, annotator, "a;a" if rng.random() < 0.5 else "zzz")
+    quoting = csv.QUOTE_ALL if seed % 2 else csv.QUOTE_MINIMAL
+    path = tmp_path / "votes.csv"
+    _write_csv(path, rows, quoting)
+    universe = (["1", "2", "03", "4"] if numbers else LABELS)
+    _both(monkeypatch, path)
+    _both(monkeypatch, path, labels=universe)
+    _write_csv(tmp_path / "votes.tsv", rows, quoting, "\t")
+    _both(monkeypatch, tmp_path / "votes.tsv")
+    with open(tmp_path / "votes.jsonl", "w", encoding="utf-8") as handle:
+        for item, annotator, cell in rows:
+            parts = [p for p in cell.split(";")]  # blanks and spaces kept as the file has them
+            handle.write(json.dumps({"item": int(item) if numbers else item,
+                                     "annotator": annotator,
+                                     "labels": parts if seed % 2 else cell}) + "\n")
+    _both(monkeypatch, tmp_path / "votes.jsonl")
+    _both(monkeypatch, tmp_path / "votes.jsonl", labels=universe)
+
+
+@pytest.mark.parametrize("text", [
+    "item,annotator,labels\ns1,ann,a\ns1,ann,b\n",  # a duplicated row
+    "item,annotator,labels\ns1,ann,a\n,bob,b\n",  # a blank id
+    "item,annotator,labels\ns1,ann,a\ns2,bob,\u200b\n",  # invisible characters only
+    "item,annotator,labels\ns1,ann,a;\u200b\ns2,bob,b\n",  # an invisible label
+    "item,annotator,labels\ns1,ann,[a]\ns2,bob,b\n",  # text that looks like a list
+    "item,annotator,labels\ns1,ann,a\ns2,bob,a|b\ns3,ann,b\n",  # labels joined by "|"
+    "item,annotator,labels\ns1,ann,\ns2,bob,\n",  # no label anywhere
+    "item,annotator,labels\ns1,ann,a\ns2,bob\n",  # a short row
+    "item,annotator,labels\ns1,ann,a,\ns2,bob,b\n",  # a long first row
+    "item,annotator,labels\ns1,ann,a\ns2,bob,b,\n",  # a long row
+    "item,annotator,labels\ns1,ann,a\n\ns2,bob,b\n",  # a blank line
+    "item,annotator,labels\r\ns1,ann,a\r\ns2,bob,b\r\n",  # Windows line ends
+    "item,annotator,labels\rs1,ann,a\rs2,bob,b\r",  # old Mac line ends
+    'item,annotator,labels\ns1,ann,"a;b"\ns2,bob,"b\n',  # a quote never closed
+    "item,item,labels\ns1,ann,a\n",  # a header name twice
+    "\ufeffitem,annotator,labels\n 01,ann,a\n1,bob,b\n",  # ids that would merge as ints
+    "item,annotator,labels\n1,ann,2\n2,bob,1;3\n",  # integer labels
+    "item,annotator,labels\n1,ann,02\n2,bob,2\n",  # integer labels that would merge
+    "item,annotator,labels\ns1,ann,a\x00\n",  # a NUL character
+])
+def test_odd_csv_files_read_alike(tmp_path, monkeypatch, text):
+    path = tmp_path / "votes.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    _both(monkeypatch, path)
+    _both(monkeypatch, path, labels=["a", "b", "c"])
+
+
+@pytest.mark.parametrize("lines", [
+    ['{"item": "s1", "annotator": "a", "labels": ["x"]}', "",
+     '{"item": "s2", "annotator": "a", "labels": []}'],  # a blank line
+    ['{"item": "s1", "annotator": "a", "labels": ["x"]} ',
+     ' {"item": "s2", "annotator": "a", "labels": []}'],  # blanks around records
+    ['{"item": "s1", "annotator": "a", "labels": ["x", NaN]}'],
+    ['{"item": "s1", "annotator": "a", "labels": ["x"]}, {}'],  # two values on a line
+    ['{"item": "s1", "annotator": "a", "labels": ["x"]}', "[1]"],
+    ['{"item": "s1", "annotator": "a", "labels": ["x"]}', '{"item": "s2", "annotator": "a"}'],
+    ['{"item": "s1", "annotator": "a", "labels": [" x", "\u200b", "y "]}'],
+    ['{"item": 1, "annotator": "a", "labels": [1, 2]}',
+     '{"item": "1", "annotator": "b", "labels": ["2"]}'],  # numbers beside text
+    ['{"item": {"id": 1}, "annotator": "a", "labels": ["x"]}'],  # an object as the id
+    ['{"item": true, "annotator": "a", "labels": ["x"]}'],
+    ['{"item": 1.5, "annotator": "a", "labels": ["x"]}'],
+    ['{"item": "s1", "annotator": "a", "labels": null}',
+     '{"item": "s2", "annotator": "a", "labels": ["x", "x"]}'],
+])
+def test_odd_json_lines_read_alike(tmp_path, monkeypatch, lines):
+    path = tmp_path / "votes.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _both(monkeypatch, path)
+    _both(monkeypatch, path, labels=["x", "y", "1", "2"])
+
+
+TOOL_FILES = sorted(
+    p for folder in ("tools", "tools_oracle") for p in
+    glob.glob(os.path.join(ROOT, "tests", "data", folder, "**", "*.*"), recursive=True)
+    if p.endswith((".csv", ".tsv", ".json", ".jsonl", ".zip")))
+TABLE_FILES = sorted(glob.glob(os.path.join(ROOT, "tests", "data", "*.*")))
+
+
+@pytest.mark.parametrize("path", TOOL_FILES + TABLE_FILES,
+                         ids=lambda p: os.path.relpath(p, os.path.join(ROOT, "tests", "data")))
+def test_fixtures_read_alike(monkeypatch, path):
+    _both(monkeypatch, path)
+
+
+def test_ordinary_files_take_the_whole_column_path(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the per-row code was called")
+
+    def csv_module(path, sep, text, nrows):
+        assert nrows is not None, "the whole file read by the csv module"  # peeks are
+        return csv_records(path, sep, text, nrows)
+
+    csv_records = files._csv_records
+    monkeypatch.setattr(files, "_sets", refuse)
+    monkeypatch.setattr(files, "_long", refuse)
+    monkeypatch.setattr(files, "_csv_records", csv_module)
+    path = tmp_path / "votes.csv"
+    path.write_text("item,annotator,labels\ns1,ann,a;b\ns1,bob,\ns2,ann, b \n", "utf-8")
+    da = xr_agreement.read_annotations(path, labels=["a", "b", "c"])
+    assert da.sel(item="s2", annotator="ann").values.tolist() == [0, 1, 0]
+    assert np.isnan(da.sel(item="s2", annotator="bob")).all()
+    long = tmp_path / "long.csv"
+    long.write_text("item,annotator,label,value\ns1,ann,a,1\ns1,ann,b,0\ns2,ann,b,1\n",
+                    "utf-8")
+    assert xr_agreement.read_annotations(long).sel(item="s1").values.tolist() == [[1, 0]]
+    monkeypatch.setattr(files, "arrow_strings", lambda: None)
+    xr.testing.assert_identical(xr_agreement.read_annotations(path, labels=["a", "b", "c"]), da)
+    path = tmp_path / "votes.jsonl"
+    path.write_text('{"item": 1, "annotator": "a", "labels": ["x"]}\n'
+                    '{"item": 2, "annotator": "a", "labels": []}\n', "utf-8")
+    monkeypatch.setattr(files, "parse_json", refuse)
+    assert xr_agreement.read_annotations(path).sel(item=1).values.tolist() == [[1]]
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
+@pytest.mark.parametrize("seed", range(8))
+def test_random_long_files_read_alike(tmp_path, monkeypatch, seed, arrow):
+    if not arrow:
+        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+    rng = random.Random(seed)
+    labels = ["1", "2", "03"] if seed % 3 == 0 else LABELS
+    words = ["1", "0", " yes", "False", "true "]
+    rows = [(rng.choice([f"doc-{i}", f" doc-{i}"]), annotator, f" {label}" if i % 2 else label,
+             rng.choice(words))
+            for i in range(rng.randint(1, 8)) for annotator in ("ann", "bob")
+            for label in rng.sample(labels, rng.randint(1, 3))]
+    if seed % 4 == 1:  # a duplicated row, a blank label, a value other than 0/1, an unknown label
+        rows.append(rng.choice([rows[0], (*rows[0][:2], " ", "1"), (*rows[0][:3], "2"),
+                                ("x", "ann", "zzz", "1")]))
+    for with_value in (True, False):
+        path = tmp_path / "long.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, quoting=csv.QUOTE_ALL if seed % 2 else
+                                csv.QUOTE_MINIMAL)
+            writer.writerow(["item", "annotator", "label", "value"][:3 + with_value])
+            writer.writerows(row[:3 + with_value] for row in rows)
+        _both(monkeypatch, path, layout="long")
+        _both(monkeypatch, path, layout="long", labels=labels)
+
+
+@pytest.mark.parametrize("sep", ["|", " | ", "||", " "])
+def test_other_separators_read_alike(tmp_path, monkeypatch, sep):
+    path = tmp_path / "votes.csv"
+    path.write_text(f"item,annotator,labels\ns1,ann,a{sep}b\ns1,bob,b{sep}{sep}{sep}c\n"
+                    f"s2,ann,{sep}\ns2,bob,a|||b\n", "utf-8")
+    _both(monkeypatch, path, sep=sep)
+    _both(monkeypatch, path, sep=sep, labels=["a", "b", "c", "a|||b", "|b", "a|"])

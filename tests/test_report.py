@@ -257,6 +257,21 @@ def test_json_round_trip(rep):
         Report.from_json('{"format": "something else"}')
 
 
+def test_json_of_an_earlier_release_gives_reasons_as_coordinates(rep):
+    """A report JSON written before issue 31 holds the reasons among the data variables:
+    read back, the results take arithmetic as today's do (reasons are coordinates)."""
+    data = json.loads(rep.to_json())
+    for key in ("declared", "used_labels"):
+        result = data["results"][key]
+        for name in [n for n in result["coords"] if n.endswith("_reason")]:
+            result["data_vars"][name] = result["coords"].pop(name)
+    restored = Report.from_json(json.dumps(data))
+    for ds, original in ((restored.result, rep.result), (restored.used_result, rep.used_result)):
+        assert {"undefined_reason", "label_undefined_reason"} <= set(ds.coords)
+        assert not [name for name in ds.data_vars if name.endswith("_reason")]
+        xr.testing.assert_allclose(ds * 1.0, original * 1.0)
+
+
 # ---------------------------------------------------------------------------------------
 # intervals (the bootstrap of another module: supported when mla takes ci=)
 # ---------------------------------------------------------------------------------------

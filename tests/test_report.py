@@ -417,6 +417,25 @@ def test_plot_all_and_items(rep):
         rep.plot("pie")
 
 
+def test_plots_of_one_selected_baseline_name_it(example):
+    """mla(baseline="all").sel(baseline="AC1"): the figures say AC1, in AC1's colour, not
+    the result's attrs["baseline"] (the JSON list of all three)."""
+    from xr_agreement.plot import PALETTE, plot_items, plot_labels
+
+    chosen = example.agreement.mla("all").sel(baseline="AC1")
+    labels = plot_labels(chosen).axes[0]
+    assert labels.get_xlabel() == "label agreement A_j (AC1)"
+    assert labels.get_title().startswith("Label-wise agreement (AC1)")
+    assert mcolors_equal(labels.collections[-1].get_facecolor()[0], PALETTE["AC1"])
+    assert plot_items(chosen).axes[0].get_xlabel() == "item agreement A_ml,i (AC1)"
+
+
+def mcolors_equal(rgba, colour) -> bool:
+    from matplotlib.colors import to_rgba
+
+    return np.allclose(rgba[:3], to_rgba(colour)[:3])
+
+
 def test_accessor_and_function_agree(example, rep):
     via_accessor = example.agreement.report(labels_fixed=True)
     assert str(via_accessor) == str(rep)

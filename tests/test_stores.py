@@ -207,3 +207,27 @@ def test_lazy_alpha_saves_without_computing_its_reasons_first(metric, multi_labe
     xr.testing.assert_identical(back, lazy.compute())
     for name in (name for name in eager.coords if name.endswith("_reason")):
         np.testing.assert_array_equal(back[name].values, eager[name].values)
+
+
+def _doc_of(case):
+    """The docstring that documents ``case``'s result (the kappa family's but cohen's say
+    "returns as in fleiss")."""
+    from xr_agreement.spans.positions.api import span_mla
+
+    name = case.split()[0]
+    function = span_mla if case.startswith("span mla") else getattr(xr_agreement, name)
+    doc = function.__doc__
+    if "returns as in :func:`fleiss`" in " ".join(doc.split()):
+        doc += xr_agreement.fleiss.__doc__
+    return " ".join(doc.split())
+
+
+@pytest.mark.parametrize("case", sorted(_outputs()))
+def test_json_text_attrs_are_documented(made, case):
+    """A result attr that a user read as a list before issue 31 and is JSON text now is
+    named as JSON text in its function's docstring."""
+    for key, value in made[case].attrs.items():
+        if isinstance(value, str) and value[:1] in "[{":
+            doc = _doc_of(case)
+            assert "JSON" in doc and (f'attrs["{key}"]' in doc or f"``{key}``" in doc), (
+                case, key)

@@ -257,6 +257,21 @@ def test_json_round_trip(rep):
         Report.from_json('{"format": "something else"}')
 
 
+def test_json_of_an_earlier_release_gives_reasons_as_coordinates(rep):
+    """A report JSON written before issue 31 holds the reasons among the data variables:
+    read back, the results take arithmetic as today's do (reasons are coordinates)."""
+    data = json.loads(rep.to_json())
+    for key in ("declared", "used_labels"):
+        result = data["results"][key]
+        for name in [n for n in result["coords"] if n.endswith("_reason")]:
+            result["data_vars"][name] = result["coords"].pop(name)
+    restored = Report.from_json(json.dumps(data))
+    for ds, original in ((restored.result, rep.result), (restored.used_result, rep.used_result)):
+        assert {"undefined_reason", "label_undefined_reason"} <= set(ds.coords)
+        assert not [name for name in ds.data_vars if name.endswith("_reason")]
+        xr.testing.assert_allclose(ds * 1.0, original * 1.0)
+
+
 # ---------------------------------------------------------------------------------------
 # intervals (the bootstrap of another module: supported when mla takes ci=)
 # ---------------------------------------------------------------------------------------
@@ -400,6 +415,25 @@ def test_plot_all_and_items(rep):
         "F", "AC1", "PB"]
     with pytest.raises(ValueError, match="kind"):
         rep.plot("pie")
+
+
+def test_plots_of_one_selected_baseline_name_it(example):
+    """mla(baseline="all").sel(baseline="AC1"): the figures say AC1, in AC1's colour, not
+    the result's attrs["baseline"] (the JSON list of all three)."""
+    from xr_agreement.plot import PALETTE, plot_items, plot_labels
+
+    chosen = example.agreement.mla("all").sel(baseline="AC1")
+    labels = plot_labels(chosen).axes[0]
+    assert labels.get_xlabel() == "label agreement A_j (AC1)"
+    assert labels.get_title().startswith("Label-wise agreement (AC1)")
+    assert mcolors_equal(labels.collections[-1].get_facecolor()[0], PALETTE["AC1"])
+    assert plot_items(chosen).axes[0].get_xlabel() == "item agreement A_ml,i (AC1)"
+
+
+def mcolors_equal(rgba, colour) -> bool:
+    from matplotlib.colors import to_rgba
+
+    return np.allclose(rgba[:3], to_rgba(colour)[:3])
 
 
 def test_accessor_and_function_agree(example, rep):

@@ -181,3 +181,53 @@ def test_label_set_categories_are_json_lists():
     assert "[]" in names and json.dumps(["a, b", 'say "hi"']) in names
     assert float(result.category_n_pairable_values.sel(category="[]")) == 2
     assert (result.paired_category.values == result.category.values).all()
+
+
+@pytest.mark.parametrize("metric, multi_label", [
+    ("nominal", False), ("nominal", True), ("hamming", True)])
+def test_lazy_alpha_saves_without_computing_its_reasons_first(metric, multi_label, tmp_path):
+    """A dask result's reasons have a fixed-width text dtype, as the eager result's: an
+    object dtype made to_netcdf compute them (the whole alpha graph) to choose a dtype, with
+    a SerializationWarning, before computing them again to write them."""
+    pytest.importorskip("dask")
+    rng = np.random.default_rng(0)
+    shape = (12, 3, 2) if multi_label else (12, 3)
+    da = xr.DataArray(rng.integers(0, 2 if multi_label else 3, shape).astype(float),
+                      dims=("item", "annotator", "label")[:len(shape)])
+    options = {} if multi_label else {"label": None}
+    lazy = da.chunk({"item": 6}).agreement.alpha(metric, **options)
+    eager = da.agreement.alpha(metric, **options)
+    for name in (name for name in eager.coords if name.endswith("_reason")):
+        assert lazy[name].dtype.kind == "U" and lazy[name].dtype == eager[name].dtype, name
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lazy.to_netcdf(tmp_path / "lazy.nc", engine="scipy")
+    with xr.open_dataset(tmp_path / "lazy.nc", engine="scipy") as back:
+        back = back.load()
+    xr.testing.assert_identical(back, lazy.compute())
+    for name in (name for name in eager.coords if name.endswith("_reason")):
+        np.testing.assert_array_equal(back[name].values, eager[name].values)
+
+
+def _doc_of(case):
+    """The docstring that documents ``case``'s result (the kappa family's but cohen's say
+    "returns as in fleiss")."""
+    from xr_agreement.spans.positions.api import span_mla
+
+    name = case.split()[0]
+    function = span_mla if case.startswith("span mla") else getattr(xr_agreement, name)
+    doc = function.__doc__
+    if "returns as in :func:`fleiss`" in " ".join(doc.split()):
+        doc += xr_agreement.fleiss.__doc__
+    return " ".join(doc.split())
+
+
+@pytest.mark.parametrize("case", sorted(_outputs()))
+def test_json_text_attrs_are_documented(made, case):
+    """A result attr that a user read as a list before issue 31 and is JSON text now is
+    named as JSON text in its function's docstring."""
+    for key, value in made[case].attrs.items():
+        if isinstance(value, str) and value[:1] in "[{":
+            doc = _doc_of(case)
+            assert "JSON" in doc and (f'attrs["{key}"]' in doc or f"``{key}``" in doc), (
+                case, key)

@@ -45,6 +45,10 @@ def _dataset(result):
 
 def _baseline(ds, baseline):
     if "baseline" not in ds.dims:
+        # one baseline selected from several (mla(..., "all").sel(baseline="AC1")): the
+        # scalar coordinate names it; attrs["baseline"] is still the JSON list of all
+        if "baseline" in ds.coords:
+            return ds, str(ds.baseline.item())
         return ds, ds.attrs.get("baseline", "")
     baseline = baseline or str(ds.baseline.values[0])
     return ds.sel(baseline=baseline), baseline

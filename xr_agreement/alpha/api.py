@@ -776,4 +776,4 @@ def hamming_alpha_from_counts(counts: xr.Dataset, item: str, label: str) -> xr.D
 def _reasons(pairable: xr.DataArray, expected_sum: xr.DataArray) -> xr.DataArray:
     """:func:`.counts._undefined_reasons` of (possibly dask-backed) DataArrays."""
     return xr.apply_ufunc(_undefined_reasons, pairable, expected_sum, dask="parallelized",
-                          output_dtypes=[object])
+                          output_dtypes=[REASON_TEXT.dtype])

@@ -73,12 +73,15 @@ def _flat(x):
 
 
 # The text of each of :func:`.finish_kernels.reason_codes`' codes.
+# fixed-width text, not object: a dask result then has a dtype to write without computing
+# (an object dtype made to_netcdf compute the reasons first to choose one, and warn)
 REASON_TEXT = np.array(["", "expected disagreement is 0: all pairable values are equal",
-                        "no pairable values"], dtype=object)
+                        "no pairable values"], dtype=str)
 
 
 def _undefined_reasons(pairable, expected_sum) -> np.ndarray:
-    """Why alpha is NaN, per group (object array of str, "" where alpha is defined)."""
+    """Why alpha is NaN, per group (text of ``REASON_TEXT``'s dtype, "" where alpha is
+    defined)."""
     pairable, expected_sum = np.broadcast_arrays(pairable, expected_sum)
     codes = np.empty(pairable.shape, np.int64)
     _finish.reason_codes(_flat(pairable), _flat(expected_sum), codes.reshape(-1))

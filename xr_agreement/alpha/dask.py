@@ -12,7 +12,7 @@ from .._core.dataset import _check_names, reasons_as_coordinates
 from .blocks import (_add_arrays, _finish_se, _finish_totals, _merge_counts, _plan,
                      _ranked_block_sums, _se_block_sums, _set_block_counts,
                      _single_block_counts)
-from .counts import _extra_frame
+from .counts import _extra_frame, REASON_TEXT
 
 
 # --- dask: the graph of the block functions of :mod:`.blocks` ---------------------------
@@ -178,7 +178,7 @@ def _lazy_dataset(graph: _Graph, counts, sources, coords, extra) -> xr.Dataset:
             "category_n_pairable_values": (("category",), ((V,),))}
     dtypes = {var: np.int64 for var in ("n_pairable_values", "n_pairable_items",
                                         "category_n_pairable_values")}
-    dtypes["undefined_reason"] = object
+    dtypes["undefined_reason"] = REASON_TEXT.dtype
     outputs = {}
     for var, source in sources.items():
         core_dims, core_chunks = core.get(var, ((), ()))

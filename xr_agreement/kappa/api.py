@@ -633,7 +633,8 @@ def cohen(
         ``pair_category_coefficient``, ``pair_category_prevalence_index``,
         ``pair_category_bias_index`` (``pair_label_*`` over ``label`` on multi-label input);
         ``coefficient`` (Light's kappa), ``n_pairs`` and ``undefined_reason``; the interval
-        variables of ``ci_method`` listed above.
+        variables of ``ci_method`` listed above. The attrs' ``categories`` are JSON text
+        (every store takes it): ``json.loads(result.attrs["categories"])`` is the list.
 
     Examples
     --------

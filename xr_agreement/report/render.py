@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 import xarray as xr
 
+from .._core.dataset import reasons_as_coordinates
 from .._core.safe_text import markdown_text, visible
 
 
@@ -103,10 +104,13 @@ def _restore_numbers(data):
 
 
 def _dataset_from_dict(data: dict) -> xr.Dataset:
+    """A result Dataset from its ``to_dict()`` in a report's JSON. Reasons written by a
+    release before issue 31 are among the data variables; they become coordinates, as
+    today's results have them (text among the data variables fails ``result * 2``)."""
     for group in ("coords", "data_vars"):
         for variable in data.get(group, {}).values():
             variable["data"] = _restore_numbers(variable["data"])
-    return xr.Dataset.from_dict(data)
+    return reasons_as_coordinates(xr.Dataset.from_dict(data))
 
 
 # --------------------------------------------------------------------------------------

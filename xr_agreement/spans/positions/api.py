@@ -279,7 +279,9 @@ def span_mla(table: xr.Dataset, baseline="F", *, unit=None, ci=None, n_resamples
         in place of the item level the document level ``document_observed`` and
         ``document_agreement`` over ``document``. Attrs: ``level`` ("position"), ``unit``,
         ``n_positions`` (also ``n_items``), ``n_documents``, and how unannotated documents
-        were treated (``unannotated``: missing, left out of the pairs).
+        were treated (``unannotated``: missing, left out of the pairs). With several
+        baselines ``baseline`` and ``baseline_definition`` are JSON text of their lists
+        (as in :func:`xr_agreement.mla`; ``json.loads`` reads them back).
 
     Raises
     ------

@@ -5,6 +5,7 @@ bootstrap, the command line's stages and dask computes."""
 from __future__ import annotations
 
 import io
+import os
 from contextlib import redirect_stderr
 
 import numpy as np
@@ -14,6 +15,12 @@ import xarray as xr
 import xr_agreement
 from xr_agreement import cli
 from xr_agreement._core import progress
+
+
+@pytest.fixture(autouse=True)
+def _no_delay(monkeypatch):
+    """The small inputs here take less than the bars' delay: shown at once."""
+    monkeypatch.setattr(progress, "DELAY", 0)
 
 
 class Terminal(io.StringIO):
@@ -120,3 +127,15 @@ def test_the_report_on_dask_input_shows_the_computes():
     with redirect_stderr(quiet := io.StringIO()):
         xr_agreement.report(da.chunk({"item": 10}))
     assert quiet.getvalue() == ""
+
+
+def test_a_default_bar_waits_for_work_that_takes_time(monkeypatch):
+    """On a terminal, work done within the delay leaves no bar; progress=True shows one."""
+    monkeypatch.setattr(progress, "DELAY", 60)
+    quick, asked = Terminal(), Terminal()
+    with redirect_stderr(quick):
+        assert cli.main(["report", "-o", os.devnull]) == 0
+    with redirect_stderr(asked):
+        assert cli.main(["report", "-o", os.devnull, "--progress", "yes"]) == 0
+    assert quick.getvalue() == ""
+    assert "3/3" in asked.getvalue()

@@ -2,7 +2,8 @@
 
 ``progress=None`` (every default) shows a bar when a person is watching: standard error is a
 terminal, or the code runs in an interactive Python or a Jupyter/IPython session (where
-``tqdm.auto`` draws a widget). Output piped to a file or a CI log stays quiet. ``True`` and
+``tqdm.auto`` draws a widget), and the work takes over a second (:data:`DELAY`). Output
+piped to a file or a CI log stays quiet. ``True`` and
 ``False`` override. Bars are tqdm's (the ``progress`` extra); without tqdm a default bar is
 silently left out and ``progress=True`` says what to install. Dask computes get dask's own
 bar (:func:`dask_progress`), written to standard error as tqdm's are.
@@ -44,9 +45,15 @@ def check_progress(progress) -> None:
         raise ValueError(f"progress must be None, True or False, got {progress!r}")
 
 
+# Seconds before a bar appears: work done sooner leaves no bar behind (a command on a small
+# file would print one line of bar on every run); ``progress=True`` shows it at once.
+DELAY = 1.0
+
+
 def progress_bar(total: int, progress: bool | None, description: str, unit: str = "it"):
     """A tqdm bar over ``total`` steps (``update(n)``, ``close()``), or None when no bar is
-    wanted (:func:`wanted`), or when tqdm is missing and ``progress`` was not True."""
+    wanted (:func:`wanted`), or when tqdm is missing and ``progress`` was not True. A bar
+    shown by default appears after :data:`DELAY` seconds of work."""
     if not wanted(progress):
         return None
     try:
@@ -57,7 +64,8 @@ def progress_bar(total: int, progress: bool | None, description: str, unit: str 
                 "progress=True needs tqdm: pip install tqdm (or xr-agreement[progress])"
             ) from None
         return None
-    return tqdm(total=total, desc=description, unit=unit, file=sys.stderr)
+    return tqdm(total=total, desc=description, unit=unit, file=sys.stderr,
+                delay=0 if progress else DELAY)
 
 
 @contextlib.contextmanager
@@ -75,10 +83,11 @@ def stages(names: list[str], progress: bool | None, description: str):
         """Start stage ``name`` (the one running: nothing changes)."""
         if bar is None or name == current[0]:
             return
-        if current[0] is not None:
-            bar.update(1)
+        # drawn by the update, when tqdm allows (after the delay): refresh=True would draw
+        # the bar at once
+        bar.set_postfix_str(name, refresh=False)
+        bar.update(0 if current[0] is None else 1)
         current[0] = name
-        bar.set_postfix_str(name, refresh=True)
 
     try:
         yield step

@@ -174,7 +174,9 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
         # bytes to pandas, UTF-8 decoded once, by its parser
         data = None if nrows is not None else file_bytes(path, _open_text) if text is None \
             else text.encode("utf-8", "surrogatepass")
-        quick = None if data is None else quote_free_table(data, sep, dtype)
+        plain_file = text is None and not os.fspath(path).lower().endswith(COMPRESSION_SUFFIXES)
+        quick = None if data is None else quote_free_table(data, sep, dtype,
+                                                           path if plain_file else None)
         if quick is not None:
             header, table = quick
             table.columns = _unique_names(header)

@@ -939,3 +939,31 @@ def test_bca_bounds_equal_the_recomputing_bootstrap(multi_label):
                                            slow[variable + side].values, rtol=1e-12,
                                            atol=1e-12, equal_nan=True,
                                            err_msg=f"{name} {variable}{side}")
+
+
+@pytest.mark.parametrize("function", ["fleiss", "conger", "gwet", "brennan_prediger"])
+def test_each_label_and_category_says_why_its_coefficient_is_undefined(function):
+    """A label nobody chose (and a declared category nobody used) is one category in use:
+    its coefficient is 0/0, and its own reason says so beside it, as a coordinate of its
+    value (the corpus reason, also carried, is about the corpus coefficient)."""
+    rng = np.random.default_rng(3)
+    values = (rng.random((30, 4, 4)) < 0.4).astype(float)
+    values[:, :, 2] = 0  # label "c": never chosen
+    values[rng.random(values.shape) < 0.05] = np.nan
+    da = xr.DataArray(values, dims=("item", "annotator", "label"),
+                      coords={"item": [f"i{k}" for k in range(30)], "annotator": list("wxyz"),
+                              "label": list("abcd")})
+    result = getattr(xr_agreement, function)(da)
+    reasons = result.label_coefficient.label_undefined_reason
+    undefined = np.isnan(result.label_coefficient.values)
+    if function in ("fleiss", "conger"):  # AC1's P_e is 0 there, Brennan-Prediger's 1/2
+        assert undefined.tolist() == [False, False, True, False]
+    assert all(("P_e is 1" in text) == flag for text, flag in zip(reasons.values, undefined))
+    assert result.undefined_reason.item() == ""
+    ratings = xr.DataArray(rng.integers(0, 3, (25, 3)), dims=("item", "annotator"))
+    single = getattr(xr_agreement, function)(ratings, categories=[0, 1, 2, 3])
+    category_reasons = single.category_coefficient.category_undefined_reason.values
+    assert [bool(text) for text in category_reasons] == np.isnan(
+        single.category_coefficient.values).tolist()
+    if function in ("fleiss", "conger"):
+        assert "P_e is 1" in category_reasons[3]

@@ -92,6 +92,12 @@ _LEVEL_VARIABLES = {  # the coefficient of one category (prefix category_) or la
         "se_{k}",
         "Gwet's analytic standard error of {prefix}_coefficient (ci_method='analytic')",
     ),
+    "undefined_reason": (
+        "why the {level} coefficient is undefined",
+        "",
+        "empty where {prefix}_coefficient (and its standard error, when asked for) is "
+        "defined, else why it is NaN",
+    ),
 }
 
 _LEVELS = {
@@ -326,8 +332,8 @@ def fleiss(
     xarray.Dataset
         ``coefficient``, ``observed``, ``expected``, ``n_rated_items``, ``n_pairable_items``,
         ``undefined_reason``; over ``category``: ``category_coefficient``,
-        ``category_observed``, ``category_expected`` (on multi-label input over ``label``:
-        ``label_coefficient``, ``label_observed``, ``label_expected``); the interval
+        ``category_observed``, ``category_expected``, ``category_undefined_reason`` (on
+        multi-label input ``label_...`` over ``label``); the reasons are coordinates; the interval
         variables of ``ci_method`` listed above. With dask input everything is lazy (see the
         module docstring). The attrs' ``categories`` are JSON text (every store takes it):
         ``json.loads(result.attrs["categories"])`` is the list.
@@ -714,10 +720,10 @@ def _finish(out, data, category_dim, intervals, variables, method_name):
     if not analytic:
         out = {name: value for name, value in out.items()
                if not name.endswith(("_se", "_lower", "_upper"))}
-        for name in ("undefined_reason", "pair_undefined_reason"):
-            if name in out:  # the standard error's reason concerns a value not returned
-                value_dims, reasons = out[name]
-                out[name] = (value_dims, np.where(reasons == REASONS["se"], "", reasons))
+        for name in [name for name in out if name.endswith("undefined_reason")]:
+            # the standard error's reason concerns a value not returned
+            value_dims, reasons = out[name]
+            out[name] = (value_dims, np.where(reasons == REASONS["se"], "", reasons))
     da = data["da"]
     dims = {d for value_dims, _ in out.values() for d in value_dims}
     # a dim order that reads naturally: *extra (as in the input), annotator_1, annotator_2,

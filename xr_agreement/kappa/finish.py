@@ -33,7 +33,7 @@ import numpy as np
 from .._core.arrays import _is_dask
 from . import counts as _counts
 from . import formulas as _formulas
-from .gwet import (_BINARY_IDENTITY, _count_columns, _flat, _gwet_error, _gwet_point,
+from .gwet import (_BINARY_IDENTITY, _count_columns, _flat, _gwet_error, _gwet_point, _reasons,
                    _nan_where_not, _problem_terms)
 
 # chance agreement varies with the sample (and enters the per-item terms) for these
@@ -177,6 +177,11 @@ def final(plan, spreads, setting) -> tuple[dict, dict]:
         category_spread = np.full(binary["n"].shape, np.nan)
     category = _gwet_error(binary["point"], binary["n"], binary["n_pairable"],
                            category_spread, method, 2, confidence, size, limits=False)
+    # each category's or label's own reason (a binary problem: two categories), beside its
+    # coefficient: the corpus reason, a coordinate on every variable, is not theirs
+    category["undefined_reason"] = _reasons(binary["point"]["observed"],
+                                            category["coefficient"], category["coefficient_se"],
+                                            False)
     overall_point, n, n2 = plan["overall"]
     overall_spread = spreads.get("overall", plan.get("overall_spread"))
     if overall_spread is None or not setting["with_error"]:

@@ -60,7 +60,7 @@ def _gwet_values(data, method, confidence, population_size, sums=None, with_erro
     out = {name: (dims["overall"], value)
            for name, value in values["overall"].items() if name != "gap"}
     level = "label" if data["multi_label"] else "category"  # the level prefix of the names
-    for key in ("coefficient", "observed", "expected", "coefficient_se"):
+    for key in ("coefficient", "observed", "expected", "coefficient_se", "undefined_reason"):
         if key in values["category"]:
             out[f"{level}_{key}"] = (dims["category"], values["category"][key])
     return out, data["label"] if data["multi_label"] else "category"

@@ -12,22 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import xarray as xr
-from test_vocabulary import _outputs
-
-CASES = _outputs()
-
-
-class _Results(dict):
-    """Each case's output, computed on first use (one failing case fails only its tests)."""
-
-    def __missing__(self, case):
-        self[case] = CASES[case]()
-        return self[case]
+from test_vocabulary import CASES, Computed
 
 
 @pytest.fixture(scope="module")
 def results():
-    return _Results()
+    return Computed(CASES)
 
 
 def _numeric(ds: xr.Dataset) -> list[str]:

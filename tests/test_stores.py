@@ -20,7 +20,7 @@ import pytest
 import xarray as xr
 
 import xr_agreement
-from test_vocabulary import _outputs, multi_label, span_table
+from test_vocabulary import _outputs, Computed, multi_label, span_table
 
 DATA = Path(__file__).parent / "data"
 TOOLS = DATA / "tools"
@@ -77,17 +77,9 @@ READERS = {
 OUTPUTS = {**_outputs(), **READERS}
 
 
-class _Made(dict):
-    """Each case's object, made on first use (one failing case fails only its tests)."""
-
-    def __missing__(self, case):
-        self[case] = OUTPUTS[case]()
-        return self[case]
-
-
 @pytest.fixture(scope="module")
 def made():
-    return _Made()
+    return Computed(OUTPUTS)
 
 
 def _roundtrip(obj, path, engine):

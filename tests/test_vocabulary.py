@@ -187,17 +187,22 @@ def _outputs():
 CASES = _outputs()
 
 
-class _Results(dict):
-    """Each case's output, computed on first use (one failing case fails only its tests)."""
+class Computed(dict):
+    """Each case's output (``cases``: name -> callable), computed on first use (one failing
+    case fails only its tests); the other tests of every output use it too."""
+
+    def __init__(self, cases: dict):
+        super().__init__()
+        self._cases = cases
 
     def __missing__(self, case):
-        self[case] = CASES[case]()
+        self[case] = self._cases[case]()
         return self[case]
 
 
 @pytest.fixture(scope="module")
 def results():
-    return _Results()
+    return Computed(CASES)
 
 
 def _expected_prefix(dims) -> str:

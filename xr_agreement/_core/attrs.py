@@ -10,6 +10,7 @@ sorted); ``json.loads`` gives the value back.
 from __future__ import annotations
 
 import json
+import math
 from numbers import Number
 
 import numpy as np
@@ -24,12 +25,12 @@ def json_attr(value) -> str:
     >>> json.loads(json_attr(["F", "AC1"]))
     ['F', 'AC1']
     """
-    return _ENCODER.encode(_plain(value))
+    return _ENCODER.encode(json_safe(value))
 
 
 # one encoder: json.dumps with options builds a new one each call (3 of its 5 us on a list of
-# three baselines). default=str: a value JSON has no type for (a timestamp) as its text.
-_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
+# three baselines)
+_ENCODER = json.JSONEncoder(sort_keys=True)
 
 
 def storable(value):
@@ -66,13 +67,21 @@ def _is_number(value) -> bool:
     return isinstance(value, (Number, np.number)) and not isinstance(value, (bool, np.bool_))
 
 
-def _plain(value):
+def json_safe(value):
+    """``value`` as JSON can hold it: dicts with text keys, lists (tuples, numpy arrays),
+    Python numbers (numpy scalars), None for a non-finite float, text for anything else (a
+    timestamp). The one converter of the package's JSON: attrs here, the reports' JSON and
+    the command line's records."""
     if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
     if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_plain(item) for item in value]
+        return json_safe(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
-    return value
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 import xarray as xr
 
+from .._core.attrs import json_safe as _json_safe
 from .._core.dataset import reasons_as_coordinates
 from .._core.safe_text import markdown_text, visible
 
@@ -74,22 +75,6 @@ class _RenderedReport:
 # --------------------------------------------------------------------------------------
 # JSON helpers
 # --------------------------------------------------------------------------------------
-
-
-def _json_safe(value):
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _json_safe(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
 
 
 def _restore_numbers(data):

@@ -22,31 +22,11 @@ from .._core.attrs import from_json_attr
 from .._core.validate import check_dataarray
 from .render import (_dataset_from_dict, _interval_settings, _json_safe, _plain,
                      _render_html, _RenderedReport)
+from .single_sections import COEFFICIENTS, DEFAULT_LEVEL, document
 
 SINGLE_JSON_FORMAT = "xr-agreement-single-label-report/1"
 
-# the coefficients, in the order of the report: (public function, name shown)
-COEFFICIENTS = (
-    ("fleiss", "Fleiss' kappa"),
-    ("conger", "Conger's kappa"),
-    ("cohen", "Cohen's kappa, mean over pairs"),
-    ("gwet", "Gwet's AC1"),
-    ("brennan_prediger", "Brennan-Prediger"),
-    ("percent", "percent agreement"),
-    ("alpha", "Krippendorff's alpha (nominal)"),
-)
-# items named in lists (fewer than two ratings)
-SHOWN_ITEMS = 10
-# off-diagonal category pairs named under the confusion table
-SHOWN_CONFUSIONS = 5
-# the level of the functions' analytic intervals when the report is given no ci
-DEFAULT_LEVEL = 0.95
 CI_METHODS = ("analytic", "percentile", "bca")
-
-SINGLE_LABEL = ("These are single-label agreement coefficients: each annotator gave each "
-                "item one category of a set of mutually exclusive categories, so the kappa "
-                "family and nominal Krippendorff's alpha apply (multi-label decisions get "
-                "the multi-label report, xr_agreement.report).")
 
 
 def single_label_report(
@@ -309,7 +289,5 @@ class SingleLabelReport(_RenderedReport):
                    data["facts"], data["settings"])
 
     def _document(self) -> list:
-        from .single_sections import document
-
         return document(self)
 

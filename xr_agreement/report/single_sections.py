@@ -1,7 +1,7 @@
-"""The sections of the single-label report (:mod:`xr_agreement.report.single`): each reads
-the report's results and facts and returns a titled list of blocks for the renderers of
-:mod:`xr_agreement.report.render`. Every number shown is a value of a result Dataset or a
-count of the facts; none is recomputed here."""
+"""The sections of the single-label report (:mod:`xr_agreement.report.single`) and the
+constants both modules use: each section reads the report's results and facts and returns a
+titled list of blocks for the renderers of :mod:`xr_agreement.report.render`. Every number
+shown is a value of a result Dataset or a count of the facts; none is recomputed here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,28 @@ import math
 import numpy as np
 
 from .render import _Format, _plain
-from .single import COEFFICIENTS, SHOWN_CONFUSIONS, SHOWN_ITEMS, SINGLE_LABEL
+
+# the coefficients, in the order of the report: (public function, name shown)
+COEFFICIENTS = (
+    ("fleiss", "Fleiss' kappa"),
+    ("conger", "Conger's kappa"),
+    ("cohen", "Cohen's kappa, mean over pairs"),
+    ("gwet", "Gwet's AC1"),
+    ("brennan_prediger", "Brennan-Prediger"),
+    ("percent", "percent agreement"),
+    ("alpha", "Krippendorff's alpha (nominal)"),
+)
+# items named in lists (fewer than two ratings)
+SHOWN_ITEMS = 10
+# off-diagonal category pairs named under the confusion table
+SHOWN_CONFUSIONS = 5
+# the level of the functions' analytic intervals when the report is given no ci
+DEFAULT_LEVEL = 0.95
+
+SINGLE_LABEL = ("These are single-label agreement coefficients: each annotator gave each "
+                "item one category of a set of mutually exclusive categories, so the kappa "
+                "family and nominal Krippendorff's alpha apply (multi-label decisions get "
+                "the multi-label report, xr_agreement.report).")
 
 # the coefficients' symbols in the headline and the tables
 NAMES = dict(COEFFICIENTS)

@@ -370,3 +370,26 @@ def test_cli_disagreements_csv_defuses_formulas(tmp_path, capsys):
     code, out, err = run(["report", str(path), "--layout", "single", "--format", "html"],
                          capsys)
     assert code == 0 and "<script" not in out and "<img" not in out
+
+
+def test_many_annotators_list_the_lowest_pairs_and_the_busiest_annotators():
+    from xr_agreement.report.single_sections import MAX_ANNOTATORS_LISTED, MAX_PAIRS_LISTED
+
+    rng = np.random.default_rng(7)
+    n = MAX_ANNOTATORS_LISTED + 5
+    values = rng.choice(np.array(["a", "b", "c"], dtype=object), size=(40, n))
+    values[rng.random((40, n)) < 0.2] = None
+    annotators = [f"w{k:02d}" for k in range(n)]
+    report = single_label_report(ratings_array(dict(zip(map(str, range(40)), values)),
+                                 annotators, None), digits=6)
+    section = report.to_markdown().split("## 5.")[1]
+    pair_rows = [line for line in section.splitlines()
+                 if re.match(r"\| w\d\d \| w\d\d \|", line)]
+    assert len(pair_rows) == MAX_PAIRS_LISTED
+    kappa = report.results["cohen"].pair_coefficient.values
+    lowest = np.sort(kappa[np.triu_indices(n, 1)])[:MAX_PAIRS_LISTED]
+    shown = sorted(float(line.split("|")[5]) for line in pair_rows)
+    np.testing.assert_allclose(shown, lowest, atol=1e-6)
+    marginal_rows = [line for line in section.splitlines() if re.match(r"\| w\d\d \| \d", line)]
+    assert len(marginal_rows) == MAX_ANNOTATORS_LISTED
+    assert "| all annotators |" in section

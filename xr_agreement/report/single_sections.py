@@ -25,6 +25,10 @@ COEFFICIENTS = (
 SHOWN_ITEMS = 10
 # off-diagonal category pairs named under the confusion table
 SHOWN_CONFUSIONS = 5
+# above this many rows the pair table shows the pairs with the lowest kappa, the marginals
+# table the annotators with the most ratings (the JSON keeps every pair and annotator)
+MAX_PAIRS_LISTED = 45
+MAX_ANNOTATORS_LISTED = 30
 # the level of the functions' analytic intervals when the report is given no ci
 DEFAULT_LEVEL = 0.95
 
@@ -347,49 +351,70 @@ def _confusion_section(f: _Facts):
 
 
 def _annotators_section(f: _Facts):
-    cohen, fmt, u = f.r["cohen"], f.fmt, f.u
+    cohen, fmt = f.r["cohen"], f.fmt
     annotators = [_plain(v) for v in cohen.annotator_1.values]
     with_se = "pair_coefficient_se" in cohen
     with_interval = "pair_coefficient_lower" in cohen
     header = ["annotator_1", "annotator_2", "items both rated", "P_o", "kappa"] + (
         ["se"] if with_se else []) + ([f"{f.level()} interval"] if with_interval else [])
+    # the pairs that share a rated item, in annotator order; the lowest kappas when many
+    shared = cohen.pair_n_pairable_items.values
+    kappa = cohen.pair_coefficient.values
+    pairs = [(i, j) for i in range(len(annotators)) for j in range(i + 1, len(annotators))
+             if shared[i, j] > 0]
+    n_pairs = len(pairs)
+    if n_pairs > MAX_PAIRS_LISTED:
+        pairs = sorted(pairs, key=lambda p: np.inf if np.isnan(kappa[p]) else kappa[p])
+        pairs = sorted(pairs[:MAX_PAIRS_LISTED])
     rows, reasons = [], []
-    for i, first in enumerate(annotators):
-        for second in annotators[i + 1:]:
-            where = {"annotator_1": cohen.annotator_1.values[i],
-                     "annotator_2": _coordinate(cohen, "annotator_2", second)}
-            rows.append([str(first), str(second),
-                         str(int(cohen.pair_n_pairable_items.sel(where))),
-                         fmt(_number(cohen, "pair_observed", **where)),
-                         fmt(_number(cohen, "pair_coefficient", **where))]
-                        + ([fmt(_number(cohen, "pair_coefficient_se", **where))]
-                           if with_se else [])
-                        + ([_interval(f, cohen, "pair_coefficient", **where)]
-                           if with_interval else []))
-            reason = _why(cohen, "pair_undefined_reason", **where)
-            if reason:
-                reasons.append(f"{first} and {second}: {reason}")
-    counts = np.asarray(u["ratings_per_annotator"], np.int64).reshape(
-        len(u["annotators"]), len(f.categories))
-    marginal_rows = [[str(a)] + [str(int(n)) for n in row] + [str(int(row.sum()))]
-                     for a, row in zip(u["annotators"], counts)]
-    marginal_rows.append(["all annotators"] + [str(int(n)) for n in counts.sum(axis=0)]
-                         + [str(int(counts.sum()))])
+    for i, j in pairs:
+        where = {"annotator_1": cohen.annotator_1.values[i],
+                 "annotator_2": cohen.annotator_2.values[j]}
+        first, second = annotators[i], annotators[j]
+        rows.append([str(first), str(second), str(int(shared[i, j])),
+                     fmt(_number(cohen, "pair_observed", **where)), fmt(float(kappa[i, j]))]
+                    + ([fmt(_number(cohen, "pair_coefficient_se", **where))]
+                       if with_se else [])
+                    + ([_interval(f, cohen, "pair_coefficient", **where)]
+                       if with_interval else []))
+        reason = _why(cohen, "pair_undefined_reason", **where)
+        if reason:
+            reasons.append(f"{first} and {second}: {reason}")
     blocks = [
-        ("p", "Cohen's kappa of every annotator pair, on the items both rated (chance from "
-         "each annotator's own category shares)."),
-        ("table", header, rows, None),
+        ("p", "Cohen's kappa of every annotator pair that rated an item in common, on the "
+         "items both rated (chance from each annotator's own category shares)"
+         + (f"; of the {n_pairs} such pairs, the {len(pairs)} with the lowest kappa (every "
+            "pair: the JSON's results.cohen)." if n_pairs > len(pairs) else ".")),
+        ("table", header, rows, None) if rows else ("p", "No two annotators rated an item "
+                                                     "in common."),
     ]
     if reasons:
         blocks.append(("p", "Undefined (NaN): " + "; ".join(reasons) + "."))
-    blocks += [
+    return ("5. Annotator pairs and annotators", blocks + _marginals(f))
+
+
+def _marginals(f: _Facts) -> list:
+    u = f.u
+    counts = np.asarray(u["ratings_per_annotator"], np.int64).reshape(
+        len(u["annotators"]), len(f.categories))
+    shown = np.arange(len(u["annotators"]))
+    if len(shown) > MAX_ANNOTATORS_LISTED:  # the most ratings first, then annotator order
+        shown = np.sort(np.argsort(-counts.sum(axis=1), kind="stable")[
+            :MAX_ANNOTATORS_LISTED])
+    rows = [[str(u["annotators"][a])] + [str(int(n)) for n in counts[a]]
+            + [str(int(counts[a].sum()))] for a in shown]
+    rows.append(["all annotators"] + [str(int(n)) for n in counts.sum(axis=0)]
+                + [str(int(counts.sum()))])
+    return [
         ("p", "How often each annotator chose each category (the annotators' marginals): "
          "an annotator whose row departs from the others' favours or avoids a category. "
          "Conger's and Cohen's kappa take each annotator's own shares as chance, Fleiss' "
          "kappa the pooled shares: where the annotators' shares differ, Conger's kappa "
-         "exceeds Fleiss'."),
-        ("table", ["annotator"] + [str(c) for c in f.categories] + ["ratings"],
-         marginal_rows, None),
+         "exceeds Fleiss'."
+         + (f" The {len(shown)} annotators with the most ratings of {len(counts)} (every "
+            "annotator: the JSON's facts.ratings_per_annotator)." if len(shown) < len(counts)
+            else "")),
+        ("table", ["annotator"] + [str(c) for c in f.categories] + ["ratings"], rows, None),
     ]
     return ("5. Annotator pairs and annotators", blocks)
 

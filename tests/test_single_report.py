@@ -393,3 +393,8 @@ def test_many_annotators_list_the_lowest_pairs_and_the_busiest_annotators():
     marginal_rows = [line for line in section.splitlines() if re.match(r"\| w\d\d \| \d", line)]
     assert len(marginal_rows) == MAX_ANNOTATORS_LISTED
     assert "| all annotators |" in section
+
+
+def test_cli_analytic_intervals_only_for_ratings(capsys):
+    code, out, err = run(["report", "--ci-method", "analytic"], capsys)
+    assert code == 2 and "only single-label ratings have analytic intervals" in err

@@ -191,12 +191,13 @@ def _data_section(f: _Facts):
     missing = f.r["fleiss"].attrs.get("missing_data")
     blocks = [("list", statements)]
     if u["n_missing"]:
-        blocks.append(("p", "A missing rating is no rating, not a category. Handling: "
-                       + (f"{missing.rstrip('.')} (kappa family); " if missing else "")
-                       + f"{f.r['cohen'].attrs.get('missing_data', '').rstrip('.')} "
-                       "(Cohen's kappa per pair); "
-                       f"{f.r['alpha'].attrs.get('missing_data', '').rstrip('.')} "
-                       "(alpha)."))
+        handling = [(who, f.r[name].attrs.get("missing_data", "").rstrip("."))
+                    for who, name in (("the kappa family", "fleiss"),
+                                      ("Cohen's kappa per pair", "cohen"),
+                                      ("alpha", "alpha"))]
+        blocks.append(("p", "A missing rating is no rating, not a category. Handling by "
+                       + "; by ".join(f"{who}: {how}" for who, how in handling if how)
+                       + "."))
     return ("1. Data", blocks)
 
 
@@ -285,13 +286,18 @@ def _categories_section(f: _Facts):
                     + [fmt(_number(gwet, "category_coefficient", **where)), reason])
     if not any(row[-1] for row in rows):
         header, rows = header[:-1], [row[:-1] for row in rows]
-    return ("3. Categories", [
+    blocks = [
         ("p", "Each category as its own binary problem ('this category or another'): "
          "prevalence is the category's share of the ratings; kappa_k is Fleiss' kappa and "
          "AC1_k Gwet's AC1 of that problem (the functions' category_coefficient). A low "
          "kappa_k names the category the annotators apply differently."),
         ("table", header, rows, None),
-    ])
+    ]
+    if u["categories_unused"]:
+        blocks.append(("p", "A category nobody chose is a constant binary problem ('another "
+                       "category' everywhere): its kappa_k is undefined and its AC1_k is 1 "
+                       "by construction, not agreement on it."))
+    return ("3. Categories", blocks)
 
 
 def _coordinate(ds, dim, value):

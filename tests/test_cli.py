@@ -17,7 +17,7 @@ import xarray as xr
 import xr_agreement
 from xr_agreement import AnnotationFileError, read_annotations
 from xr_agreement.cli import main
-from xr_agreement.report import Report
+from xr_agreement.report import Report, SingleLabelReport
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 LABELS = os.path.join(DATA, "bias_labels.txt")
@@ -183,8 +183,11 @@ def test_cli_single_label_is_fleiss_kappa(capsys):
     code, out, err = run(["report", data("single.csv"), "--layout", "single", "--format",
                           "json"], capsys)
     assert code == 0, err
-    result = Report.from_json(out).result
-    assert float(result.agreement.sel(baseline="F")) == pytest.approx(fleiss_kappa(counts))
+    # the single-label report, not the multi-label one on one-hot labels
+    with pytest.raises(ValueError, match="single-label-report"):
+        Report.from_json(out)
+    result = SingleLabelReport.from_json(out).results["fleiss"]
+    assert float(result.coefficient) == pytest.approx(fleiss_kappa(counts))
 
 
 def test_cli_options(capsys):

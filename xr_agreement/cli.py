@@ -29,6 +29,10 @@ EXAMPLE = """examples:
       label-studio, prodigy, doccano, argilla, mturk, crowd, wide, table); config.xml the
       project's labeling config (its <Choice> values are the label universe)
   xr-agreement report export.json --format json | jq .summary.agreement.F
+  xr-agreement report ratings.csv --layout single --ci 0.9
+      one category per row (item,annotator,rating): the single-label report (Fleiss',
+      Conger's, Cohen's kappa, AC1, Brennan-Prediger, percent agreement, nominal alpha, the
+      category confusion table); --ci-method percentile --seed 1 for bootstrap intervals
   xr-agreement report ner.json --labels config.xml
       a span export (Label Studio Labels, Prodigy spans, doccano sequence labeling, brat,
       CoNLL): the span report (positions, span F1, unitizing alpha, disputed regions);
@@ -108,7 +112,10 @@ def _parser() -> argparse.ArgumentParser:
         help="reliability report of an annotation file (the MLA paper's section-5 checklist)",
         description="Reliability report of an annotation file: label universe, meaning of "
         "joint omissions, baseline with sensitivity values and feasible floors, label-wise "
-        "and item-level diagnostics, missing data, intervals.",
+        "and item-level diagnostics, missing data, intervals. Single-label ratings (one "
+        "category per item and annotator, e.g. --layout single) get the single-label report "
+        "instead (the kappa family, nominal alpha, the category confusion table), span "
+        "exports the span report.",
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -128,7 +135,11 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--joint-omissions", metavar="TEXT",
                         help="what a joint omission means in this task (stated in the report)")
     report.add_argument("--ci", type=_level, metavar="LEVEL",
-                        help="confidence level of bootstrap intervals, e.g. 0.95")
+                        help="confidence level of bootstrap intervals, e.g. 0.95 (single-"
+                        "label ratings: of the analytic intervals, 0.95 without it)")
+    report.add_argument("--ci-method", choices=["analytic", "percentile", "bca"],
+                        help="how the intervals are computed (default: percentile bootstrap; "
+                        "analytic for single-label ratings, the only ones that have it)")
     report.add_argument("--seed", type=int, help="random seed of the bootstrap")
     report.add_argument("--landis-koch", action="store_true",
                         help="add Landis-Koch verbal bands (off by default: the paper "
@@ -168,8 +179,8 @@ def _add_reading_options(parser) -> None:
                         "crowd element to read when the file holds several")
     parser.add_argument("--layout", choices=["auto", "sets", "long", "single"], default="auto",
                         help="sets: row per item x annotator with a label list; long: row per "
-                        "item x annotator x label with a 0/1 column; single: one rating per "
-                        "row (default: auto)")
+                        "item x annotator x label with a 0/1 column; single: one rating "
+                        "(category) per row, the single-label report (default: auto)")
     parser.add_argument("--labels", metavar="FILE",
                         help="declared label universe: one label per line (optionally "
                         "label<TAB>name), or a Label Studio labeling config (XML)")
@@ -202,7 +213,10 @@ def _add_disagreements(commands) -> None:
         "(see report --help): one row per disputed region, document, start, end, text, "
         "n_annotators, labels, disagreement and one column per annotator with the spans it "
         "marked there ('LABEL [start,end)' joined by '; ', empty: marked nothing, 'not "
-        "annotated' in CSV and null in JSON: did not annotate the document).",
+        "annotated' in CSV and null in JSON: did not annotate the document). On single-label "
+        "ratings (--layout single): one row per disputed (item, category), the category in "
+        "the label column: positive_annotators chose it, negative_annotators chose another "
+        "category.",
         epilog=DISAGREEMENTS_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -244,7 +258,7 @@ def _run_disagreements(args) -> str:
                                                                      NOT_ANNOTATED)
                                     for c in marks})
     else:
-        table = disagreements(decisions[0])
+        table = disagreements(_decisions_of(decisions[0]))
         sets = ["positive_annotators", "negative_annotators"]
     if extension == ".json":
         # written from Python values, not DataFrame.to_json (which rounds floats to 10
@@ -272,8 +286,7 @@ def _run_disagreements(args) -> str:
 def _decisions(args):
     """The decisions to report on, the title, whether labels were fixed, and notes."""
     from .datasets import bias_example
-    from ._core.attrs import from_json_attr
-    from .io import from_sets, read_annotations
+    from .io import read_annotations
 
     if args.file is None:
         if args.labels is not None:
@@ -287,22 +300,33 @@ def _decisions(args):
     da = read_annotations(args.file, args.layout, tool=args.tool, control=args.control,
                           labels=args.labels, sep=args.sep, empty_list=args.empty_list,
                           spans_as_label_sets=args.spans_as_label_sets, **columns)
+    if _is_ratings(da):
+        if da.attrs.get("single_label") is None and args.layout == "single":
+            da = da.copy()
+            da.attrs["single_label"] = ("--layout single was given on the command line: "
+                                        "one rating (a category) per row of item and "
+                                        "annotator")
+        title = f"Single-label agreement report: {os.path.basename(args.file)}"
+        return da, title, None, []
     title = f"Multi-label agreement report: {os.path.basename(args.file)}"
-    if args.layout == "single":
-        import pandas as pd
-
-        ratings = da
-        records = [(i, a, [rating])
-                   for i, row in zip(ratings["item"].values.tolist(), ratings.values.tolist())
-                   for a, rating in zip(ratings["annotator"].values.tolist(), row)
-                   if not pd.isna(rating)]
-        da = from_sets(records, labels=from_json_attr(ratings.attrs.get("categories")))
-        note = ("Single-label ratings: each category is a label and every annotation selects "
-                "exactly one. Under F on complete data the coefficient equals Fleiss' kappa; "
-                "the categories are mutually exclusive, which the label-wise Hamming view "
-                "does not model.")
-        return da, title, args.labels_fixed, [note]
     return da, title, args.labels_fixed, []
+
+
+def _is_ratings(da) -> bool:
+    """Whether a read gave single-label ratings (item, annotator): the single-label report,
+    not the multi-label one."""
+    return set(da.dims) == {"item", "annotator"}
+
+
+def _decisions_of(da):
+    """Multi-label decisions as they are; single-label ratings one-hot, a label per category
+    (so that each disagreement is an (item, category) row)."""
+    if not _is_ratings(da):
+        return da
+    from ._core.attrs import from_json_attr
+    from .kappa import one_hot
+
+    return one_hot(da, from_json_attr(da.attrs.get("categories")))
 
 
 def _run_report(args) -> str:
@@ -314,6 +338,11 @@ def _run_report(args) -> str:
     args.step("computing")
     if spans is not None:
         return _run_span_report(args, spans)
+    if _is_ratings(decisions[0]):
+        return _run_single_report(args, *decisions[:2])
+    if args.ci_method == "analytic":
+        raise ValueError("--ci-method analytic: only single-label ratings have analytic "
+                         "intervals; multi-label decisions take percentile or bca")
     primary = parse_baselines(args.baseline)[0][0]
     if args.sensitivity is None:
         sensitivity = [b for b in BASELINES if b != primary]
@@ -326,7 +355,8 @@ def _run_report(args) -> str:
                  all_labels_considered=args.all_labels_considered,
                  joint_omissions=args.joint_omissions, landis_koch=args.landis_koch,
                  digits=args.digits, title=title, notes=notes,
-                 **({} if args.ci is None else {"progress": args.progress}))
+                 **({} if args.ci is None else {"progress": args.progress}),
+                 **({} if args.ci_method is None else {"ci_method": args.ci_method}))
     args.step("writing")
     if args.format == "markdown":
         return rep.to_markdown()
@@ -427,9 +457,43 @@ def _classification_tools() -> list[str]:
 def _run_span_report(args, table) -> str:
     from .report import span_report
 
+    if args.ci_method == "analytic":
+        raise ValueError("--ci-method analytic: only single-label ratings have analytic "
+                         "intervals; a span report takes percentile or bca")
     primary = args.baseline
     rep = span_report(table, primary, ci=args.ci, seed=args.seed, digits=args.digits,
-                      title=f"Span agreement report: {os.path.basename(args.file)}")
+                      title=f"Span agreement report: {os.path.basename(args.file)}",
+                      **({} if args.ci_method is None else {"ci_method": args.ci_method}))
+    return _rendered(args, rep)
+
+
+# the multi-label report's options, which single-label ratings have no use for: refused
+# rather than ignored (the baseline: a non-default one)
+_NOT_FOR_RATINGS = {"baseline": "F", "sensitivity": None, "labels_fixed": None,
+                    "all_labels_considered": None, "joint_omissions": None}
+
+
+def _run_single_report(args, ratings, title) -> str:
+    from .report import single_label_report
+
+    given = [f"--{name.replace('_', '-')}" for name, default in _NOT_FOR_RATINGS.items()
+             if getattr(args, name, default) != default]
+    if given:
+        raise ValueError(f"{os.path.basename(args.file)} holds single-label ratings (one "
+                         f"category per item and annotator): {', '.join(given)} only apply "
+                         "to the multi-label report")
+    method = args.ci_method or "analytic"
+    if args.seed is not None and method == "analytic":
+        raise ValueError("--seed applies to a bootstrap: single-label intervals are analytic "
+                         "unless --ci-method percentile (or bca) is given")
+    rep = single_label_report(ratings, ci=args.ci, ci_method=method, seed=args.seed,
+                              progress=args.progress, digits=args.digits,
+                              landis_koch=args.landis_koch, title=title)
+    return _rendered(args, rep)
+
+
+def _rendered(args, rep) -> str:
+    """A span or single-label report in the --format asked for."""
     args.step("writing")
     if args.format == "markdown":
         return rep.to_markdown()

@@ -141,8 +141,9 @@ def report(
     Raises
     ------
     ValueError
-        Extra dims, an unknown or repeated baseline, a bootstrap option without ``ci``, or
-        any input error of ``mla``.
+        Extra dims, single-label ratings (no ``label`` dim: use
+        :func:`xr_agreement.single_label_report`), an unknown or repeated baseline, a
+        bootstrap option without ``ci``, or any input error of ``mla``.
 
     Examples
     --------
@@ -159,6 +160,10 @@ def report(
     # Multi-label agreement report
     """
     check_dataarray(da)
+    if label not in da.dims and set(da.dims) == {item, annotator}:
+        raise ValueError("report() is the multi-label report of 0/1 decisions (item, annotator,"
+                         " label); ratings with dims (item, annotator) get the single-label "
+                         "report: xr_agreement.single_label_report(ratings)")
     check_dims(da, item=item, annotator=annotator, label=label)
     extra = [d for d in da.dims if d not in (item, annotator, label)]
     if extra:

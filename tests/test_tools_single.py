@@ -297,7 +297,7 @@ def test_argilla_label_question_reads_ratings(tmp_path):
                        ("r2", U1): "negative", ("r2", U2): NAN, ("r2", U3): NAN,
                        ("r3", U1): "neutral", ("r3", U2): NAN, ("r3", U3): NAN},
                   "argilla", "question 'sentiment' is single-label: its responses are one "
-                  "label each, not lists (Argilla's LabelQuestion)",
+                  "label each, not lists (as a LabelQuestion's are)",
                   ["negative", "neutral", "positive"],
                   {"discarded": {U2: 1}, "draft": {U3: 1}, "submitted without a value": {U2: 1}})
 

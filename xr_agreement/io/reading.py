@@ -137,7 +137,9 @@ def read_annotations(
         outside the declared universe, a value other than 0/1, a CSV/TSV row with more or
         fewer fields than the header or a quoted cell never closed (naming its line), a
         JSON-lines record without the labels key others have, an id or label that is NaN,
-        an infinity, a boolean, a nested list or blank.
+        an infinity, a boolean, a nested list or blank; a tool's export read as ratings
+        (``layout="single"``, or a config stating one choice) where an annotation holds
+        several choices, naming item, annotator, the choices and the row.
 
     Examples
     --------

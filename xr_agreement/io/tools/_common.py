@@ -52,8 +52,9 @@ class Annotation:
 class Single:
     """What an export says about how many categories one annotation may choose:
     ``allows_one`` True (one: a single-choice control), False (several) or None (the format
-    does not say); ``why``: the sentence for ``attrs["single_label"]`` (True) or for the
-    error when an annotation holds several (True) or when layout="single" is refused."""
+    does not say); ``why``: the sentence saying so, which becomes ``attrs["single_label"]``
+    when the ratings are read because of it, or opens the error when an annotation holds
+    several categories all the same."""
 
     allows_one: bool | None = None
     why: str = ""
@@ -326,8 +327,8 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
     annotator_index = {v: i for i, v in enumerate(annotators)}
     why = single_reading(annotations, layout, single, key_by_label, where)
     if why is not None:
-        return _ratings(annotations, why, labels, items, annotators, dropped, reader,
-                        item, annotator)
+        return _ratings(annotations, why, labels, items, annotators, item_index,
+                        annotator_index, dropped, reader, item, annotator)
     label_index = {v: i for i, v in enumerate(labels)}
     values = np.full((len(items), len(annotators), len(labels)), np.nan)
     for annotation in annotations:
@@ -391,13 +392,11 @@ def single_reading(annotations: list[Annotation], layout: str, single: Single | 
     return single.why if single.allows_one and layout == "auto" else GIVEN
 
 
-def _ratings(annotations, why, categories, items, annotators, dropped, reader, item,
-             annotator) -> xr.DataArray:
+def _ratings(annotations, why, categories, items, annotators, item_index, annotator_index,
+             dropped, reader, item, annotator) -> xr.DataArray:
     """The ratings (item, annotator): the category chosen, text, NaN where no decision (as
     the table reader's layout "single" gives text ratings); an annotation choosing nothing
     is no decision, counted in ``dropped`` under its ``empty_reason``."""
-    item_index = {v: i for i, v in enumerate(items)}
-    annotator_index = {v: i for i, v in enumerate(annotators)}
     values = np.full((len(items), len(annotators)), np.nan, dtype=object)
     for annotation in annotations:
         if not annotation.chosen:

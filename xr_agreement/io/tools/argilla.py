@@ -171,7 +171,7 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                                "lists of labels")
     elif shapes:
         single = Single(True, f"question {question!r} is single-label: its responses are "
-                              "one label each, not lists (Argilla's LabelQuestion)")
+                              "one label each, not lists (as a LabelQuestion's are)")
     else:
         single = None
     return build(annotations, reader="argilla", dropped=dropped, where=where,

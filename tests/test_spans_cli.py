@@ -279,7 +279,8 @@ def test_project_with_a_label_set_and_a_span_control(tmp_path, capsys):
                     "type": "choices", "value": {"choices": ["news"]}})
     with open(path, "w") as stream:
         json.dump(tasks, stream)
-    both = CONFIG.replace("</View>", '  <Choices name="topic" toName="text">'
+    # choice="multiple": a label-set control (a single-choice one is read as ratings)
+    both = CONFIG.replace("</View>", '  <Choices name="topic" toName="text" choice="multiple">'
                           '<Choice value="news"/><Choice value="other"/></Choices>\n</View>')
     with open(config, "w") as stream:
         stream.write(both)

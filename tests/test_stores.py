@@ -53,7 +53,12 @@ READERS = {
     "argilla": _read(TOOLS / "argilla" / "records_v1.jsonl"),
     "mturk": _read(TOOLS / "mturk" / "batch_results.csv"),
     "prodigy": _read(TOOLS / "prodigy" / "textcat_manual.jsonl"),
-    "crowd": _read(TOOLS / "crowd" / "crowd_kit.csv"),
+    # one label per row: read as ratings by default; its label sets by name
+    "crowd": _read(TOOLS / "crowd" / "crowd_kit.csv", layout="sets"),
+    # single-label ratings (text) of complete designs: a missing text rating comes back from
+    # the netCDF engines as "" (xarray writes no fill value for text), not NaN
+    "crowd ratings": _read(TOOLS / "crowd" / "padded_ids.csv"),
+    "label studio ratings": _read(TOOLS / "label_studio" / "edited_timestamps.json"),
     "wide": _read(TOOLS / "wide" / "goemotions_1.csv"),
     "spans brat": _spans(SPANS / "brat" / "project"),
     "spans conll": _spans(SPANS / "conll" / "iob2"),

@@ -188,7 +188,9 @@ def test_label_studio_label_outside_the_config_names_it_and_its_task(tmp_path):
 def test_label_studio_latest_annotation_by_time_not_by_text():
     # annotation 31 (10:00:00.25 UTC) is later than 32 (10:00:00 UTC): Tech, not Politics
     expected = sets([(201, "1", {"Tech"}), (201, "2", {"Tech"})], ["Tech"])
-    check(LS / "edited_timestamps.json", expected, "label-studio", {"superseded": {"1": 1}})
+    # every annotation holds one choice: read as label sets by name (ratings: test_tools_single)
+    check(LS / "edited_timestamps.json", expected, "label-studio", {"superseded": {"1": 1}},
+          layout="sets")
 
 
 def test_label_studio_config_of_another_project_is_refused(tmp_path):
@@ -453,7 +455,9 @@ def test_crowd_kit_table(capsys):
                ("t2", "w1", {"sports"}), ("t2", "w2", {"sports"}), ("t2", "w3", {"sports"}),
                ("t3", "w1", {"health"}), ("t3", "w2", {"tech"}),
                ("t4", "w2", {"health"}), ("t4", "w3", {"health"})]
-    check(CROWD / "crowd_kit.csv", sets(records, TOPICS), "crowd", {}, capsys=capsys)
+    # one label per row: read as label sets by name (ratings: test_tools_single)
+    check(CROWD / "crowd_kit.csv", sets(records, TOPICS), "crowd", {}, capsys=capsys,
+          layout="sets", cli=("--layout", "sets"))
 
 
 def test_toloka_assignments(capsys):
@@ -465,7 +469,8 @@ def test_toloka_assignments(capsys):
                (t2, k1, {"sports"}), (t2, k2, None), (t2, k3, {"sports"}),
                (t3, k1, None), (t3, k2, {"tech"}), (t3, k3, {"health"})]
     check(CROWD / "toloka_assignments.tsv", sets(records, TOPICS), "crowd",
-          {"rejected": {k2: 1}, "skipped": {k1: 1}}, capsys=capsys)
+          {"rejected": {k2: 1}, "skipped": {k1: 1}}, capsys=capsys, layout="sets",
+          cli=("--layout", "sets"))
 
 
 def test_toloka_statuses_other_than_an_answer(tmp_path):
@@ -486,7 +491,8 @@ def test_toloka_statuses_other_than_an_answer(tmp_path):
                (t3, k1, None), (t3, k2, {"tech"}), (t3, k3, None)]
     # "health" is chosen only in assignments that are no answer
     check(path, sets(records, ["politics", "sports", "tech"]), "crowd",
-          {"active": {k3: 1}, "expired": {k3: 1}, "rejected": {k2: 1}, "skipped": {k1: 1}})
+          {"active": {k3: 1}, "expired": {k3: 1}, "rejected": {k2: 1}, "skipped": {k1: 1}},
+          layout="sets")
     lines[5] = lines[5].replace("\tREJECTED\t", "\tPENDING\t")
     path.write_text("".join(lines))
     with pytest.raises(AnnotationFileError, match=r"row 5 \(line 6\), column "
@@ -540,7 +546,8 @@ def test_report_states_reader_dropped_and_lonely_items(tmp_path, capsys):
     assert "cancelled 1 (bea@example.org: 1); superseded 1 (1: 1)" in text
     path = tmp_path / "votes.csv"
     path.write_text("task,worker,label\nt1,w1,a\nt1,w2,b\nt2,w1,a\n")
-    code = main(["report", str(path), "--format", "markdown"])
+    # one label per row: the label-set report by name
+    code = main(["report", str(path), "--format", "markdown", "--layout", "sets"])
     out, _ = capsys.readouterr()
     assert "1 item(s) have fewer than two annotators' decisions and contribute no pair: t2" \
         in " ".join(out.split())
@@ -600,7 +607,7 @@ def test_a_long_table_with_several_0_1_columns_is_ambiguous(capsys):
 def test_ids_are_converted_only_when_no_two_ids_merge(tmp_path):
     # "01" and "1" are two tasks: as int they would be one item id twice
     path = CROWD / "padded_ids.csv"
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # one label per row: label sets by name
     assert da["item"].values.tolist() == ["01", "1", "2"]
     records = [("01", "w1", {"spam"}), ("01", "w2", {"spam"}), ("1", "w1", {"ham"}),
                ("1", "w2", {"spam"}), ("2", "w1", {"spam"}), ("2", "w2", {"ham"})]

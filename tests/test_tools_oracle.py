@@ -197,6 +197,7 @@ GOEMOTIONS_RECORDS = [
     ("eda6yn6", 37, {"curiosity"}), ("eda6yn6", 61, {"curiosity", "confusion"}),
 ]
 
+SETS, SETS_ARGS = {"layout": "sets"}, ["--layout", "sets"]
 CASES = {
     "ls_choices": Case("ls_choices.json", "label-studio", LS_TOPICS, LS_CHOICES_RECORDS,
                        dropped={"12": 1, "7": 1}),
@@ -221,8 +222,10 @@ CASES = {
     # the same answers from a "blocks" interface (choice + text_input), as custom recipes do
     "prodigy_blocks": Case("prodigy_blocks.jsonl", "prodigy", PRODIGY_OPTIONS,
                            PRODIGY_CHOICE_RECORDS, dropped={BEA: 1, CAT: 1}),
+    # single-label fixtures (read as ratings by default, tests/test_tools_single.py): their
+    # label-set reading, asked for by name
     "prodigy_single": Case("prodigy_choice_single.jsonl", "prodigy", [1, 2, 3],
-                           PRODIGY_SINGLE_RECORDS),
+                           PRODIGY_SINGLE_RECORDS, kwargs=SETS, cli_args=SETS_ARGS),
     "prodigy_binary": Case("prodigy_binary.jsonl", "prodigy", ["SPORTS", "POLITICS"],
                            long_rows=PRODIGY_BINARY_ROWS, dropped={DAN: 1, EVE: 1}),
     "doccano_jsonl": Case("doccano_jsonl.zip", "doccano", ["bug", "feature", "question", "docs"],
@@ -235,7 +238,7 @@ CASES = {
                        dropped={U1: 1, U2: 1}),
     "argilla_v2_single": Case("argilla_v2_single.jsonl", "argilla",
                               ["positive", "negative", "neutral"], ARGILLA_V2_SINGLE_RECORDS,
-                              dropped={U1: 1, U3: 1}),
+                              dropped={U1: 1, U3: 1}, kwargs=SETS, cli_args=SETS_ARGS),
     # a second question (free-text "comment") beside the labels: control= picks the labels
     "argilla_v2_two_questions": Case("argilla_v2_two_questions.jsonl", "argilla",
                                      ARGILLA_TOPICS, ARGILLA_V2_RECORDS, dropped={U1: 1, U2: 1},
@@ -251,8 +254,10 @@ CASES = {
     "mturk_checkbox": Case("mturk_checkbox.csv", "mturk",
                            ["funny", "offensive", "sarcastic", "spam"],
                            MTURK_CHECKBOX_RECORDS, dropped={W3: 1}),
-    "crowd": Case("crowd_kit.csv", "crowd", ["cat", "dog", "bird"], CROWD_RECORDS),
-    "crowd_int": Case("crowd_kit_int.csv", "crowd", [0, 1, 2], CROWD_INT_RECORDS),
+    "crowd": Case("crowd_kit.csv", "crowd", ["cat", "dog", "bird"], CROWD_RECORDS,
+                  kwargs=SETS, cli_args=SETS_ARGS),
+    "crowd_int": Case("crowd_kit_int.csv", "crowd", [0, 1, 2], CROWD_INT_RECORDS,
+                      kwargs=SETS, cli_args=SETS_ARGS),
     # GoEmotions' flag is no tool status word: the reason's name is the reader's choice
     "wide": Case("goemotions_raw.csv", "wide", EMOTIONS, GOEMOTIONS_RECORDS,
                  dropped={"37": 1}, reason_words=None),
@@ -429,13 +434,15 @@ DOCCANO_15 = Case("doccano_v15.zip", "doccano", ["spam", "ham"], [
 UNDECIDED = {"ls_with_unlabeled": ("ls_choices_with_unlabeled.json", CASES["ls_choices"], "106"),
              "argilla_pending": ("argilla_v2_with_pending.jsonl", CASES["argilla_v2"], "rec-005"),
              "doccano_15_unknown": ("doccano_v15.zip", DOCCANO_15, "45")}
+# single-label fixtures, compared with label-set oracles: read as label sets by name
+UNDECIDED_SETS = {"doccano_15_unknown"}
 
 
 @pytest.mark.parametrize("name", sorted(UNDECIDED))
 def test_undecided_items_change_nothing(name):
     """Such an item is either left out or all missing; the decisions and values stay."""
     path, c, undecided = UNDECIDED[name]
-    read = read_annotations(data(path))
+    read = read_annotations(data(path), **(SETS if name in UNDECIDED_SETS else {}))
     assert read.attrs.get("reader") == c.tool
     expected = c.expected()
     assert coord_set(read, "annotator") == coord_set(expected, "annotator")

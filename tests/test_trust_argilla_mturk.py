@@ -60,7 +60,7 @@ def test_argilla_float_ids_1_5_and_1_stay_two_items(tmp_path):
         (1, [("ann", "pos", "submitted"), ("bob", "pos", "submitted")]),
         (1.5, [("ann", "neg", "submitted"), ("bob", "pos", "submitted")]),
     ]))
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # single-label responses: label sets by name
     assert da.sizes["item"] == 2
     assert sorted(map(str, da["item"].values)) == ["1", "1.5"]
     got = decisions(da)
@@ -76,7 +76,7 @@ def test_argilla_whole_float_id_is_the_integer_id(tmp_path):
         (3, [("ann", "neg", "submitted"), ("bob", "neg", "submitted")]),
     ]) + [{"id": 2, "label.responses": ["neg"], "label.responses.users": ["bob"],
            "label.responses.status": ["submitted"]}])
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # single-label responses: label sets by name
     assert da["item"].values.tolist() == [2, 3]
     assert decisions(da)[(2, "bob")] == {"neg"}
 
@@ -133,7 +133,7 @@ def test_argilla_v2_submitted_null_value_is_no_decision_not_an_empty_set(tmp_pat
         (2, [("ann", "neg", "submitted"), ("bob", "neg", "submitted"),
              ("cai", None, "submitted")]),
     ]))
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # single-label responses: label sets by name
     assert json.loads(da.attrs["dropped"]) == {"submitted without a value": {"cai": 1}}
     assert np.isnan(da.sel(item=2, annotator="cai").values).all()
     assert decisions(da) == {(1, "ann"): {"pos"}, (1, "bob"): {"pos"}, (1, "cai"): {"neg"},
@@ -173,7 +173,8 @@ def test_argilla_submitted_without_value_changes_the_cli_number(tmp_path, capsys
         (2, [("ann", "neg", "submitted"), ("bob", None, "submitted")]),
         (3, [("ann", "neg", "submitted"), ("bob", "neg", "submitted")]),
     ]))
-    assert main(["report", str(path), "--format", "json"]) == 0
+    # single-label responses: the label-set report by name
+    assert main(["report", str(path), "--format", "json", "--layout", "sets"]) == 0
     summary = json.loads(capsys.readouterr().out)["summary"]
     # by hand: items 1 and 3 are the only pairs and both agree on every label
     assert summary["observed"] == 1.0 and summary["N"] == 3
@@ -314,7 +315,8 @@ def test_argilla_v1_record_without_external_id_never_takes_another_records_id(tm
         read_annotations(path, tool="argilla")
     # ids that cannot collide: read, one item per record
     rows[0]["external_id"] = "r-1"
-    da = read_annotations(_write_lines(tmp_path / "v1b.jsonl", rows), tool="argilla")
+    da = read_annotations(_write_lines(tmp_path / "v1b.jsonl", rows), tool="argilla",
+                          layout="sets")  # single-label responses: label sets by name
     assert decisions(da) == {("r-1", "u1"): {"pos"}, ("2", "u2"): {"neg"}}
 
 

@@ -66,7 +66,7 @@ def test_backslashes_in_a_member_name_are_folder_separators(tmp_path):
     # a Windows zipper's "export\bob.jsonl" is bob's file in a folder: annotator "bob"
     path = make_zip(tmp_path / "export.zip", {"export\\alice.jsonl": ALICE,
                                               "export\\bob.jsonl": BOB})
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # one label each: label sets by name
     assert sorted(da["annotator"].values.tolist()) == ["alice", "bob"]
     assert da.sel(item=1, annotator="alice").values.tolist() == [1.0, 0.0]
     assert da.sel(item=1, annotator="bob").values.tolist() == [0.0, 1.0]
@@ -369,7 +369,8 @@ def test_a_file_of_another_kind_beside_the_export_is_never_opened(tmp_path):
     (folder / "bob.jsonl").write_text(BOB)
     (folder / "photo.png").write_bytes(picture)
     for path in (zipped, folder):
-        da = read_annotations(path, tool="doccano")
+        # one label each: label sets by name
+        da = read_annotations(path, tool="doccano", layout="sets")
         # by hand: item 1 alice x, bob y; item 2 both y
         assert da.sel(item=1).values.tolist() == [[1, 0], [0, 1]]
         assert da.sel(item=2).values.tolist() == [[0, 1], [0, 1]]

@@ -78,7 +78,7 @@ def test_an_int_id_and_the_user_object_of_that_id_are_one_annotator(tmp_path):
         task(1, annotation(3, "news"), annotation(5, "news")),
         task(2, annotation(BEA, "sport"), annotation(5, "news")),
     ])
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # one choice each: label sets by name
     # two users (3 = bea, 5), not three; bea's name is her email
     assert da["annotator"].values.tolist() == ["bea@example.org", "5"]
     assert decisions(da, 1, "bea@example.org") == {"news": 1.0, "sport": 0.0}
@@ -89,7 +89,7 @@ def test_two_annotations_of_one_user_under_both_spellings_are_one_superseded(tmp
     path = write(tmp_path, [task(1, annotation(3, "news", stamp="2024-03-01T10:00:00Z"),
                                  annotation(BEA, "sport", stamp="2024-03-01T11:00:00Z"),
                                  annotation(5, "news"))])
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # one choice each: label sets by name
     assert json.loads(da.attrs["dropped"]) == {"superseded": {"bea@example.org": 1}}
     assert decisions(da, 1, "bea@example.org") == {"news": 0.0, "sport": 1.0}
 
@@ -148,7 +148,7 @@ def test_two_projects_concatenated_are_refused_naming_them(tmp_path, capsys):
             r"Studio projects \(12, 13\).*if 'project' is a field of your tasks' data, read "
             r"the JSON export", control="topic")
     # one project: read as before
-    da = read_annotations(write(tmp_path, first))
+    da = read_annotations(write(tmp_path, first), layout="sets")  # one choice each: label sets by name
     assert decisions(da, 2, "1") == {"news": 0.0, "sport": 1.0}
 
 
@@ -209,7 +209,7 @@ def test_json_all_tasks_and_drafts_are_counted(tmp_path, capsys):
         task(2, annotation(3, "sport"), annotation(5, "sport"), drafts=drafts),
         task(3),  # nobody annotated it
     ])
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # one choice each: label sets by name
     assert da["annotator"].values.tolist() == ["bea@example.org", "5"]
     assert da["item"].values.tolist() == [1, 2]
     assert json.loads(da.attrs["dropped"]) == {"draft": {"5": 1, "bea@example.org": 1},
@@ -217,7 +217,7 @@ def test_json_all_tasks_and_drafts_are_counted(tmp_path, capsys):
     # the drafts changed no decision: task 2 is sport for both
     assert decisions(da, 2, "5") == {"news": 0.0, "sport": 1.0}
     capsys.readouterr()
-    assert main(["report", str(path)]) == 0
+    assert main(["report", str(path), "--layout", "sets"]) == 0
     out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines
     assert "draft 2 (5: 1, bea@example.org: 1)" in out and "unannotated task 1" in out
 
@@ -333,7 +333,7 @@ def test_task_ids_1_0_and_1_are_one_task(tmp_path):
     # the id rule (scalar_id): a whole number written as a float is that integer, so the
     # two annotators of task 1 are compared on one item (they were two items "1", "1.0")
     path = write(tmp_path, [task(1, annotation(1, "news")), task(1.0, annotation(2, "sport"))])
-    da = read_annotations(path)
+    da = read_annotations(path, layout="sets")  # one choice each: label sets by name
     assert da["item"].values.tolist() == [1]
     assert decisions(da, 1, "1") == {"news": 1.0, "sport": 0.0}
     assert decisions(da, 1, "2") == {"news": 0.0, "sport": 1.0}

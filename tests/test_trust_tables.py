@@ -323,9 +323,11 @@ def test_json_01_and_1_are_two_labels(tmp_path):
 
 def test_tool_readers_keep_01_and_1_apart(tmp_path):
     path = write(tmp_path / "crowd.csv", "task,worker,label\nt1,w1,01\nt1,w2,1\n")
-    da = read_annotations(path, tool="crowd")
+    da = read_annotations(path, tool="crowd", layout="sets")  # one label each: sets by name
     assert da["label"].values.tolist() == ["01", "1"]
     assert da.sel(item="t1").values.tolist() == [[1, 0], [0, 1]]
+    ratings = read_annotations(path, tool="crowd")
+    assert ratings.sel(item="t1").values.tolist() == ["01", "1"]
 
 
 def test_parquet_integer_labels_meet_a_text_universe(tmp_path):

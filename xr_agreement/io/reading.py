@@ -56,6 +56,17 @@ def read_annotations(
         positive decision and the design is taken to be complete. ``"single"``: one rating
         per (item, annotator). ``"auto"`` picks "long" when label and 0/1 columns are found,
         else "sets" when a label-list column is found.
+
+        A tool's export (``tool`` other than "table") is read with "auto", "sets" or
+        "single" ("long" is refused): "sets" reads label sets (item, annotator, label);
+        "single" reads ratings (item, annotator), an annotation holding several choices an
+        error naming item, annotator, the choices and the row; "auto" reads ratings when
+        the export is single-label, else label sets. Single-label is what the tool states
+        where it does (a Label Studio labeling config's ``<Choices>`` without
+        ``choice="multiple"``, an Argilla question whose responses are labels rather than
+        lists, an MTurk ``crowd-classifier``, Prodigy tasks whose ``config.choice_style``
+        is "single"), else what the file shows: every annotation chose exactly one category.
+        The ratings' attr ``single_label`` says which.
     tool : str, optional
         The tool that wrote the file: "label-studio" (JSON, JSON-min, CSV and TSV
         exports; CONLL2003 carries no annotator and is refused), "prodigy"
@@ -101,7 +112,10 @@ def read_annotations(
     -------
     xarray.DataArray
         Layouts "sets" and "long": 0/1 decisions (item, annotator, label), float with NaN
-        where missing. Layout "single": ratings (item, annotator), NaN/None where missing.
+        where missing. Layout "single", and a single-label tool export: ratings (item,
+        annotator), NaN where missing (a tool's categories are text), attr
+        ``single_label`` (one sentence: why the file was read as ratings) and, for a tool's
+        export, ``categories`` (the declared universe, else the categories used).
         Text that is an integer in every row (item ids, labels) becomes int, unless two
         values would merge ("01" and "1" stay two texts). A tool's
         reader returns float decisions with the tool's ids as coordinates (item ids as the
@@ -123,7 +137,9 @@ def read_annotations(
         outside the declared universe, a value other than 0/1, a CSV/TSV row with more or
         fewer fields than the header or a quoted cell never closed (naming its line), a
         JSON-lines record without the labels key others have, an id or label that is NaN,
-        an infinity, a boolean, a nested list or blank.
+        an infinity, a boolean, a nested list or blank; a tool's export read as ratings
+        (``layout="single"``, or a config stating one choice) where an annotation holds
+        several choices, naming item, annotator, the choices and the row.
 
     Examples
     --------
@@ -147,12 +163,21 @@ def read_annotations(
     >>> path = os.path.join(tempfile.mkdtemp(), "export.json")
     >>> with open(path, "w") as f:
     ...     _ = f.write(json.dumps(tasks))
-    >>> da = xr_agreement.read_annotations(path, labels=["news", "sport"])
+    >>> da = xr_agreement.read_annotations(path, labels=["news", "sport"], layout="sets")
     >>> da.attrs["reader"], json.loads(da.attrs["dropped"])
     ('label-studio', {'cancelled': {'2': 1}})
     >>> da.sel(item=7).values
     array([[ 0.,  1.],
            [nan, nan]])
+
+    Every annotation chose one category, and nothing says several were allowed: by default
+    the same export is read as ratings, saying why:
+
+    >>> da = xr_agreement.read_annotations(path, labels=["news", "sport"])
+    >>> da.sel(item=7).values
+    array(['sport', nan], dtype=object)
+    >>> da.attrs["single_label"][:46]
+    'every annotation selects exactly one category;'
     """
     if layout not in ("auto", "sets", "long", "single"):
         raise ValueError(f"layout must be 'auto', 'sets', 'long' or 'single', got {layout!r}")
@@ -161,16 +186,17 @@ def read_annotations(
     tool_given = tool is not None
     if tool is None:
         tool = tools.detect_tool(path) if format is None else "table"
-        if tool != "table" and layout in ("long", "single"):
-            raise AnnotationFileError(
-                f"the file is a {tool} export, read by its own reader; layout={layout!r} is "
-                "for the generic table reader (tool='table', --from table)", path=path)
+    if tool != "table" and layout == "long":
+        raise AnnotationFileError(
+            f"the file is a {tool} export, read by its own reader; layout='long' is for the "
+            "generic table reader (tool='table', --from table); a tool's export is read with "
+            "layout 'auto', 'sets' or 'single'", path=path)
     if tool != "table":
         return _storable(tools.read_tool(
             path, tool, labels=labels, control=control, sep=sep, item_column=item_column,
             annotator_column=annotator_column, labels_column=labels_column,
             empty_list=empty_list, item=item, annotator=annotator, label=label,
-            spans_as_label_sets=spans_as_label_sets))
+            spans_as_label_sets=spans_as_label_sets, layout=layout))
     # a file told "table" by detection may be a damaged export: the error names the file
     read_as = ("read as a table" if tool_given else "not recognised as a tool's export; "
                "name the tool (tool=, --from TOOL)")
@@ -187,17 +213,21 @@ def read_annotations(
         raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                   "project's labels; this file is read as a table",
                                   path=labels)
-    return _storable(read_table_annotations(
+    da = read_table_annotations(
         path, layout, format=format, labels=labels, sep=";" if sep is None else sep,
         item_column=item_column, annotator_column=annotator_column,
         labels_column=labels_column, label_column=label_column, value_column=value_column,
-        rating_column=rating_column, item=item, annotator=annotator, label=label))
+        rating_column=rating_column, item=item, annotator=annotator, label=label)
+    if layout == "single":
+        da.attrs["single_label"] = "layout='single' was given"
+    return _storable(da)
 
 
 def _storable(da: xr.DataArray) -> xr.DataArray:
     """``da`` with attrs that every store accepts (structured ones as JSON text); the
-    declared ``categories`` always JSON, whatever their type."""
-    if "categories" in da.attrs:
+    declared ``categories`` always JSON, whatever their type (a tool reader's are already
+    JSON text)."""
+    if "categories" in da.attrs and not isinstance(da.attrs["categories"], str):
         da.attrs["categories"] = json_attr(da.attrs["categories"])
     da.attrs = storable_attrs(da.attrs)
     return da

@@ -1,6 +1,8 @@
 """Readers of annotation-tool exports, one per tool, and the detection of the tool from a
 file's content. Each reader keeps the tool's own meaning of "no decision" (NaN) and says what
-it dropped in the ``dropped`` attr."""
+it dropped in the ``dropped`` attr. A single-label export (one category per annotation: the
+tool's config or export says so, or else every annotation chose exactly one) is read as
+ratings (item, annotator) whose attr ``single_label`` says why; ``layout`` overrides."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from ..files import AnnotationFileError, read_label_universe
 from .argilla import read_argilla
 from .detect import detect_tool
 from .doccano import read_doccano
-from .label_studio import read_config, read_label_studio
+from .label_studio import read_choice_styles, read_config, read_label_studio
 from .mturk import read_mturk
 from .prodigy import read_prodigy
 from .tables import read_crowd, read_wide
@@ -44,7 +46,8 @@ def is_config(labels) -> bool:
 
 def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_column=None,
               annotator_column=None, labels_column=None, empty_list=None, item="item",
-              annotator="annotator", label="label", spans_as_label_sets=False):
+              annotator="annotator", label="label", spans_as_label_sets=False,
+              layout="auto"):
     """The decisions of a tool's export, read by that tool's reader.
 
     :func:`xr_agreement.read_annotations` calls this once it knows the tool; the parameters
@@ -62,12 +65,19 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
         As in :func:`xr_agreement.read_annotations`.
     spans_as_label_sets : bool, default False
         As in :func:`xr_agreement.read_annotations` (Label Studio and doccano).
+    layout : {"auto", "sets", "single"}
+        "sets": label sets (item, annotator, label); "single": ratings (item, annotator),
+        an annotation choosing several categories an error naming it; "auto": ratings when
+        the export is single-label (the tool's statement, else every annotation choosing
+        exactly one category), else label sets.
 
     Returns
     -------
     xarray.DataArray
-        Float decisions (item, annotator, label), NaN where the tool says no decision;
-        attrs ``reader`` and ``dropped``.
+        Float decisions (item, annotator, label), NaN where the tool says no decision, or
+        ratings (item, annotator): the category chosen, NaN where no decision, with attrs
+        ``categories`` (JSON list) and ``single_label`` (why it was read so); attrs
+        ``reader`` and ``dropped``.
 
     Examples
     --------
@@ -75,30 +85,38 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
     >>> path = os.path.join(tempfile.mkdtemp(), "votes.csv")
     >>> with open(path, "w") as f:
     ...     _ = f.write("task,worker,label\\nt1,w1,a\\nt1,w2,b\\n")
-    >>> read_tool(path, "crowd").sel(item="t1").values
+    >>> read_tool(path, "crowd", layout="sets").sel(item="t1").values
     array([[1., 0.],
            [0., 1.]])
+    >>> da = read_tool(path, "crowd")
+    >>> da.sel(item="t1").values, da.attrs["single_label"][:40]
+    (array(['a', 'b'], dtype=object), 'every annotation selects exactly one cat')
     """
     if tool not in READERS:
         raise ValueError(f"tool must be one of {list(TOOLS)}, got {tool!r}")
     if not os.path.exists(path):
         raise AnnotationFileError("file not found", path=path)
-    universe, config, names = None, None, None
+    if layout not in ("auto", "sets", "single"):
+        raise ValueError(f"a tool's export is read with layout 'auto', 'sets' or 'single', got "
+                         f"{layout!r}")
+    universe, config, names, styles = None, None, None, None
     if is_config(labels):
         if tool != "label-studio":
             raise AnnotationFileError("a labeling config (XML) declares a Label Studio "
                                       f"project's labels; this file is read as {tool!r}",
                                       path=labels)
         config = read_config(labels)
+        styles = read_choice_styles(labels)
     elif isinstance(labels, (str, os.PathLike)):
         universe, names = read_label_universe(labels)
     elif labels is not None:
         universe = [str(v) for v in labels]
         if len(set(universe)) != len(universe):
             raise ValueError("the declared label universe has duplicates")
-    keywords = {"universe": universe, "item": item, "annotator": annotator, "label": label}
+    keywords = {"universe": universe, "item": item, "annotator": annotator, "label": label,
+                "layout": layout}
     if tool == "label-studio":
-        keywords.update(config=config, control=control)
+        keywords.update(config=config, control=control, choice_styles=styles)
     elif tool in ("argilla", "mturk"):
         keywords["control"] = control
     elif control is not None:
@@ -121,7 +139,7 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
         if tool == "crowd":
             keywords["labels_column"] = labels_column
     da = READERS[tool](path, **keywords)
-    if names is not None:
+    if names is not None and label in da.dims:  # ratings: the names stay in the labels file
         da = da.assign_coords(label_name=(label, [n or v for n, v in zip(
             names, universe)]))
     return da

@@ -4,7 +4,9 @@ nonsense in label cells, and one builder from annotations to the decision array.
 A reader turns its export into :class:`Annotation` records (one per item x annotator, or per
 item x annotator x label for binary tools) and a ``dropped`` tally; :func:`build` checks them
 against the declared universe and the separator guard and makes the DataArray, whose attrs
-``reader`` and ``dropped`` say how it was read.
+``reader`` and ``dropped`` say how it was read: label sets (item, annotator, label), or
+single-label ratings (item, annotator) when the export is single-label (:class:`Single`, the
+``layout`` the reader was given), with attr ``single_label`` saying why.
 """
 
 from __future__ import annotations
@@ -42,6 +44,27 @@ class Annotation:
     column: str | None = None
     line: int | None = None
     label: object = None  # binary tools: the one label this record decides
+    # read as a rating, an annotation choosing nothing is no decision, dropped with this reason
+    empty_reason: str = "no choice"
+
+
+@dataclass
+class Single:
+    """What an export says about how many categories one annotation may choose:
+    ``allows_one`` True (one: a single-choice control), False (several) or None (the format
+    does not say); ``why``: the sentence saying so, which becomes ``attrs["single_label"]``
+    when the ratings are read because of it, or opens the error when an annotation holds
+    several categories all the same."""
+
+    allows_one: bool | None = None
+    why: str = ""
+
+
+# the ``single_label`` sentences of a reading the export does not state
+INFERRED = ("every annotation selects exactly one category; the export does not say whether "
+            "several were allowed (layout='sets' reads label sets)")
+GIVEN = "layout='single' was given"
+LAYOUTS = ("auto", "sets", "single")
 
 
 @dataclass
@@ -238,8 +261,10 @@ def check_joined(annotations: list[Annotation], where, sep_in_use: str | None,
 def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where,
           universe: list | None = None, item: str = "item", annotator: str = "annotator",
           label: str = "label", sep_in_use: str | None = None, sep_option: str = "--sep",
-          key_by_label: bool = False, duplicate_hint: str = "") -> xr.DataArray:
-    """The decision DataArray (item, annotator, label) of the annotations.
+          key_by_label: bool = False, duplicate_hint: str = "", layout: str = "sets",
+          single: Single | None = None) -> xr.DataArray:
+    """The decision DataArray (item, annotator, label) of the annotations, or their ratings
+    (item, annotator) when ``layout`` and ``single`` say so (:func:`single_reading`).
 
     ``key_by_label``: binary tools, where one record decides one label, so an (item,
     annotator) may have one record per label. A duplicate key is an error naming both rows.
@@ -300,6 +325,10 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
     annotators = list(dict.fromkeys(a.annotator for a in ordered))
     item_index = {v: i for i, v in enumerate(items)}
     annotator_index = {v: i for i, v in enumerate(annotators)}
+    why = single_reading(annotations, layout, single, key_by_label, where)
+    if why is not None:
+        return _ratings(annotations, why, labels, items, annotators, item_index,
+                        annotator_index, dropped, reader, item, annotator)
     label_index = {v: i for i, v in enumerate(labels)}
     values = np.full((len(items), len(annotators), len(labels)), np.nan)
     for annotation in annotations:
@@ -318,4 +347,68 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
         name="decision",
         # JSON text: no netCDF engine writes a dict (_core.attrs)
         attrs={"reader": reader, "dropped": json_attr(dropped.as_dict())},
+    )
+
+
+# --------------------------------------------------------------------------------------
+# single-label ratings
+# --------------------------------------------------------------------------------------
+
+
+def single_reading(annotations: list[Annotation], layout: str, single: Single | None,
+                   key_by_label: bool, where) -> str | None:
+    """Why the decisions ``annotations`` (those that are not None) are read as single-label
+    ratings, or None to read them as label sets.
+
+    ``layout`` "sets": never; "single": always, and an annotation choosing several
+    categories is an error naming it; "auto": the export's own statement (``single``) where
+    it makes one, else ratings when every annotation chooses exactly one category. A
+    binary accept/reject export (``key_by_label``: one record per label) has no rating."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"a tool's export is read with layout 'auto', 'sets' or 'single', got "
+                         f"{layout!r}")
+    single = single or Single()
+    if layout == "sets":
+        return None
+    if key_by_label:
+        if layout == "single":
+            raise where("layout='single': this export decides one label per record (a "
+                        "binary accept/reject task), not one category per annotation; read "
+                        "it as label sets (layout='sets')")
+        return None
+    if layout == "auto" and single.allows_one is False:
+        return None
+    if layout == "auto" and single.allows_one is None:
+        one = all(len(a.chosen) == 1 for a in annotations)
+        return INFERRED if one and annotations else None
+    for annotation in annotations:
+        if len(annotation.chosen) > 1:
+            said = GIVEN if layout == "single" else single.why
+            raise where(f"{said}, but annotator {annotation.annotator!r} chose several "
+                        f"categories on item {annotation.item!r}: "
+                        f"{', '.join(map(repr, annotation.chosen))}; read label sets with "
+                        "layout='sets' (--layout sets)", annotation.row, annotation.column,
+                        annotation.line)
+    return single.why if single.allows_one and layout == "auto" else GIVEN
+
+
+def _ratings(annotations, why, categories, items, annotators, item_index, annotator_index,
+             dropped, reader, item, annotator) -> xr.DataArray:
+    """The ratings (item, annotator): the category chosen, text, NaN where no decision (as
+    the table reader's layout "single" gives text ratings); an annotation choosing nothing
+    is no decision, counted in ``dropped`` under its ``empty_reason``."""
+    values = np.full((len(items), len(annotators)), np.nan, dtype=object)
+    for annotation in annotations:
+        if not annotation.chosen:
+            dropped.add(annotation.empty_reason, annotation.annotator)
+            continue
+        values[item_index[annotation.item], annotator_index[annotation.annotator]] = str(
+            annotation.chosen[0])
+    return xr.DataArray(
+        values, dims=(item, annotator),
+        coords={item: items, annotator: [str(a) for a in annotators]},
+        name="rating",
+        attrs={"reader": reader, "dropped": json_attr(dropped.as_dict()),
+               "categories": json_attr([str(c) for c in categories]),
+               "single_label": why},
     )

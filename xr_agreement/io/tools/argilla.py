@@ -25,6 +25,14 @@ written as a float (``1.0``) is that integer, any other number stays itself (``1
 (it is optional) named by its row number is refused when that number is another record's
 ``external_id`` (the two would be one item). A file with several label questions
 needs ``control=``.
+
+Single-label questions: the value of a response says which kind of question it answers, a
+label (text) for a single-label question (v2 ``LabelQuestion``, type ``label_selection``;
+v1 ``LabelQuestion``) and a list of labels for a multi-label one (``MultiLabelQuestion``,
+``multi_label_selection``) (https://docs.argilla.io/latest/reference/argilla/settings/questions,
+https://docs.argilla.io/latest/reference/argilla/records/responses). Values that are all
+single labels are read as ratings (item, annotator); any list value makes the question
+multi-label, read as label sets.
 """
 
 from __future__ import annotations
@@ -35,8 +43,8 @@ import numpy as np
 import pandas as pd
 
 from ..files import AnnotationFileError
-from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
-                      parse_list_text, read_csv, read_text, scalar_id)
+from ._common import (Annotation, Dropped, Single, Where, blank, build, label_text,
+                      load_json_records, parse_list_text, read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
 UNANSWERED = "submitted without a value"
@@ -94,7 +102,7 @@ def _choose(questions, control, where):
 
 
 def read_argilla(path, *, universe=None, control=None, item="item", annotator="annotator",
-                 label="label", **_):
+                 label="label", layout="auto", **_):
     """Decisions from exported Argilla records (see the module docstring)."""
     records, where = _records(path)
     if any(isinstance(r.get("responses"), dict) for _, r in records):
@@ -105,7 +113,7 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                    for row, r in records]
     keys = list(dict.fromkeys(k for _, r in records for k in r))
     v2 = [k[: -len(".responses")] for k in keys if k.endswith(".responses")]
-    dropped, annotations = Dropped(), []
+    dropped, annotations, shapes = Dropped(), [], set()
     if v2:
         question = _choose(v2, control, where)
         columns = [f"{question}.responses", f"{question}.responses.users",
@@ -125,7 +133,7 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                             row, columns[0])
             for value, user, status in zip(values, users, statuses):
                 _add(annotations, dropped, record_id, user, status, value, where, row,
-                     columns[0], columns[1])
+                     columns[0], columns[1], shapes)
     else:
         questions = [k for k in keys if any(_is_v1(r.get(k)) for _, r in records)]
         question = _choose(questions, control, where)
@@ -157,10 +165,18 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
                                 "value, status}): a damaged or foreign record", row, question)
                 _add(annotations, dropped, record_id, response["user_id"],
                      response.get("status"), response.get("value"), where, row, question,
-                     f"{question}.user_id")
+                     f"{question}.user_id", shapes)
+    if "list" in shapes:
+        single = Single(False, f"question {question!r} is multi-label: its responses are "
+                               "lists of labels")
+    elif shapes:
+        single = Single(True, f"question {question!r} is single-label: its responses are "
+                              "one label each, not lists (as a LabelQuestion's are)")
+    else:
+        single = None
     return build(annotations, reader="argilla", dropped=dropped, where=where,
                  universe=universe, item=item, annotator=annotator, label=label,
-                 sep_option="")
+                 sep_option="", layout=layout, single=single)
 
 
 def _is_v1(value) -> bool:
@@ -171,7 +187,7 @@ def _is_v1(value) -> bool:
 
 
 def _add(annotations, dropped, record_id, user, status, value, where, row, column,
-         user_column):
+         user_column, shapes):
     record_id = scalar_id(record_id, where, row, "id")
     if blank(user):
         raise where("a response without a user id", row, column)
@@ -192,6 +208,7 @@ def _add(annotations, dropped, record_id, user, status, value, where, row, colum
         dropped.add(UNANSWERED, user)
         annotations.append(Annotation(record_id, str(user), None, row=row))
         return
+    shapes.add("list" if isinstance(_listed(value, where, row, column), list) else "label")
     chosen = _labels(value, where, row, column)
     annotations.append(Annotation(record_id, str(user), list(dict.fromkeys(chosen)), row=row,
                                   column=column))

@@ -33,6 +33,11 @@ labels the one way it can be; a JSONL ``label`` written as one string follows th
 refused. ``unknown.jsonl`` beside users' files, holding only examples with no label, is
 doccano's placeholder for the examples nobody labelled (doccano 1.5): no annotator, not read.
 Zip members are read under :mod:`.archive`'s bounds and name rules.
+
+Single-label projects: the export does not say whether the project allowed one label per
+example (doccano's "single class" setting is not exported), so the examples are read as
+ratings (item, annotator) when every annotation holds exactly one label; an empty list
+(with ``empty_list="no-label"``) or several labels anywhere keep label sets.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import os
 import numpy as np
 
 from ..._core.attrs import json_attr
-from ._common import (Annotation, Dropped, Where, blank, build, cell_labels, is_collection,
+from ._common import (Annotation, Dropped, Single, Where, blank, build, cell_labels, is_collection,
                       label_text, line_of, load_json_records, member_files, read_csv,
                       read_text, scalar_id)
 
@@ -291,7 +296,8 @@ def read_members(path, reader, empty_list=None):
 
 
 def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
-                 annotator="annotator", label="label", spans_as_label_sets=False, **_):
+                 annotator="annotator", label="label", spans_as_label_sets=False,
+                 layout="auto", **_):
     """Decisions from a doccano export: a zip or directory of per-user files, or one user's
     file (see the module docstring).
 
@@ -328,7 +334,9 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
     annotations, dropped, empty, notes = read_members(path, reader, empty_list)
     da = build(annotations, reader="doccano", dropped=dropped, where=Where(path),
                universe=universe, item=item, annotator=annotator, label=label,
-               sep_in_use=sep)
+               sep_in_use=sep, layout=layout,
+               single=Single(False, "spans are read as label sets (spans_as_label_sets=True)")
+               if spans_as_label_sets else None)
     da.attrs["empty_label_lists"] = json_attr(dict(sorted(empty.items())))
     if notes:
         da.attrs["notes"] = json_attr(notes)

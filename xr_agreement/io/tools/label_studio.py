@@ -52,7 +52,17 @@ Meaning read here:
 - a task nobody annotated: no item, counted in ``dropped`` as "unannotated task" (under the
   annotator "nobody"); a draft: never read, counted as "draft" per author;
 - tasks of several projects in one file (their ``project`` differs): refused, naming them;
-- a file holding several control tags needs ``control=`` (an error lists them).
+- a file holding several control tags needs ``control=`` (an error lists them);
+- single-label projects: the labeling config, when given (``labels=config.xml``), says it:
+  a ``<Choices>`` whose ``choice`` is absent, "single" or "single-radio" allows one choice
+  per annotation and is read as ratings (item, annotator); ``choice="multiple"`` as label
+  sets (Label Studio's ``Choices`` tag, https://labelstud.io/tags/choices: "[choice] single
+  | single-radio | multiple, default single"). The export itself does not say (a result is
+  ``{"choices": [...]}`` either way; JSON-min writes one choice as text and several as an
+  object, which is what was chosen, not what was allowed): without the config, ratings
+  when every annotation chose exactly one label. Read as ratings, a submitted annotation
+  with no choice is no decision (dropped "no choice": a single-choice control left
+  unanswered chose no category). Spans read as label sets stay label sets.
 """
 
 from __future__ import annotations
@@ -64,7 +74,7 @@ from datetime import datetime, timezone
 import xml.etree.ElementTree as ElementTree
 
 from ..files import AnnotationFileError
-from ._common import (Annotation, Dropped, Where, blank, build, label_text,
+from ._common import (Annotation, Dropped, Single, Where, blank, build, label_text,
                       load_json_records, parse_json, read_text, scalar_id)
 from .tables import read_table
 
@@ -121,6 +131,34 @@ def read_config(path) -> dict[str, list[str] | None]:
         raise AnnotationFileError("the labeling config has no Choices, Taxonomy or Labels "
                                   "control", path=path)
     return controls
+
+
+def read_choice_styles(path) -> dict[str, Single]:
+    """Control name -> how many choices the labeling config (XML, already checked by
+    :func:`read_config`) lets one annotation hold, for its ``<Choices>`` controls: the
+    ``choice`` attribute, "single" when absent (https://labelstud.io/tags/choices)."""
+    styles = {}
+    for element in ElementTree.parse(path).getroot().iter():
+        if element.tag.lower() != "choices" or "name" not in element.attrib:
+            continue
+        name = element.get("name")
+        given = {k.lower(): v for k, v in element.attrib.items()}.get("choice")
+        style = (given or "single").strip().lower()
+        said = f'the labeling config\'s <Choices name="{name}">'
+        shown = f'choice="{given}"' if given is not None else "no choice attribute: single"
+        if style in ("single", "single-radio"):
+            styles[name] = Single(True, f"{said} allows one choice ({shown})")
+        elif style == "multiple":
+            styles[name] = Single(False, f'{said} allows several choices (choice="multiple")')
+    return styles
+
+
+def _stated(styles, control, kind) -> Single | None:
+    """What the config says about ``control`` (None: nothing); spans read as label sets
+    are label sets."""
+    if kind.endswith("labels"):
+        return Single(False, "spans are read as label sets (spans_as_label_sets=True)")
+    return (styles or {}).get(control)
 
 
 def _pick_control(found: dict, control, config, where, source: str,
@@ -347,7 +385,7 @@ def _latest_per_annotator(groups: dict, dropped, where):
 
 def read_label_studio(path, *, universe=None, config=None, control=None, item="item",
                       annotator="annotator", label="label", text=None,
-                      spans_as_label_sets=False):
+                      spans_as_label_sets=False, layout="auto", choice_styles=None):
     """Decisions from a Label Studio JSON, JSON-min, CSV or TSV export (see the module
     docstring); the CONLL2003 export, which names no annotator, is refused.
 
@@ -355,15 +393,19 @@ def read_label_studio(path, *, universe=None, config=None, control=None, item="i
     ...) is refused unless ``spans_as_label_sets=True`` asks for the set of labels each
     annotator used on each task: that reading says nothing about where the regions are
     (two annotators who marked different words with one label agree), so it is never
-    taken silently; :func:`xr_agreement.read_spans` reads text spans as spans."""
+    taken silently; :func:`xr_agreement.read_spans` reads text spans as spans.
+
+    ``layout`` ("auto", "sets", "single") and ``choice_styles`` (the labeling config's
+    statement per control, :func:`read_choice_styles`): ratings or label sets, see the
+    module docstring."""
     where = Where(path)
     spans_ok = bool(spans_as_label_sets)
     records, full = export_records(path, where, text)
     if full:
         return _read_full(records, where, universe, config, control, item, annotator, label,
-                          spans_ok)
+                          spans_ok, layout, choice_styles)
     return _read_min(records, where, universe, config, control, item, annotator, label,
-                     spans_ok)
+                     spans_ok, layout, choice_styles)
 
 
 # --------------------------------------------------------------------------------------
@@ -525,7 +567,7 @@ def _region_refusal(control: str, kind: str, where) -> AnnotationFileError:
 
 
 def _read_full(records, where, universe, config, control, item, annotator, label,
-               spans_ok=False):
+               spans_ok=False, layout="auto", styles=None):
     _one_project([(row, column, entry.get("project")) for row, task in records
                   for column, entry in [("project", task)] + [
                       (f"annotations[{n}].project", a)
@@ -609,7 +651,8 @@ def _read_full(records, where, universe, config, control, item, annotator, label
                                       column=f"{column}.result"))
     return build(annotations, reader="label-studio", dropped=dropped, where=where,
                  universe=_universe(config, chosen_control, universe), item=item,
-                 annotator=annotator, label=label, sep_option="")
+                 annotator=annotator, label=label, sep_option="", layout=layout,
+                 single=_stated(styles, chosen_control, found.get(chosen_control, "")))
 
 
 def _min_shape(value) -> bool:
@@ -658,7 +701,7 @@ def _min_region_kind(value) -> str | None:
 
 
 def _read_min(records, where, universe, config, control, item, annotator, label,
-              spans_ok=False):
+              spans_ok=False, layout="auto", styles=None):
     # the converter writes no "project" key into JSON-min records, but a record holds the
     # task's data fields, which may have one: which of the two it is cannot be told here
     _one_project([(row, "project", record.get("project")) for row, record in records], where,
@@ -685,11 +728,10 @@ def _read_min(records, where, universe, config, control, item, annotator, label,
                     f"config.xml); fields: {keys}")
     present = {k for _, r in records for k in r if k not in MIN_META}
     chosen_control = _pick_control(found, control, config, where, "export", present)
-    if not spans_ok:
-        for row, record in records:
-            kind = _min_region_kind(record.get(chosen_control))
-            if kind is not None:
-                raise _region_refusal(chosen_control, kind, where)
+    region = next((k for _, r in records
+                   for k in [_min_region_kind(r.get(chosen_control))] if k is not None), None)
+    if region is not None and not spans_ok:
+        raise _region_refusal(chosen_control, region, where)
     dropped = Dropped()
     annotations = []
     for task_id, who, row, record in min_annotations(records, chosen_control, dropped, where):
@@ -704,4 +746,5 @@ def _read_min(records, where, universe, config, control, item, annotator, label,
                                       column=chosen_control))
     return build(annotations, reader="label-studio", dropped=dropped, where=where,
                  universe=_universe(config, chosen_control, universe), item=item,
-                 annotator=annotator, label=label, sep_option="")
+                 annotator=annotator, label=label, sep_option="", layout=layout,
+                 single=_stated(styles, chosen_control, region or ""))

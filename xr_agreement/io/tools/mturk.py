@@ -26,21 +26,29 @@ both marked, ``Reject`` on an ``Approved`` assignment or ``Approve`` on a ``Reje
 ``Answer.<label>.on`` columns (whose labels are then the universe, a box nobody ticked
 included); several crowd elements in ``taskAnswers`` need ``control=``. The same worker
 twice on one HIT is an error (MTurk gives a worker one assignment per HIT).
+
+Single-label tasks: the answer's shape says which element wrote it. ``crowd-classifier``
+("Output: ... an object using the specified name value as a property name, and a string
+from the categories as the property's value", ``{"<name>": {"label": "..."}}``;
+https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-classifier.html)
+chooses one category: read as ratings (item, annotator), an empty label no decision
+(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) and
+``Answer.<label>.on`` checkbox columns allow several: label sets.
 """
 
 from __future__ import annotations
 
 import json
 
-from ._common import (Annotation, Dropped, Where, blank, build, label_text, line_of, parse_json,
-                      read_csv)
+from ._common import (Annotation, Dropped, Single, Where, blank, build, label_text, line_of,
+                      parse_json, read_csv)
 
 STATUSES = ("Submitted", "Approved", "Rejected")
 TRUE, FALSE = {"true", "on", "1", "yes"}, {"false", "off", "0", "no", ""}
 
 
 def read_mturk(path, *, universe=None, control=None, item="item", annotator="annotator",
-               label="label", **_):
+               label="label", layout="auto", **_):
     """Decisions from an MTurk batch results CSV (see the module docstring)."""
     table = read_csv(path)
     where = Where(path, lines=table.attrs["lines"])  # an Input.<name> text may span lines
@@ -55,7 +63,9 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
     if answers and checkboxes:
         raise where("both Answer.taskAnswers and Answer.<label>.on columns: cannot tell which "
                     "holds the labels", column="Answer.taskAnswers")
-    dropped, annotations, parsed = Dropped(), [], []
+    dropped, annotations, parsed, shapes = Dropped(), [], [], set()
+    single = Single(False, "Answer.<label>.on checkbox columns allow several labels") \
+        if checkboxes else None
     for position, record in enumerate(table.to_dict("records")):
         row, line = position + 1, line_of(table, position)
         for column in ("HITId", "WorkerId"):
@@ -73,7 +83,7 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
             continue
         if answers:
             parsed.append((row, line, record, _task_answers(record["Answer.taskAnswers"],
-                                                            where, row, line)))
+                                                            where, row, line, shapes)))
         else:
             chosen = []
             for column in checkboxes:
@@ -104,6 +114,14 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
             annotations.append(Annotation(record["HITId"].strip(), record["WorkerId"].strip(),
                                           chosen, row=row, line=line,
                                           column="Answer.taskAnswers"))
+    if answers and name is not None:
+        kinds = {kind for element, kind in shapes if element == name}
+        if "labels" in kinds:
+            single = Single(False, f"the crowd element {name!r} answers {{\"labels\": "
+                                   "[...]}} (crowd-classifier-multi-select: several labels)")
+        elif kinds:
+            single = Single(True, f"the crowd element {name!r} answers {{\"label\": ...}} "
+                                  "(crowd-classifier: one category)")
     if checkboxes and universe is None:  # one column per label: the export declares them all
         universe = [c[len("Answer."):-len(".on")] for c in checkboxes]
     elif checkboxes:
@@ -113,7 +131,8 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
                         "universe", column=outside[0])
     return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
                  item=item, annotator=annotator, label=label, sep_option="",
-                 duplicate_hint=" (MTurk gives a worker one assignment per HIT)")
+                 duplicate_hint=" (MTurk gives a worker one assignment per HIT)",
+                 layout=layout, single=single)
 
 
 def _rejected(record, status, where, row, line) -> bool:
@@ -136,8 +155,9 @@ def _rejected(record, status, where, row, line) -> bool:
     return status == "Rejected" or bool(reject)
 
 
-def _task_answers(cell, where, row, line) -> dict[str, list[str]]:
-    """Element name -> labels from one ``Answer.taskAnswers`` cell."""
+def _task_answers(cell, where, row, line, shapes) -> dict[str, list[str]]:
+    """Element name -> labels from one ``Answer.taskAnswers`` cell; (element name, "label"
+    or "labels") added to ``shapes`` for each answer, the shape telling the element."""
     column = "Answer.taskAnswers"
     try:
         value = parse_json(cell)  # NaN and nesting too deep: a JSONDecodeError
@@ -156,8 +176,10 @@ def _task_answers(cell, where, row, line) -> dict[str, list[str]]:
                 if not isinstance(labels, list):  # never read as "chose no label"
                     raise where(f"element {name!r}: labels must be a list, got "
                                 f"{labels!r}", row, column, line)
+                shapes.add((name, "labels"))
             elif isinstance(answer, dict) and "label" in answer:
                 labels = [] if blank(answer["label"]) else [answer["label"]]
+                shapes.add((name, "label"))
             else:
                 continue  # another element of the form (free text, a rating): not labels
             out[name] = list(dict.fromkeys(label_text(v, where, row, column) for v in labels))

@@ -27,24 +27,35 @@ Meaning read here:
   non-finite ``_input_hash`` or annotator id is an error (``1.0`` is the id ``1``; ``1.5``
   stays ``1.5``); so is the same (input, annotator) twice (the same label twice
   in binary tasks), whatever the answers (an ``ignore`` and an ``accept`` too): Prodigy
-  documents no "latest wins" rule.
+  documents no "latest wins" rule;
+- single-label projects: the choice interface's ``choice_style`` ("single": one option
+  selectable, radio buttons; "multiple": checkboxes; https://prodi.gy/docs/api-interfaces#choice)
+  is stated where the tasks carry it, in their ``config`` (``"config": {"choice_style":
+  "multiple"}``); choice tasks all saying "single" are read as ratings (item, annotator),
+  any saying "multiple" as label sets. Without it (the recipe's config is not saved with
+  the answers) they are ratings when every answer is an accept selecting exactly one
+  option.
+  Read as ratings, an accepted task with nothing selected is no decision (dropped "no
+  choice") and so is a rejected one (dropped "rejected": it says which option is wrong,
+  not which is right). Binary accept/reject tasks stay label sets.
 """
 
 from __future__ import annotations
 
 
-from ._common import (Annotation, Dropped, Where, blank, build, label_text, load_json_records,
-                      scalar_id)
+from ._common import (Annotation, Dropped, Single, Where, blank, build, label_text,
+                      load_json_records, scalar_id)
 
 ANSWERS = ("accept", "reject", "ignore")
 
 
 def read_prodigy(path, *, universe=None, item="item", annotator="annotator", label="label",
-                 text=None, **_):
+                 text=None, layout="auto", **_):
     """Decisions from a Prodigy ``db-out`` JSONL file (see the module docstring)."""
     where = Where(path, kind="line")
     records, kind = load_json_records(path, text)
     annotations, dropped, kinds, options, answered = [], Dropped(), {}, [], {}
+    styles = {}  # choice_style -> first line saying it
     for line, task in records:
         if kind == "array":
             raise where("a Prodigy db-out export is JSON lines (one task per line), not one "
@@ -79,6 +90,10 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
                     raise where("an option without id", line, "options")
                 ids.append(label_text(option["id"], where, line, "options"))
             options += ids
+            config = task.get("config")
+            style = config.get("choice_style") if isinstance(config, dict) else None
+            if style is not None:
+                styles.setdefault(str(style).strip().lower(), line)
         # every answer counts, an ignore too: an ignore and an accept of one input by one
         # annotator are two answers, and Prodigy has no rule for which one stands
         key = (str(item_id), str(who))
@@ -114,7 +129,7 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
                                           column="accept"))
         elif accepted:
             annotations.append(Annotation(item_id, str(who), [], accepted,
-                                          line=line, column="accept"))
+                                          line=line, column="accept", empty_reason="rejected"))
         else:
             dropped.add("rejected", who)
             annotations.append(Annotation(item_id, str(who), None, line=line))
@@ -128,4 +143,16 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
     return build(annotations, reader="prodigy", dropped=dropped, where=where,
                  universe=universe, item=item, annotator=annotator, label=label,
                  sep_option="", key_by_label="binary" in kinds,
-                 duplicate_hint=" (Prodigy has no rule for a repeated answer)")
+                 duplicate_hint=" (Prodigy has no rule for a repeated answer)",
+                 layout=layout, single=_stated(styles))
+
+
+def _stated(styles: dict) -> Single | None:
+    """What the tasks' ``config.choice_style`` says (None: no task says it)."""
+    if "multiple" in styles:
+        return Single(False, f"the tasks' config says choice_style 'multiple' (line "
+                             f"{styles['multiple']})")
+    if styles and set(styles) == {"single"}:
+        return Single(True, "the tasks' config says choice_style 'single' (one option "
+                            "selectable)")
+    return None

@@ -20,6 +20,9 @@ dataset hubs: the label columns are those named by ``labels=``, else every remai
 whose cells are all 0/1 (``true``/``false``). A flag column meaning "no decision"
 (``example_very_unclear``, ``unclear``, ``skipped``) makes a row with a true flag no decision,
 dropped "unclear" / "skipped". A blank label cell is an undecided label.
+
+Neither layout says whether one label or several were allowed: a table whose every
+annotation holds exactly one label is read as ratings (item, annotator), else as label sets.
 """
 
 from __future__ import annotations
@@ -119,7 +122,8 @@ def _ids(table, column, where):
 
 
 def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_column=None,
-               labels_column=None, item="item", annotator="annotator", label="label", **_):
+               labels_column=None, item="item", annotator="annotator", label="label",
+               layout="auto", **_):
     """Decisions from a crowd table (see the module docstring)."""
     sep = ";" if sep is None else sep
     table, first_line = read_table(path)
@@ -152,7 +156,8 @@ def read_crowd(path, *, universe=None, sep=None, item_column=None, annotator_col
         annotations.append(Annotation(items[position], who, list(dict.fromkeys(chosen)),
                                       row=row, line=line, column=labels_col))
     return build(annotations, reader="crowd", dropped=dropped, where=where, universe=universe,
-                 item=item, annotator=annotator, label=label, sep_in_use=sep)
+                 item=item, annotator=annotator, label=label, sep_in_use=sep,
+                 layout=layout)
 
 
 def _binary(value):
@@ -170,7 +175,7 @@ def _binary(value):
 
 
 def read_wide(path, *, universe=None, item_column=None, annotator_column=None, item="item",
-              annotator="annotator", label="label", **_):
+              annotator="annotator", label="label", layout="auto", **_):
     """Decisions from a wide table, one 0/1 column per label (see the module docstring)."""
     table, first_line = read_table(path)
     where = Where(path, line_offset=first_line - 1 if first_line else None,
@@ -230,4 +235,4 @@ def read_wide(path, *, universe=None, item_column=None, annotator_column=None, i
                                       column=item_col))
     return build(annotations, reader="wide", dropped=dropped, where=where,
                  universe=label_cols, item=item, annotator=annotator, label=label,
-                 sep_in_use=False)
+                 sep_in_use=False, layout=layout)

@@ -228,3 +228,37 @@ def test_json_text_attrs_are_documented(made, case):
             doc = _doc_of(case)
             assert "JSON" in doc and (f'attrs["{key}"]' in doc or f"``{key}``" in doc), (
                 case, key)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_missing_text_ratings_reopened_as_blank_are_refused(engine, tmp_path):
+    """A missing text rating (NaN) comes back from every store as "": counted as a category
+    it would make such cells agree. The kappa family and alpha refuse it, naming the cell,
+    and the documented repair gives the original numbers back."""
+    ratings = xr.DataArray(
+        np.array([["pos", "pos", "neg"], ["neg", "neg", np.nan], ["pos", "neu", "pos"],
+                  ["neu", np.nan, np.nan]], dtype=object), dims=("item", "annotator"),
+        coords={"item": ["s1", "s2", "s3", "s4"], "annotator": ["ann", "bob", "cy"]},
+        name="rating")
+    back = _roundtrip(ratings, tmp_path / f"out.{engine}", engine)
+    assert back.sel(item="s2", annotator="cy").item() == ""  # what the stores do today
+    for function in (xr_agreement.fleiss, xr_agreement.cohen, xr_agreement.gwet,
+                     xr_agreement.alpha, xr_agreement.percent):
+        with pytest.raises(ValueError, match=r"rating '' at item='s2', annotator='cy' is "
+                                             r"blank text, not a category"):
+            function(back)
+    repaired = back.astype(object).where(back.str.strip() != "")  # as the message says
+    # the numbers of the original, against a plain count: 1 - D_o / D_e by hand
+    # (pairable values of s1-s3; s4 has one rating)
+    pairs = [("pos", "pos"), ("pos", "neg"), ("pos", "neg"), ("neg", "neg"), ("pos", "neu"),
+             ("pos", "pos"), ("neu", "pos")]
+    values = ["pos", "pos", "neg", "neg", "neg", "pos", "neu", "pos"]
+    weights = [1 / 2] * 3 + [1] + [1 / 2] * 3  # ordered pairs / (m_u - 1), halved
+    observed = 2 * sum(w for (a, b), w in zip(pairs, weights) if a != b)
+    n = len(values)
+    counts = pd.Series(values).value_counts()
+    expected = (n * n - (counts ** 2).sum()) / (n - 1)
+    alpha = 1 - (observed / n) / (expected / n)
+    assert float(xr_agreement.alpha(repaired).alpha) == pytest.approx(alpha, abs=1e-12)
+    assert float(xr_agreement.fleiss(repaired).coefficient) == float(
+        xr_agreement.fleiss(ratings).coefficient)

@@ -301,7 +301,7 @@ def _decisions(args):
                           labels=args.labels, sep=args.sep, empty_list=args.empty_list,
                           spans_as_label_sets=args.spans_as_label_sets, **columns)
     if _is_ratings(da):
-        if da.attrs.get("single_label") is None and args.layout == "single":
+        if args.layout == "single":  # the reader's sentence speaks of layout='single'
             da = da.copy()
             da.attrs["single_label"] = ("--layout single was given on the command line: "
                                         "one rating (a category) per row of item and "

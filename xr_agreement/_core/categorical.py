@@ -58,17 +58,34 @@ def encode_ratings(da: xr.DataArray, categories=None) -> tuple[np.ndarray, np.nd
         dtype=np.int64,
     )
     present_codes = unique_codes[factor] if len(uniques) else np.zeros(0, np.int64)
+    blank = [code for code, u in enumerate(uniques.tolist())
+             if isinstance(u, str) and not u.strip()]
+    if blank:
+        # netCDF and zarr write a missing text rating (NaN, None) as "" and read it back so:
+        # counted as a category it would make every such cell an agreement
+        position = np.flatnonzero(~missing)[int(np.argmax(np.isin(factor, blank)))]
+        value = flat[position]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise ValueError(f"rating {value!r} at {_named(da, values.shape, position)} "
+                         "is blank text, not a category; a store (netCDF, zarr) writes a "
+                         "missing text rating as '': mark missing ratings as NaN, e.g. "
+                         "da.astype(object).where(da.str.strip() != '')")
     unknown = present_codes == MISSING_CODE
     if unknown.any():
         position = np.flatnonzero(~missing)[int(np.argmax(unknown))]
         value = flat[position]
         value = value.item() if isinstance(value, np.generic) else value
-        where = np.unravel_index(position, values.shape)
-        named = ", ".join(f"{d}={_coord(da, d, p)!r}" for d, p in zip(da.dims, where))
+        named = _named(da, values.shape, position)
         raise ValueError(f"rating {value!r} at {named} is not one of the declared "
                          f"categories {cats.tolist()}")
     codes[~missing] = present_codes
     return codes.reshape(values.shape), cats
+
+
+def _named(da: xr.DataArray, shape, position: int) -> str:
+    """The coordinates of a flat position, ``item='s1', annotator='ann'``."""
+    where = np.unravel_index(position, shape)
+    return ", ".join(f"{d}={_coord(da, d, p)!r}" for d, p in zip(da.dims, where))
 
 
 def observed_categories(distinct: set, dtype: np.dtype) -> np.ndarray:

@@ -426,3 +426,47 @@ def test_ratings_attrs_are_storable(tmp_path):
     assert back.attrs["single_label"].startswith("the labeling config's")
     decided = ~da.isnull()
     np.testing.assert_array_equal(back.values[decided.values], da.values[decided.values])
+
+
+def mturk_form(tmp_path, header, rows, name="radio.csv"):
+    """A classic HTML form's batch results: HITId, WorkerId, AssignmentStatus, then the
+    ``Answer.<name>`` columns of ``header`` (a radio group submits its checked value)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "Input.text",
+                     *header, "Approve", "Reject"])
+    for number, (hit, worker, status, *answers) in enumerate(rows):
+        writer.writerow([hit, f"A{number}", worker, status, "text", *answers, "", ""])
+    path = tmp_path / name
+    path.write_text(out.getvalue())
+    return path
+
+
+def test_mturk_radio_group_reads_ratings(tmp_path):
+    path = mturk_form(tmp_path, ["Answer.sentiment"], [
+        ("H1", "W1", "Approved", "positive"), ("H1", "W2", "Submitted", "negative"),
+        ("H2", "W1", "Approved", ""),  # left unchecked: the browser submits nothing
+        ("H2", "W2", "Rejected", "positive"), ("H3", "W1", "Approved", "positive"),
+        ("H3", "W2", "Approved", "positive")])
+    da = read_annotations(path)
+    check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative", ("H2", "W1"): NAN,
+                       ("H2", "W2"): NAN, ("H3", "W1"): "positive", ("H3", "W2"): "positive"},
+                  "mturk", "the form field Answer.sentiment holds one value per assignment "
+                  "(an HTML radio group or drop-down: one category)", ["negative", "positive"],
+                  {"no choice": {"W1": 1}, "rejected": {"W2": 1}})
+    sets = read_annotations(path, layout="sets")
+    assert sets.sel(item="H1", annotator="W2").values.tolist() == [1.0, 0.0]
+    with pytest.raises(AnnotationFileError, match="label 'positive' is not in the declared"):
+        read_annotations(path, labels=["neg", "neu"])
+
+
+def test_mturk_several_form_fields_need_control(tmp_path):
+    path = mturk_form(tmp_path, ["Answer.comment", "Answer.sentiment"], [
+        ("H1", "W1", "Approved", "fine", "positive"), ("H1", "W2", "Approved", "", "negative")])
+    with pytest.raises(AnnotationFileError, match=r"several form fields \['Answer.comment', "
+                                                  r"'Answer.sentiment'\]: choose .*control"):
+        read_annotations(path)
+    da = read_annotations(path, control="sentiment")
+    assert ratings_of(da) == {("H1", "W1"): "positive", ("H1", "W2"): "negative"}
+    with pytest.raises(AnnotationFileError, match=r"no form field Answer.topic"):
+        read_annotations(path, control="topic")

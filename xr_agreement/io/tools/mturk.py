@@ -33,7 +33,14 @@ from the categories as the property's value", ``{"<name>": {"label": "..."}}``;
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-classifier.html)
 chooses one category: read as ratings (item, annotator), an empty label no decision
 (dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) and
-``Answer.<label>.on`` checkbox columns allow several: label sets.
+``Answer.<label>.on`` checkbox columns allow several: label sets. A classic HTML radio group
+(``<input type="radio" name="sentiment" value="positive">``, of which "only one radio
+button in a given group can be selected at the same time",
+https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/radio) or drop-down
+(``<select name=...>``) submits one ``name=value`` pair, which the batch results hold in an
+``Answer.<name>`` column: such a column (the only ``Answer.`` column, or the one named by
+``control=``) is read as ratings, a blank cell no decision (dropped "no choice": a browser
+submits nothing for a group left unchecked).
 """
 
 from __future__ import annotations
@@ -58,8 +65,11 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
     checkboxes = [c for c in table.columns if c.startswith("Answer.") and c.endswith(".on")]
     answers = "Answer.taskAnswers" in table.columns
     if not answers and not checkboxes:
-        raise where("no Answer.taskAnswers column and no Answer.<label>.on checkbox columns",
-                    column="Answer.taskAnswers")
+        field = _form_field(table, control, where)
+        if field is not None:
+            return _read_field(table, field, where, universe, item, annotator, label, layout)
+        raise where("no Answer.taskAnswers column, no Answer.<label>.on checkbox columns and "
+                    "no Answer.<name> form field", column="Answer.taskAnswers")
     if answers and checkboxes:
         raise where("both Answer.taskAnswers and Answer.<label>.on columns: cannot tell which "
                     "holds the labels", column="Answer.taskAnswers")
@@ -68,18 +78,8 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
         if checkboxes else None
     for position, record in enumerate(table.to_dict("records")):
         row, line = position + 1, line_of(table, position)
-        for column in ("HITId", "WorkerId"):
-            if blank(record[column]):
-                raise where(f"empty {column}", row, column, line)
-        who = record["WorkerId"].strip()
-        status = record.get("AssignmentStatus", "Submitted").strip()
-        if status not in STATUSES:
-            raise where(f"AssignmentStatus must be one of {list(STATUSES)}, got {status!r}",
-                        row, "AssignmentStatus", line)
-        if _rejected(record, status, where, row, line):
-            dropped.add("rejected", who)
-            annotations.append(Annotation(record["HITId"].strip(), who, None, row=row,
-                                          line=line))
+        who = _worker(record, where, row, line, dropped, annotations)
+        if who is None:
             continue
         if answers:
             parsed.append((row, line, record, _task_answers(record["Answer.taskAnswers"],
@@ -133,6 +133,62 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
                  item=item, annotator=annotator, label=label, sep_option="",
                  duplicate_hint=" (MTurk gives a worker one assignment per HIT)",
                  layout=layout, single=single)
+
+
+def _form_field(table, control, where) -> str | None:
+    """The ``Answer.<name>`` column of a classic HTML form's one field (a radio group or a
+    drop-down): the only one, or the one ``control=`` names; None when there is none."""
+    fields = [c[len("Answer."):] for c in table.columns if c.startswith("Answer.")]
+    if control is not None:
+        if control not in fields:
+            raise where(f"no form field Answer.{control}; found "
+                        f"{['Answer.' + f for f in fields]}", column=f"Answer.{control}")
+        return control
+    if len(fields) > 1:
+        raise where(f"several form fields {['Answer.' + f for f in fields]}: choose the one "
+                    "that holds the category with control=NAME (command line: --control "
+                    "NAME)", column=f"Answer.{fields[0]}")
+    return fields[0] if fields else None
+
+
+def _read_field(table, field, where, universe, item, annotator, label, layout):
+    """One category per assignment from the form field ``Answer.<field>`` (module
+    docstring): ratings; label sets of one label with ``layout='sets'``."""
+    column = f"Answer.{field}"
+    dropped, annotations = Dropped(), []
+    for position, record in enumerate(table.to_dict("records")):
+        row, line = position + 1, line_of(table, position)
+        who = _worker(record, where, row, line, dropped, annotations)
+        if who is None:
+            continue
+        value = record[column]
+        chosen = [] if blank(value) else [label_text(value, where, row, column)]
+        annotations.append(Annotation(record["HITId"].strip(), who, chosen, row=row, line=line,
+                                      column=column))
+    single = Single(True, f"the form field {column} holds one value per assignment (an HTML "
+                          "radio group or drop-down: one category)")
+    return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
+                 item=item, annotator=annotator, label=label, sep_option="",
+                 duplicate_hint=" (MTurk gives a worker one assignment per HIT)",
+                 layout=layout, single=single)
+
+
+def _worker(record, where, row, line, dropped, annotations) -> str | None:
+    """The worker of an assignment row, or None for a rejected one (then recorded as no
+    decision, dropped "rejected"); blank ids and unknown statuses are errors."""
+    for column in ("HITId", "WorkerId"):
+        if blank(record[column]):
+            raise where(f"empty {column}", row, column, line)
+    who = record["WorkerId"].strip()
+    status = record.get("AssignmentStatus", "Submitted").strip()
+    if status not in STATUSES:
+        raise where(f"AssignmentStatus must be one of {list(STATUSES)}, got {status!r}",
+                    row, "AssignmentStatus", line)
+    if _rejected(record, status, where, row, line):
+        dropped.add("rejected", who)
+        annotations.append(Annotation(record["HITId"].strip(), who, None, row=row, line=line))
+        return None
+    return who
 
 
 def _rejected(record, status, where, row, line) -> bool:

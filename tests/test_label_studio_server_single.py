@@ -276,6 +276,26 @@ def test_the_cli_prints_the_single_label_report_of_the_plan(name, capsys):
     text = " ".join(out.split())
     assert f"Why these are single-label ratings: {CONFIG_SAID}." in text
     assert "5 items, 3 annotators, 3 categories (3 used), 11 ratings." in text
+    # what was left out, each reason once (the names: ids or emails, as the export has them)
+    left_out = text.split("Ratings left out, per reason: ")[1].split(". A left-out")[0]
+    reasons = [part.split(" 1 (")[0] for part in left_out.split("; ")]
+    assert reasons == sorted(DROPPED_FULL if name in FULL else DROPPED_MIN)
+
+
+def test_the_cli_without_the_config(capsys):
+    # one choice in every annotation: the single-label report, saying it was inferred
+    assert main(["report", str(HERE / "one_choice_each_json.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Single-label agreement report: one_choice_each_json.json\n")
+    assert f"Why these are single-label ratings: {INFERRED}." in " ".join(out.split())
+    # a single-choice CSV export names no control: one line saying what to pass
+    assert main(["report", str(HERE / "csv_all_tasks.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot tell which field holds the labels" in err
+    assert "--control NAME" in err and "--labels config.xml" in err
+    assert main(["report", str(HERE / "csv_all_tasks.csv"), "--control", "sentiment",
+                 "--layout", "single"]) == 0
+    assert capsys.readouterr().out.startswith("Single-label agreement report: csv_all_tasks")
 
 
 @pytest.mark.parametrize("name", EXPORTS)

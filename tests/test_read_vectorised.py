@@ -14,6 +14,7 @@ import random
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 
@@ -330,3 +331,52 @@ def test_plain_ids_are_those_kept_as_they_are(large):
             got = xr.DataArray(np.zeros(len(ids)), dims="item", coords={"item": variable})
             xr.testing.assert_identical(got, expected)
             assert got.indexes["item"].dtype == expected.indexes["item"].dtype
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 18])
+def test_byte_checks_in_blocks(monkeypatch, block):
+    """vectorised._quote_free_separators, which looks at the file in blocks, answers as
+    the whole-file questions do, wherever the blocks end (a CRLF across two blocks)."""
+    monkeypatch.setattr(vectorised, "CHECK_BLOCK", block)
+    rng = random.Random(block)
+    for _ in range(300):
+        data = bytes(rng.choice(b'ab,;\r\n"\x00') if rng.random() < 0.3 else ord("a")
+                     for _ in range(rng.randint(0, 12)))
+        sep = rng.choice(",;")
+        expected = (None if b'"' in data or b"\x00" in data
+                    or data.count(b"\r") != data.count(b"\r\n") else data.count(sep.encode()))
+        assert vectorised._quote_free_separators(data, sep) == expected, data
+
+
+@pytest.mark.parametrize("piece_rows", [2, 1 << 17])
+def test_label_lists_of_several_arrow_arrays(monkeypatch, piece_rows):
+    """A column held in several Arrow arrays (as pandas' parallel reading of a large file
+    gives it) is read piece by piece as it is, and as the same column in one array."""
+    pyarrow = pytest.importorskip("pyarrow")
+    monkeypatch.setattr(vectorised, "PIECE_ROWS", piece_rows)
+    rng = random.Random(piece_rows)
+    rows = [(f"doc-{i}", f"ann-{a}", ";".join(rng.sample(LABELS, rng.randint(0, 3))))
+            for i in range(40) for a in range(3)]
+
+    def column(values, sizes):
+        chunks, start = [], 0
+        for size in sizes:
+            chunks.append(pyarrow.array(values[start:start + size], pyarrow.string()))
+            start += size
+        return pd.Series(pd.arrays.ArrowExtensionArray(pyarrow.chunked_array(chunks)))
+
+    def table(sizes):
+        return pd.DataFrame({name: column([row[j] for row in rows], sizes)
+                             for j, name in enumerate(["item", "annotator", "labels"])})
+
+    columns = ("item", "annotator", "labels")
+    one = vectorised.sets_decisions(table([len(rows)]), columns, None, ";")
+    for sizes in ([50, 0, 70], [1] * len(rows), [119, 1]):
+        several = vectorised.sets_decisions(table(sizes), columns, None, ";")
+        np.testing.assert_array_equal(several[0], one[0])
+        assert several[0].dtype == one[0].dtype
+        for got, expected in zip(several[1:], one[1:]):
+            assert list(got) == list(expected)
+    rows[-1] = ("doc-39", "ann-2", None)  # a missing cell in the last array
+    with pytest.raises(vectorised.Fallback):
+        vectorised.sets_decisions(table([100, 20]), columns, None, ";")

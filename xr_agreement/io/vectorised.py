@@ -399,38 +399,39 @@ def _listed_cells(pieces: list, pairs: np.ndarray, n_pairs: int, universe, sep: 
     at each label the pieces of a label-list column list (:func:`_label_tasks`;
     ``pairs``: each row's (item, annotator) pair), the number of labels listed, blanks left
     out, and the universe (:func:`_label_index`, given the distinct labels of every piece in
-    the order they first appear).
-
-    Written for few passes over fresh memory (the page faults of each new array of the
-    1.75 million parts of benchmarks/bench_read.py cost as much as the pass): each part's
-    pair is its row's repeated by the cells' part counts (not gathered at each part's row),
-    its label is taken piece by piece into one small array, and a blank part sets the spare
-    last cell instead of being removed from the parts (20-24 ms -> 9-12 ms)."""
+    the order they first appear). Each piece sets its cells in a task of its own
+    (:func:`_mark_piece`); no two write the same cell but the spare one, as the caller has
+    refused duplicated (item, annotator) rows."""
     distinct = {}
     merged = [[-1 if v is None else distinct.setdefault(v, len(distinct)) for v in labels]
               for _, _, labels in pieces]
     label_of_code, universe = _label_index(list(distinct), universe, sep)
-    small = np.int16 if len(universe) < 2**15 else np.int64
-    positions = np.empty(sum(len(codes) for _, codes, _ in pieces), dtype=small)
-    start = 0
-    for (_, codes, _), codes_merged in zip(pieces, merged):
-        lookup = label_of_code[np.array(codes_merged + [-1], dtype=np.int64)].astype(small)
-        np.take(lookup, codes, out=positions[start:start + len(codes)])
-        start += len(codes)
-    cells = np.repeat(pairs * len(universe), _joined([lengths for lengths, _, _ in pieces]))
-    cells += positions
-    size = n_pairs * len(universe)
-    blank = positions < 0
-    listed = len(blank) - np.count_nonzero(blank)
-    if listed < len(blank):
-        cells[blank] = size
-    grid = np.zeros(size + 1, dtype=np.uint8)
+    grid = np.zeros(n_pairs * len(universe) + 1, dtype=np.uint8)
+    small = np.int16 if len(universe) < 2**15 else np.int64  # fewer bytes a part
+    pair_cells = pairs * len(universe)
+    firsts = np.cumsum([0] + [len(lengths) for lengths, _, _ in pieces])
+    listed = _together([functools.partial(
+        _mark_piece, grid, pair_cells[first:first + len(lengths)], lengths, codes,
+        label_of_code[np.array(codes_merged + [-1], dtype=np.int64)].astype(small))
+        for (lengths, codes, _), codes_merged, first in zip(pieces, merged, firsts)])
+    return grid, sum(listed), universe
+
+
+def _mark_piece(grid, pair_cells, lengths, codes, positions) -> int:
+    """Sets to 1 the grid's cell of each label a piece lists (its rows' ``pair_cells``,
+    each cell's number of parts ``lengths``, the parts' ``codes`` and each code's position
+    in the universe, -1 for a blank) and returns how many it set; a blank part sets the
+    spare last cell instead of being removed from the parts. Each part's pair is its row's
+    repeated by the cells' part counts, not gathered at each part's row."""
+    parts = positions[codes]
+    cells = np.repeat(pair_cells, lengths)
+    cells += parts
+    blank = parts < 0
+    n_blank = int(np.count_nonzero(blank))
+    if n_blank:
+        cells[blank] = len(grid) - 1
     grid[cells] = 1
-    return grid, listed, universe
-
-
-def _joined(arrays: list) -> np.ndarray:
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+    return len(cells) - n_blank
 
 
 def _pairs(table: pd.DataFrame, item_col: str, annotator_col: str, *tasks):

@@ -91,8 +91,9 @@ CHECK_BLOCK = 1 << 18
 
 def _quote_free_separators(data, sep: str) -> int | None:
     """The number of ``sep`` bytes in ``data`` (bytes or a mapped file), or None when it
-    holds a quote, a NUL or a lone carriage return. One pass in blocks, each looked at while in cache, rather than
-    one pass over the whole file per question: 9 ms -> 5 ms at 26 MB."""
+    holds a quote, a NUL or a lone carriage return. One pass in blocks, each looked at
+    while in cache, rather than one pass over the whole file per question: 9 ms -> 5 ms
+    at 26 MB."""
     view = np.frombuffer(data, np.uint8)
     found = np.empty(min(len(data), CHECK_BLOCK), dtype=bool)
     separators, returns = 0, False
@@ -243,7 +244,7 @@ def _text_buffers(array) -> tuple[np.ndarray, np.ndarray]:
     width = 8 if pyarrow.types.is_large_string(array.type) else 4
     offsets = np.frombuffer(offsets, np.dtype(f"int{width * 8}"), len(array) + 1,
                             array.offset * width)
-    return offsets, np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return offsets, np.zeros(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
 
 
 def _plain_ids(distinct) -> bool:
@@ -305,8 +306,8 @@ def _text_index_dtype():
 def _together(tasks: list) -> list:
     """The results of ``tasks`` (functions of no argument), run at once in the process's
     thread pool: Arrow's kernels and numpy's release the GIL, so the ids and the pieces of a
-    label-list column are read on every core (the sets CSV of benchmarks/bench_read.py, 2
-    cores: 130-150 ms -> 75-90 ms for the ids and labels)."""
+    label-list column are read on every core (the sets CSV of benchmarks/bench_read.py on
+    2 cores, other cores idle: 113 -> 68 ms for its ids and labels, medians)."""
     return _pool_map(operator.call, tasks)
 
 
@@ -376,13 +377,11 @@ def _object_labels(cells: list, sep: str) -> tuple[np.ndarray, np.ndarray, list]
 def _label_tasks(series: pd.Series, sep: str) -> list:
     """Tasks reading the labels listed in a label-list column, one per piece of the column
     (at most :data:`PIECE_ROWS` rows of one of the Arrow arrays of the column, else the
-    whole column), each returning
-    ``(lengths, codes, labels)``: the number of parts of each cell, each part's code, and
-    the distinct labels the codes stand for, as the per-row code reads them (stripped, None
-    when blank).
-    Text cells are split at ``sep``; cells that are lists (JSON lines) give their elements.
-    Fallback: anything else (numbers, mixed cells, nested lists, text that looks like a
-    list)."""
+    whole column), each returning ``(lengths, codes, labels)``: the number of parts of
+    each cell, each part's code, and the distinct labels the codes stand for, as the
+    per-row code reads them (stripped, None when blank). Text cells are split at ``sep``;
+    cells that are lists (JSON lines) give their elements. Fallback: anything else
+    (numbers, mixed cells, nested lists, text that looks like a list)."""
     chunks = _arrow_chunks(series)
     if chunks is None:
         return [functools.partial(_object_labels, series.tolist(), sep)]
@@ -400,8 +399,9 @@ def _listed_cells(pieces: list, pairs: np.ndarray, n_pairs: int, universe, sep: 
     ``pairs``: each row's (item, annotator) pair), the number of labels listed, blanks left
     out, and the universe (:func:`_label_index`, given the distinct labels of every piece in
     the order they first appear). Each piece sets its cells in a task of its own
-    (:func:`_mark_piece`); no two write the same cell but the spare one, as the caller has
-    refused duplicated (item, annotator) rows."""
+    (:func:`_mark_piece`; no two write the same cell but the spare one, as the caller has
+    refused duplicated (item, annotator) rows): 197 against 210 ms a reading of the sets
+    CSV of benchmarks/bench_read.py with one pass over all parts (medians, 2 cores)."""
     distinct = {}
     merged = [[-1 if v is None else distinct.setdefault(v, len(distinct)) for v in labels]
               for _, _, labels in pieces]

@@ -11,8 +11,10 @@ import glob
 import json
 import os
 import random
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 
@@ -244,3 +246,137 @@ def test_other_separators_read_alike(tmp_path, monkeypatch, sep):
                     f"s2,ann,{sep}\ns2,bob,a|||b\n", "utf-8")
     _both(monkeypatch, path, sep=sep)
     _both(monkeypatch, path, sep=sep, labels=["a", "b", "c", "a|||b", "|b", "a|"])
+
+
+def _same_indexes(fast, slow):
+    """The indexes too (``_same`` compares coordinates' values and dtypes): the whole-column
+    path builds the ids' index from Arrow text (vectorised.id_coordinate)."""
+    _same(fast, slow)
+    if not isinstance(slow, tuple):
+        for name in slow.indexes:
+            assert fast.indexes[name].dtype == slow.indexes[name].dtype, name
+            assert fast.indexes[name].equals(slow.indexes[name]), name
+
+
+@pytest.mark.parametrize("piece_rows", [1, 2, 5])
+@pytest.mark.parametrize("seed", range(12))
+def test_label_lists_read_in_pieces_alike(tmp_path, monkeypatch, seed, piece_rows):
+    """The label lists of an Arrow column split and encoded in pieces of a few rows (each
+    with its own distinct labels, merged after), beside the ids, in the thread pool."""
+    monkeypatch.setattr(vectorised, "PIECE_ROWS", piece_rows)
+    rng = random.Random(seed)
+    rows = _random_sets(rng, seed % 3 == 0)
+    if seed % 4 == 1:  # something the whole-column path leaves to the per-row code, late
+        item, annotator, _ = rows[-1]
+        rows[-1] = (item, annotator, rng.choice(["a;a", "zzz", "[a]", "a;\u200b", "a|b"]))
+    path = tmp_path / "votes.csv"
+    _write_csv(path, rows, csv.QUOTE_MINIMAL)
+    universe = ["1", "2", "03", "4"] if seed % 3 == 0 else LABELS
+    for options in ({}, {"labels": universe}):
+        with monkeypatch.context() as patched:
+            if seed % 4 != 1:  # read by the whole-column path
+                patched.setattr(files, "_sets", None)
+            fast = _read(path, **options)
+        with monkeypatch.context() as patched:
+            _per_row(patched)
+            slow = _read(path, **options)
+        _same_indexes(fast, slow)
+
+
+@pytest.mark.parametrize("ids", [
+    ["doc-1", "doc-10", "d"],  # ids of several lengths: the coordinate is <U6
+    ["a", "1"],  # integer text beside other text: kept as text
+    ["1", "+2", "-3"],  # all integers: ints
+    ["01", "1"],  # integers that would merge: text
+    [" a", "b"], ["a\t", "b"], ["a\x1c", "b"], ["a\x0b", "b"],  # blanks around an id
+    ["é", "b"], ["日本", "x"],  # not ASCII
+    ["a b", "c"],  # a blank inside is kept
+])
+def test_ids_read_alike(tmp_path, monkeypatch, ids):
+    path = tmp_path / "votes.csv"
+    path.write_text("item,annotator,labels\n" + "".join(
+        f"{item},{annotator},a\n" for item in ids for annotator in ids), "utf-8")
+    fast = _read(path)
+    with monkeypatch.context() as patched:
+        _per_row(patched)
+        slow = _read(path)
+    _same_indexes(fast, slow)
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["string", "large_string"])
+def test_plain_ids_are_those_kept_as_they_are(large):
+    """vectorised._plain_ids, which keeps ids as Arrow text, says yes only where
+    ids_as_coordinate leaves every id as it is; id_coordinate then makes the coordinate
+    xarray makes of the list."""
+    pyarrow = pytest.importorskip("pyarrow")
+    from xr_agreement.io.cells import ids_as_coordinate
+
+    rng = random.Random(0)
+    pieces = ["a", "B", "7", "-", "+", " ", "\t", "\x1c", "\x1f", "\x0b", "é", ".", "0"]
+    for _ in range(400):
+        ids = list(dict.fromkeys("".join(rng.choices(pieces, k=rng.randint(1, 4)))
+                                 for _ in range(rng.randint(1, 5))))
+        # a slice (an offset into the buffers), after an id that is not plain
+        array = pyarrow.array(["\t"] + ids, pyarrow.large_string() if large else
+                              pyarrow.string())[1:]
+        plain = (all(map(str.isascii, ids)) and all(i.strip() == i for i in ids)
+                 and not all(re.match(r"[+-]?[0-9]+\Z", i) for i in ids))
+        assert vectorised._plain_ids(array) == plain, ids
+        if plain:
+            assert ids_as_coordinate(ids) == ids and all(map(str.isascii, ids)), ids
+            variable = vectorised.id_coordinate("item", array)
+            expected = xr.DataArray(np.zeros(len(ids)), dims="item", coords={"item": ids})
+            assert variable.dtype == expected["item"].dtype
+            assert variable.values.tolist() == ids
+            got = xr.DataArray(np.zeros(len(ids)), dims="item", coords={"item": variable})
+            xr.testing.assert_identical(got, expected)
+            assert got.indexes["item"].dtype == expected.indexes["item"].dtype
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 18])
+def test_byte_checks_in_blocks(monkeypatch, block):
+    """vectorised._quote_free_separators, which looks at the file in blocks, answers as
+    the whole-file questions do, wherever the blocks end (a CRLF across two blocks)."""
+    monkeypatch.setattr(vectorised, "CHECK_BLOCK", block)
+    rng = random.Random(block)
+    for _ in range(300):
+        data = bytes(rng.choice(b'ab,;\r\n"\x00') if rng.random() < 0.3 else ord("a")
+                     for _ in range(rng.randint(0, 12)))
+        sep = rng.choice(",;")
+        expected = (None if b'"' in data or b"\x00" in data
+                    or data.count(b"\r") != data.count(b"\r\n") else data.count(sep.encode()))
+        assert vectorised._quote_free_separators(data, sep) == expected, data
+
+
+@pytest.mark.parametrize("piece_rows", [2, 1 << 17])
+def test_label_lists_of_several_arrow_arrays(monkeypatch, piece_rows):
+    """A column held in several Arrow arrays (as pandas' parallel reading of a large file
+    gives it) is read piece by piece as it is, and as the same column in one array."""
+    pyarrow = pytest.importorskip("pyarrow")
+    monkeypatch.setattr(vectorised, "PIECE_ROWS", piece_rows)
+    rng = random.Random(piece_rows)
+    rows = [(f"doc-{i}", f"ann-{a}", ";".join(rng.sample(LABELS, rng.randint(0, 3))))
+            for i in range(40) for a in range(3)]
+
+    def column(values, sizes):
+        chunks, start = [], 0
+        for size in sizes:
+            chunks.append(pyarrow.array(values[start:start + size], pyarrow.string()))
+            start += size
+        return pd.Series(pd.arrays.ArrowExtensionArray(pyarrow.chunked_array(chunks)))
+
+    def table(sizes):
+        return pd.DataFrame({name: column([row[j] for row in rows], sizes)
+                             for j, name in enumerate(["item", "annotator", "labels"])})
+
+    columns = ("item", "annotator", "labels")
+    one = vectorised.sets_decisions(table([len(rows)]), columns, None, ";")
+    for sizes in ([50, 0, 70], [1] * len(rows), [119, 1]):
+        several = vectorised.sets_decisions(table(sizes), columns, None, ";")
+        np.testing.assert_array_equal(several[0], one[0])
+        assert several[0].dtype == one[0].dtype
+        for got, expected in zip(several[1:], one[1:]):
+            assert list(got) == list(expected)
+    rows[-1] = ("doc-39", "ann-2", None)  # a missing cell in the last array
+    with pytest.raises(vectorised.Fallback):
+        vectorised.sets_decisions(table([100, 20]), columns, None, ";")

@@ -33,8 +33,8 @@ from .cells import blank, ids_as_coordinate, invisible, non_finite, parse_json
 from .cells import number_text as _number_text
 from .cells import unify_labels as _unify_labels
 from .records import _grid, from_long, from_sets
-from .vectorised import (Fallback, arrow_strings, file_bytes, json_lines, long_decisions,
-                         quote_free_table, sets_decisions)
+from .vectorised import (Fallback, arrow_strings, file_bytes, id_coordinate, json_lines,
+                         long_decisions, quote_free_table, sets_decisions)
 
 
 # Column names recognised without being told (compared case-insensitively).
@@ -180,7 +180,9 @@ def read_delimited(path, sep: str = ",", text: str | None = None,
         if quick is not None:
             header, table = quick
             table.columns = _unique_names(header)
-            table.attrs["lines"] = np.arange(2, len(table) + 2, dtype=np.int64)
+            # a range: pandas deep-copies attrs on every column taken (an array of the 5 *
+            # 10^5 lines of benchmarks/bench_read.py took 1-6 ms a column)
+            table.attrs["lines"] = range(2, len(table) + 2)
             return table
         records, starts = _csv_records(path, sep, text, nrows)
     except FileNotFoundError:
@@ -549,8 +551,10 @@ def read_table_annotations(
                 _refuse_absent(table, column, locate)
             values, *coords = long_decisions(table, (item_col, annotator_col, *columns),
                                              universe, TRUE_WORDS, FALSE_WORDS)
-        da = _grid(values, *coords, item, annotator, label,
-                   object if any(isinstance(v, str) for v in coords[2]) else None)
+        items, annotators, universe = coords
+        da = _grid(values, id_coordinate(item, items), id_coordinate(annotator, annotators),
+                   universe, item, annotator, label,
+                   object if any(isinstance(v, str) for v in universe) else None)
     except (Fallback, AnnotationFileError, TypeError, ValueError, OverflowError):
         pass  # e.g. unhashable ids (JSON objects), which the per-row code refuses
     if da is None and layout == "sets":

@@ -26,13 +26,19 @@ def _label_set(entry, sep: str, where: str) -> list | None:
                     f"got {type(entry).__name__}: {entry!r}")
 
 
+def _coordinate(values):
+    """A coordinate's values as a list, or a variable as it is (the whole-column reader's
+    ids, :func:`xr_agreement.io.vectorised.id_coordinate`)."""
+    return values if isinstance(values, xr.Variable) else list(values)
+
+
 def _grid(values: np.ndarray, items, annotators, labels, item, annotator, label, label_dtype):
     if values.dtype.kind == "f" and not np.isnan(values).any():
         values = values.astype(np.uint8)
     return xr.DataArray(
         values,
         dims=(item, annotator, label),
-        coords={item: list(items), annotator: list(annotators),
+        coords={item: _coordinate(items), annotator: _coordinate(annotators),
                 label: np.asarray(list(labels), dtype=label_dtype)},
         name="decision",
     )

@@ -13,16 +13,21 @@ the distinct ids and labels, never over the rows.
 from __future__ import annotations
 
 import csv
+import functools
 import gc
 import io
 import itertools
 import json
+import mmap
 import operator
 import os
+import re
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
+from .._core.threads import _pool_map
 from .cells import ids_as_coordinate, invisible, joined_labels, label_spelling
 
 
@@ -58,8 +63,10 @@ def quote_free_table(data: bytes, sep: str, dtype, source=None
     ``source``: the uncompressed file ``data`` was read from, which pandas then parses
     itself (BOM dropped as ``data`` drops it): 29-31 ms against 55-80 ms from the bytes in
     memory for the 26 MB sets CSV of benchmarks/bench_read.py."""
-    if (len(sep) != 1 or not sep.isascii() or sep in '"\r\n' or b'"' in data
-            or b"\x00" in data or b"\r" in data and data.count(b"\r") != data.count(b"\r\n")):
+    if len(sep) != 1 or not sep.isascii() or sep in '"\r\n':
+        return None
+    separators = _quote_free_separators(data, sep)
+    if separators is None:
         return None
     end = data.find(b"\n")
     try:
@@ -72,26 +79,68 @@ def quote_free_table(data: bytes, sep: str, dtype, source=None
                             quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c")
     except (pd.errors.ParserError, ValueError):  # UnicodeDecodeError, EmptyDataError too
         return None
-    # numpy counts a byte 5x as fast as bytes.count
-    separators = np.count_nonzero(np.frombuffer(data, np.uint8) == ord(sep))
     if (table.empty or not isinstance(table.index, pd.RangeIndex)
             or separators != (len(table) + 1) * (len(header) - 1)):
         return None
     return header, table
 
 
-def file_bytes(path, open_text) -> bytes | None:
-    """The bytes of a CSV file as UTF-8 without a BOM: read as they are when uncompressed,
-    else decompressed and decoded by ``open_text`` (files._open_text); None when reading
-    fails (the csv module's reading then raises the error the reader names)."""
+# Bytes per block of _quote_free_separators: a few blocks fit in the L2 cache
+CHECK_BLOCK = 1 << 18
+
+
+def _quote_free_separators(data, sep: str) -> int | None:
+    """The number of ``sep`` bytes in ``data`` (bytes or a mapped file), or None when it
+    holds a quote, a NUL or a lone carriage return. One pass in blocks, each looked at
+    while in cache, rather than one pass over the whole file per question: 9 ms -> 5 ms
+    at 26 MB."""
+    view = np.frombuffer(data, np.uint8)
+    found = np.empty(min(len(data), CHECK_BLOCK), dtype=bool)
+    separators, returns = 0, False
+    for start in range(0, len(data), CHECK_BLOCK):
+        stop = min(start + CHECK_BLOCK, len(data))
+        if data.find(b'"', start, stop) >= 0 or data.find(b"\x00", start, stop) >= 0:
+            return None
+        returns = returns or data.find(b"\r", start, stop) >= 0
+        block = found[:stop - start]
+        np.equal(view[start:stop], ord(sep), out=block)  # numpy counts 5x as fast as bytes
+        separators += int(np.count_nonzero(block))
+    if returns and bytes(data).count(b"\r") != bytes(data).count(b"\r\n"):
+        return None
+    return separators
+
+
+def file_bytes(path, open_text):
+    """The bytes of a CSV file as UTF-8 without a BOM: an uncompressed file mapped in
+    memory (:func:`_mapped`) or read as it is, else decompressed and decoded by
+    ``open_text`` (files._open_text); None when reading fails (the csv module's reading
+    then raises the error the reader names)."""
     try:
         if os.fspath(path).lower().endswith((".gz", ".bz2", ".xz", ".zip", ".zst")):
             with open_text(path) as handle:
                 return handle.read().encode()
         with open(path, "rb") as handle:
-            return handle.read().removeprefix(b"\xef\xbb\xbf")
+            mapped = _mapped(handle)
+            return mapped if mapped is not None else \
+                handle.read().removeprefix(b"\xef\xbb\xbf")
     except Exception:  # noqa: BLE001 - each archive format raises its own types
         return None
+
+
+def _mapped(handle):
+    """The file's pages mapped read-only, or None (a BOM, an empty file, no mmap). Reading
+    26 MB into a new bytes object cost 3 ms in a loop but 15-19 ms in a reading that had
+    just freed its memory (a page fault per 4 KiB of fresh memory); mapping the cached
+    pages costs about 1 ms. Those bytes are only looked at (quote_free_table), and the
+    mapping ends with the object."""
+    try:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (ValueError, OSError, AttributeError):
+        return None
+    if mapped[:3] == b"\xef\xbb\xbf":
+        mapped.close()
+        return None
+    return mapped
 
 
 def _refuse(constant):
@@ -130,26 +179,39 @@ def json_lines(path) -> tuple[list[dict], np.ndarray] | None:
     return records, np.arange(1, len(records) + 1, dtype=np.int64)
 
 
-def _arrow_array(series: pd.Series):
-    """The Arrow array of an Arrow-backed text column (one chunk), or None."""
+def _arrow_chunks(series: pd.Series) -> list | None:
+    """The Arrow arrays holding an Arrow-backed text column (pandas' parallel reading
+    gives one per thread's part of the file), or None."""
     if not (isinstance(series.dtype, pd.ArrowDtype)
             or getattr(series.dtype, "storage", None) == "pyarrow"):
         return None
     import pyarrow
 
     array = pyarrow.array(series)
-    if isinstance(array, pyarrow.ChunkedArray):
-        array = array.combine_chunks()
-    if not pyarrow.types.is_string(array.type) and not pyarrow.types.is_large_string(
-            array.type):
+    chunks = array.chunks if isinstance(array, pyarrow.ChunkedArray) else [array]
+    if not all(pyarrow.types.is_string(chunk.type) or pyarrow.types.is_large_string(
+            chunk.type) for chunk in chunks):
         return None
-    return array
+    return chunks
+
+
+def _arrow_array(series: pd.Series):
+    """The Arrow array of an Arrow-backed text column (one chunk), or None."""
+    import pyarrow
+
+    chunks = _arrow_chunks(series)
+    if chunks is None:
+        return None
+    if len(chunks) == 1:
+        return chunks[0]
+    return pyarrow.chunked_array(chunks).combine_chunks()
 
 
 def id_codes(series: pd.Series) -> tuple[list, np.ndarray]:
     """The ids of a column as coordinate values (:func:`ids_as_coordinate`), in the order
     they first appear, and each row's position among them. Fallback: a blank or missing
-    id, or ids other than all text or all integers."""
+    id, or ids other than all text or all integers. Ids of an Arrow column that are kept
+    as they are come as that Arrow text (:func:`_arrow_id_codes`, :func:`id_coordinate`)."""
     array = _arrow_array(series)
     if array is not None:
         return _arrow_id_codes(array)
@@ -168,16 +230,44 @@ def id_codes(series: pd.Series) -> tuple[list, np.ndarray]:
     return ids_as_coordinate(distinct), codes.astype(np.int64, copy=False)
 
 
-# ASCII blanks Python's str.strip() removes, and integer text as cells._INTEGER reads it
-# in ASCII text without a trailing newline (which the blanks' test has ruled out)
-_EDGE_BLANK = r"^[\t\n\x0b\x0c\r\x1c-\x1f ]|[\t\n\x0b\x0c\r\x1c-\x1f ]$"
+# ASCII bytes Python's str.strip() removes, and integer text as cells._INTEGER reads it in
+# ASCII text without a trailing newline (which the blanks' test has ruled out)
+_BLANK_BYTES = np.isin(np.arange(256), [9, 10, 11, 12, 13, 28, 29, 30, 31, 32])
 _ASCII_INTEGER = r"^[+-]?[0-9]+$"
 
 
-def _arrow_id_codes(array) -> tuple[list, np.ndarray]:
-    """:func:`id_codes` of an Arrow text column. Ids that are ASCII text, none blank,
-    none with blanks around it and not all integers (document and annotator names) stay
-    as they are, told by Arrow's string kernels; others go through ids_as_coordinate."""
+def _text_buffers(array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (one more than the strings) and the bytes of an Arrow text array."""
+    import pyarrow
+
+    _, offsets, data = array.buffers()
+    width = 8 if pyarrow.types.is_large_string(array.type) else 4
+    offsets = np.frombuffer(offsets, np.dtype(f"int{width * 8}"), len(array) + 1,
+                            array.offset * width)
+    return offsets, np.zeros(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
+
+
+def _plain_ids(distinct) -> bool:
+    """True when Arrow text ids are ASCII, none empty nor with blanks around it, and not all
+    integer text: ids that :func:`ids_as_coordinate` keeps as they are. First and last bytes
+    are looked up in a table rather than matched by a regex (12 ms -> 1 ms at 10^5 ids)."""
+    import pyarrow.compute as compute
+
+    if not len(distinct) or not compute.all(compute.string_is_ascii(distinct)).as_py():
+        return False
+    offsets, data = _text_buffers(distinct)
+    if np.diff(offsets).min() == 0:
+        return False
+    if _BLANK_BYTES[data[offsets[:-1]]].any() or _BLANK_BYTES[data[offsets[1:] - 1]].any():
+        return False
+    return not (re.match(_ASCII_INTEGER, distinct[0].as_py()) and compute.all(
+        compute.match_substring_regex(distinct, _ASCII_INTEGER)).as_py())
+
+
+def _arrow_id_codes(array) -> tuple:
+    """:func:`id_codes` of an Arrow text column. Ids that :func:`ids_as_coordinate` keeps
+    as they are (:func:`_plain_ids`: document and annotator names) stay Arrow text, made
+    a coordinate by :func:`id_coordinate`; others go through ids_as_coordinate."""
     import pyarrow.compute as compute
 
     if array.null_count:
@@ -185,33 +275,60 @@ def _arrow_id_codes(array) -> tuple[list, np.ndarray]:
     encoded = compute.dictionary_encode(array)
     distinct = encoded.dictionary
     codes = encoded.indices.to_numpy().astype(np.int64, copy=False)
-    plain = (len(distinct) and compute.all(compute.string_is_ascii(distinct)).as_py()
-             and compute.min(compute.utf8_length(distinct)).as_py() > 0
-             and not compute.any(compute.match_substring_regex(distinct, _EDGE_BLANK)).as_py()
-             and not compute.all(compute.match_substring_regex(distinct,
-                                                               _ASCII_INTEGER)).as_py())
-    distinct = distinct.to_pylist()
-    if plain:
+    if _plain_ids(distinct):
         return distinct, codes
+    distinct = distinct.to_pylist()
     if any(map(invisible, distinct)):
         raise Fallback
     return ids_as_coordinate(distinct), codes
 
 
-def _split_text(series: pd.Series, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
-    """The parts of text cells split at ``sep``: the row of each part, its code, the
-    distinct parts (unstripped)."""
-    array = _arrow_array(series)
-    if array is not None:
-        import pyarrow.compute as compute
+def id_coordinate(dim: str, ids):
+    """Ids from :func:`id_codes` as the coordinate of ``dim``: a list as it is (xarray
+    makes its array and index), plain Arrow text (ASCII) as the index pandas makes of that
+    list's array, in a variable of the same dtype (``<U`` + longest id), without a Python
+    string per id: 1 ms against 17-25 ms for the 10^5 items of benchmarks/bench_read.py."""
+    if isinstance(ids, list):
+        return ids
+    offsets, _ = _text_buffers(ids)
+    text = np.dtype(f"<U{int(np.diff(offsets).max())}")
+    index = pd.Index(ids.to_pandas(), dtype=_text_index_dtype())
+    return xr.indexes.PandasIndex(index, dim, coord_dtype=text).create_variables()[dim]
 
-        if array.null_count:
-            raise Fallback
-        split = compute.split_pattern(array, sep)
-        rows = compute.list_parent_indices(split).to_numpy()
-        encoded = compute.dictionary_encode(compute.list_flatten(split))
-        return rows, encoded.indices.to_numpy(), encoded.dictionary.to_pylist()
-    cells = series.tolist()
+
+@functools.cache
+def _text_index_dtype():
+    """The dtype of the index pandas makes of an array of text (str, or object before
+    pandas 3)."""
+    return pd.Index(np.array(["a"])).dtype
+
+
+def _together(tasks: list) -> list:
+    """The results of ``tasks`` (functions of no argument), run at once in the process's
+    thread pool: Arrow's kernels and numpy's release the GIL, so the ids and the pieces of a
+    label-list column are read on every core (the sets CSV of benchmarks/bench_read.py on
+    2 cores, other cores idle: 113 -> 68 ms for its ids and labels, medians)."""
+    return _pool_map(operator.call, tasks)
+
+
+# Rows per piece of an Arrow label-list column, each split and encoded in a task of its own
+# (the pieces' few distinct labels are merged after)
+PIECE_ROWS = 1 << 17
+
+
+def _arrow_labels(array, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
+    """:func:`_label_tasks`' reading of a piece of an Arrow text column."""
+    import pyarrow.compute as compute
+
+    split = compute.split_pattern(array, sep)
+    encoded = compute.dictionary_encode(compute.list_flatten(split))
+    return (compute.list_value_length(split).to_numpy(), encoded.indices.to_numpy(),
+            list(map(_text_label, encoded.dictionary.to_pylist())))
+
+
+def _split_text(cells: list, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
+    """The parts of text cells split at ``sep``: the number of parts of each cell, each
+    part's code, the distinct parts (unstripped)."""
     if "\n" in sep:
         raise Fallback
     # one string of every cell, split once: cells that hold a newline are read row by row
@@ -220,9 +337,8 @@ def _split_text(series: pd.Series, sep: str) -> tuple[np.ndarray, np.ndarray, li
         raise Fallback
     counts = np.fromiter(map(operator.methodcaller("count", sep), cells), np.int64, len(cells))
     parts = joined.replace("\n", sep).split(sep)
-    rows = np.repeat(np.arange(len(cells)), counts + 1)
     codes, distinct = pd.factorize(np.asarray(parts, dtype=object))
-    return rows, codes, distinct.tolist()
+    return counts + 1, codes, distinct.tolist()
 
 
 def _text_label(part: str):
@@ -242,42 +358,90 @@ def _list_label(value: str):
     return None if invisible(value) else value.strip()
 
 
-def label_parts(series: pd.Series, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
-    """The labels listed in a label-list column: the row of each label, its code and the
-    distinct labels (stripped, as the file spells them), blanks left out. Text cells are
-    split at ``sep``; cells that are lists (JSON lines) give their elements. Fallback:
-    anything else (numbers, mixed cells, nested lists, text that looks like a list)."""
-    cells = series
-    array = _arrow_array(series)
-    if array is None:
-        cells = series.tolist()
-        kind = pd.api.types.infer_dtype(cells, skipna=False)
-    if array is not None or kind == "string":
-        rows, codes, distinct = _split_text(series, sep)
-        labels = [_text_label(part) for part in distinct]
-    elif set(map(type, cells)) == {list}:
-        lengths = np.fromiter(map(len, cells), np.int64, len(cells))
-        flat = list(itertools.chain.from_iterable(cells))
-        if flat and pd.api.types.infer_dtype(flat, skipna=False) != "string":
-            raise Fallback
-        rows = np.repeat(np.arange(len(cells)), lengths)
-        codes, distinct = pd.factorize(np.asarray(flat, dtype=object))
-        distinct = distinct.tolist()
-        labels = [_list_label(value) for value in distinct]
-    else:
+def _object_labels(cells: list, sep: str) -> tuple[np.ndarray, np.ndarray, list]:
+    """:func:`_label_tasks`' reading of a column of Python objects."""
+    kind = pd.api.types.infer_dtype(cells, skipna=False)
+    if kind == "string":
+        lengths, codes, distinct = _split_text(cells, sep)
+        return lengths, codes, list(map(_text_label, distinct))
+    if set(map(type, cells)) != {list}:
         raise Fallback
-    kept = np.array([label is not None for label in labels] + [False], dtype=bool)
-    codes = np.asarray(codes, dtype=np.int64)
-    keep = kept[codes]
-    return rows[keep], codes[keep], labels
+    lengths = np.fromiter(map(len, cells), np.int64, len(cells))
+    flat = list(itertools.chain.from_iterable(cells))
+    if flat and pd.api.types.infer_dtype(flat, skipna=False) != "string":
+        raise Fallback
+    codes, distinct = pd.factorize(np.asarray(flat, dtype=object))
+    return lengths, codes, list(map(_list_label, distinct.tolist()))
 
 
-def _pairs(table: pd.DataFrame, item_col: str, annotator_col: str):
-    """Items and annotators (coordinate values) and each row's (item, annotator) pair as
-    one number, ``item * n_annotators + annotator``."""
-    items, item_codes = id_codes(table[item_col])
-    annotators, annotator_codes = id_codes(table[annotator_col])
-    return items, annotators, item_codes * len(annotators) + annotator_codes
+def _label_tasks(series: pd.Series, sep: str) -> list:
+    """Tasks reading the labels listed in a label-list column, one per piece of the column
+    (at most :data:`PIECE_ROWS` rows of one of the Arrow arrays of the column, else the
+    whole column), each returning ``(lengths, codes, labels)``: the number of parts of
+    each cell, each part's code, and the distinct labels the codes stand for, as the
+    per-row code reads them (stripped, None when blank). Text cells are split at ``sep``;
+    cells that are lists (JSON lines) give their elements. Fallback: anything else
+    (numbers, mixed cells, nested lists, text that looks like a list)."""
+    chunks = _arrow_chunks(series)
+    if chunks is None:
+        return [functools.partial(_object_labels, series.tolist(), sep)]
+    if any(chunk.null_count for chunk in chunks):
+        raise Fallback
+    # the pieces of each chunk as they are (joining the 14 MB of the labels of
+    # benchmarks/bench_read.py into one array took 2-3 ms)
+    return [functools.partial(_arrow_labels, chunk.slice(start, PIECE_ROWS), sep)
+            for chunk in chunks for start in range(0, max(len(chunk), 1), PIECE_ROWS)]
+
+
+def _listed_cells(pieces: list, pairs: np.ndarray, n_pairs: int, universe, sep: str | None):
+    """The decisions grid (``pair * n_labels + label``, one cell more at the end) with a 1
+    at each label the pieces of a label-list column list (:func:`_label_tasks`;
+    ``pairs``: each row's (item, annotator) pair), the number of labels listed, blanks left
+    out, and the universe (:func:`_label_index`, given the distinct labels of every piece in
+    the order they first appear). Each piece sets its cells in a task of its own
+    (:func:`_mark_piece`; no two write the same cell but the spare one, as the caller has
+    refused duplicated (item, annotator) rows): 197 against 210 ms a reading of the sets
+    CSV of benchmarks/bench_read.py with one pass over all parts (medians, 2 cores)."""
+    distinct = {}
+    merged = [[-1 if v is None else distinct.setdefault(v, len(distinct)) for v in labels]
+              for _, _, labels in pieces]
+    label_of_code, universe = _label_index(list(distinct), universe, sep)
+    grid = np.zeros(n_pairs * len(universe) + 1, dtype=np.uint8)
+    small = np.int16 if len(universe) < 2**15 else np.int64  # fewer bytes a part
+    pair_cells = pairs * len(universe)
+    firsts = np.cumsum([0] + [len(lengths) for lengths, _, _ in pieces])
+    listed = _together([functools.partial(
+        _mark_piece, grid, pair_cells[first:first + len(lengths)], lengths, codes,
+        label_of_code[np.array(codes_merged + [-1], dtype=np.int64)].astype(small))
+        for (lengths, codes, _), codes_merged, first in zip(pieces, merged, firsts)])
+    return grid, sum(listed), universe
+
+
+def _mark_piece(grid, pair_cells, lengths, codes, positions) -> int:
+    """Sets to 1 the grid's cell of each label a piece lists (its rows' ``pair_cells``,
+    each cell's number of parts ``lengths``, the parts' ``codes`` and each code's position
+    in the universe, -1 for a blank) and returns how many it set; a blank part sets the
+    spare last cell instead of being removed from the parts. Each part's pair is its row's
+    repeated by the cells' part counts, not gathered at each part's row."""
+    parts = positions[codes]
+    cells = np.repeat(pair_cells, lengths)
+    cells += parts
+    blank = parts < 0
+    n_blank = int(np.count_nonzero(blank))
+    if n_blank:
+        cells[blank] = len(grid) - 1
+    grid[cells] = 1
+    return len(cells) - n_blank
+
+
+def _pairs(table: pd.DataFrame, item_col: str, annotator_col: str, *tasks):
+    """Items and annotators (:func:`id_codes`), each row's (item, annotator) pair as one
+    number, ``item * n_annotators + annotator``, and the results of ``tasks``, all run at
+    once (:func:`_together`)."""
+    (items, item_codes), (annotators, annotator_codes), *results = _together(
+        [functools.partial(id_codes, table[item_col]),
+         functools.partial(id_codes, table[annotator_col]), *tasks])
+    return items, annotators, item_codes * len(annotators) + annotator_codes, *results
 
 
 def _label_index(labels: list, universe, sep: str | None) -> tuple[np.ndarray, list]:
@@ -311,19 +475,19 @@ def _label_index(labels: list, universe, sep: str | None) -> tuple[np.ndarray, l
 def sets_decisions(table: pd.DataFrame, columns: tuple[str, str, str], universe, sep: str):
     """``(values, items, annotators, labels)`` of a "sets" table, as the per-row reader
     builds them (files._ids, files._sets, records.from_sets): ``values`` uint8 (item,
-    annotator, label), float with NaN where an (item, annotator) row is absent."""
+    annotator, label), float with NaN where an (item, annotator) row is absent; items and
+    annotators as :func:`id_codes` gives them (:func:`id_coordinate` makes coordinates of
+    them)."""
     item_col, annotator_col, column = columns
-    items, annotators, pairs = _pairs(table, item_col, annotator_col)
+    items, annotators, pairs, *pieces = _pairs(table, item_col, annotator_col,
+                                               *_label_tasks(table[column], sep))
     seen = np.bincount(pairs, minlength=len(items) * len(annotators))
     if len(seen) and seen.max() > 1:
         raise Fallback  # a duplicated (item, annotator) row
-    rows, codes, labels = label_parts(table[column], sep)
-    label_of_code, universe = _label_index(labels, universe, sep)
+    grid, listed, universe = _listed_cells(pieces, pairs, len(seen), universe, sep)
     n_labels = len(universe)
-    values = np.zeros(len(seen) * n_labels, dtype=np.uint8)
-    ones = pairs[rows] * n_labels + label_of_code[codes]
-    values[ones] = 1
-    if np.count_nonzero(values) != len(ones):
+    values = grid[:-1]
+    if np.count_nonzero(values) != listed:
         raise Fallback  # a label listed twice in a cell
     values = values.reshape(len(items), len(annotators), n_labels)
     absent = seen == 0
@@ -361,10 +525,13 @@ def long_decisions(table: pd.DataFrame, columns: tuple, universe, true_words, fa
     """``(values, items, annotators, labels)`` of a "long" table (text cells), as the per-row
     reader builds them (files._long, records.from_long): without a value column every row
     is a positive decision of a complete design; with one, its words (``true_words``,
-    ``false_words``) give 1 or 0 and an absent row is NaN."""
+    ``false_words``) give 1 or 0 and an absent row is NaN. Items and annotators as in
+    :func:`sets_decisions`."""
     item_col, annotator_col, label_col, value_col = columns
-    items, annotators, pairs = _pairs(table, item_col, annotator_col)
-    codes, distinct = _text_codes(table[label_col])
+    items, annotators, pairs, *texts = _pairs(
+        table, item_col, annotator_col, functools.partial(_text_codes, table[label_col]),
+        *([] if value_col is None else [functools.partial(_text_codes, table[value_col])]))
+    codes, distinct = texts[0]
     label_of_code, universe = _label_index(list(map(_long_label, distinct)), universe, None)
     n_labels = len(universe)
     cells = pairs * n_labels + label_of_code[codes]
@@ -375,7 +542,7 @@ def long_decisions(table: pd.DataFrame, columns: tuple, universe, true_words, fa
         raise Fallback  # a duplicated (item, annotator, label) row
     if value_col is None:
         return seen.reshape(shape), items, annotators, universe
-    codes, distinct = _text_codes(table[value_col])
+    codes, distinct = texts[1]
     words = [v.strip().lower() for v in distinct]
     if not all(w in true_words or w in false_words for w in words):
         raise Fallback  # not 0 or 1

@@ -47,7 +47,8 @@ def check_ratings(da, expected: dict, reader: str, single_label: str, categories
     assert da.dtype == object  # text ratings, as the table reader's layout="single" gives
     assert da.attrs["reader"] == reader
     assert da.attrs["single_label"] == single_label
-    assert json.loads(da.attrs["categories"]) == categories
+    # declared categories only (labels=, or the export's own list); None: not declared
+    assert json.loads(da.attrs.get("categories", "null")) == categories
     assert json.loads(da.attrs["dropped"]) == dropped
 
 
@@ -131,8 +132,11 @@ def test_label_studio_without_config_infers_from_the_annotations(tmp_path):
     da = read_annotations(path)
     expected = {**LS_EXPECTED, (2, "2"): "neu"}
     # no universe declared: the categories used, sorted
-    check_ratings(da, expected, "label-studio", INFERRED, ["neg", "neu", "pos"],
+    check_ratings(da, expected, "label-studio", INFERRED, None,
                   {"cancelled": {"3": 1}})
+    # the report does not call the categories used "declared"
+    from xr_agreement import single_label_report
+    assert single_label_report(da).facts["categories_declared"] is None
     # an annotation with no choice is not one category: label sets, as before
     sets = read_annotations(write_json(tmp_path / "empty.json", ls_tasks()))
     assert sets.dims == ("item", "annotator", "label")
@@ -146,7 +150,7 @@ def test_label_studio_json_min_single_choice_is_text(tmp_path):
                {"id": 2, "annotator": 1, "annotation_id": 13, "sentiment": "neg"}]
     da = read_annotations(write_json(tmp_path / "min.json", records), control="sentiment")
     check_ratings(da, {(1, "1"): "pos", (1, "2"): "neg", (2, "1"): "neg", (2, "2"): NAN},
-                  "label-studio", INFERRED, ["neg", "pos"], {})
+                  "label-studio", INFERRED, None, {})
 
 
 def test_layout_sets_forces_label_sets(tmp_path):
@@ -180,7 +184,7 @@ def test_layout_single_on_an_export_with_empty_annotations_reads_them_missing(tm
     path = write_json(tmp_path / "export.json", ls_tasks())
     da = read_annotations(path, layout="single")
     check_ratings(da, LS_EXPECTED, "label-studio", "layout='single' was given",
-                  ["neg", "neu", "pos"], {"cancelled": {"3": 1}, "no choice": {"2": 1}})
+                  None, {"cancelled": {"3": 1}, "no choice": {"2": 1}})
 
 
 def test_declared_universe_checks_every_chosen_category(tmp_path):
@@ -298,7 +302,7 @@ def test_argilla_label_question_reads_ratings(tmp_path):
                        ("r3", U1): "neutral", ("r3", U2): NAN, ("r3", U3): NAN},
                   "argilla", "question 'sentiment' is single-label: its responses are one "
                   "label each, not lists (as a LabelQuestion's are)",
-                  ["negative", "neutral", "positive"],
+                  None,
                   {"discarded": {U2: 1}, "draft": {U3: 1}, "submitted without a value": {U2: 1}})
 
 
@@ -353,7 +357,7 @@ def test_mturk_crowd_classifier_reads_ratings(tmp_path):
     check_ratings(da, {("H1", "W1"): "Positive", ("H1", "W2"): "Negative", ("H2", "W1"): NAN,
                        ("H2", "W2"): "Neutral"},
                   "mturk", "the crowd element 'sentiment' answers {\"label\": ...} "
-                  "(crowd-classifier: one category)", ["Negative", "Neutral", "Positive"],
+                  "(crowd-classifier: one category)", None,
                   {"rejected": {"W1": 1}})
 
 
@@ -379,7 +383,7 @@ def test_doccano_one_label_each_reads_ratings(tmp_path):
         archive.writestr("bob.jsonl", '{"id": 1, "text": "a", "label": ["ham"]}\n')
     da = read_annotations(path)
     check_ratings(da, {(1, "alice"): "spam", (1, "bob"): "ham", (2, "alice"): "ham",
-                       (2, "bob"): NAN}, "doccano", INFERRED, ["ham", "spam"], {})
+                       (2, "bob"): NAN}, "doccano", INFERRED, None, {})
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr("cai.jsonl", '{"id": 2, "text": "b", "label": ["ham", "spam"]}\n')
     assert read_annotations(path).dims == ("item", "annotator", "label")
@@ -398,7 +402,7 @@ def test_toloka_assignments_read_as_ratings_with_statuses_missing(tmp_path):
                     "b\tdog\tT2\tK2\tACCEPTED\n")
     da = read_annotations(path)
     check_ratings(da, {("T1", "K1"): "cat", ("T1", "K2"): "dog", ("T2", "K1"): NAN,
-                       ("T2", "K2"): "dog"}, "crowd", INFERRED, ["cat", "dog"],
+                       ("T2", "K2"): "dog"}, "crowd", INFERRED, None,
                   {"rejected": {"K1": 1}})
 
 
@@ -407,6 +411,7 @@ def test_table_layout_single_says_it_was_given(tmp_path):
     path.write_text("item,annotator,rating\n1,a,x\n1,b,y\n")
     da = read_annotations(path, "single")
     assert da.attrs["single_label"] == "layout='single' was given"
+    assert da.attrs["reader"] == "table" and json.loads(da.attrs["dropped"]) == {}
     assert ratings_of(da) == {(1, "a"): "x", (1, "b"): "y"}
 
 
@@ -452,7 +457,7 @@ def test_mturk_radio_group_reads_ratings(tmp_path):
     check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative", ("H2", "W1"): NAN,
                        ("H2", "W2"): NAN, ("H3", "W1"): "positive", ("H3", "W2"): "positive"},
                   "mturk", "the form field Answer.sentiment holds one value per assignment "
-                  "(an HTML radio group or drop-down: one category)", ["negative", "positive"],
+                  "(an HTML radio group or drop-down: one category)", None,
                   {"no choice": {"W1": 1}, "rejected": {"W2": 1}})
     sets = read_annotations(path, layout="sets")
     assert sets.sel(item="H1", annotator="W2").values.tolist() == [1.0, 0.0]

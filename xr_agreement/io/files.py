@@ -535,7 +535,9 @@ def read_table_annotations(
     if layout == "single":
         ids = _ids(table, [item_col, annotator_col], locate)
         rating_col = _pick_column(table, rating_column, RATING_COLUMNS, "rating", locate)
-        return _single(table, ids, rating_col, universe, locate, item, annotator)
+        da = _single(table, ids, rating_col, universe, locate, item, annotator)
+        da.attrs.update(reader="table", dropped={})
+        return da
     da = None
     try:  # whole-column operations; on anything unusual the per-row code, which names it
         if layout == "sets":

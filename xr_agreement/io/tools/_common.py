@@ -327,7 +327,9 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
     annotator_index = {v: i for i, v in enumerate(annotators)}
     why = single_reading(annotations, layout, single, key_by_label, where)
     if why is not None:
-        return _ratings(annotations, why, labels, items, annotators, item_index,
+        # categories only where declared (labels=, or the export's own list): the
+        # single-label report tells declared categories (a never-chosen one counts) from used
+        return _ratings(annotations, why, universe, items, annotators, item_index,
                         annotator_index, dropped, reader, item, annotator)
     label_index = {v: i for i, v in enumerate(labels)}
     values = np.full((len(items), len(annotators), len(labels)), np.nan)
@@ -404,11 +406,12 @@ def _ratings(annotations, why, categories, items, annotators, item_index, annota
             continue
         values[item_index[annotation.item], annotator_index[annotation.annotator]] = str(
             annotation.chosen[0])
+    attrs = {"reader": reader, "dropped": json_attr(dropped.as_dict())}
+    if categories is not None:
+        attrs["categories"] = json_attr([str(c) for c in categories])
+    attrs["single_label"] = why
     return xr.DataArray(
         values, dims=(item, annotator),
         coords={item: items, annotator: [str(a) for a in annotators]},
-        name="rating",
-        attrs={"reader": reader, "dropped": json_attr(dropped.as_dict()),
-               "categories": json_attr([str(c) for c in categories]),
-               "single_label": why},
+        name="rating", attrs=attrs,
     )

@@ -47,7 +47,9 @@ def check_ratings(da, expected: dict, reader: str, single_label: str, categories
     assert da.dtype == object  # text ratings, as the table reader's layout="single" gives
     assert da.attrs["reader"] == reader
     assert da.attrs["single_label"] == single_label
-    assert json.loads(da.attrs["categories"]) == categories
+    # None: no universe declared, no categories attr (the report would call them declared)
+    assert (json.loads(da.attrs["categories"]) if "categories" in da.attrs
+            else None) == categories
     assert json.loads(da.attrs["dropped"]) == dropped
 
 
@@ -130,8 +132,8 @@ def test_label_studio_without_config_infers_from_the_annotations(tmp_path):
     path = write_json(tmp_path / "export.json", ls_tasks(empty=False))
     da = read_annotations(path)
     expected = {**LS_EXPECTED, (2, "2"): "neu"}
-    # no universe declared: the categories used, sorted
-    check_ratings(da, expected, "label-studio", INFERRED, ["neg", "neu", "pos"],
+    # no universe declared: no categories attr
+    check_ratings(da, expected, "label-studio", INFERRED, None,
                   {"cancelled": {"3": 1}})
     # an annotation with no choice is not one category: label sets, as before
     sets = read_annotations(write_json(tmp_path / "empty.json", ls_tasks()))
@@ -146,7 +148,7 @@ def test_label_studio_json_min_single_choice_is_text(tmp_path):
                {"id": 2, "annotator": 1, "annotation_id": 13, "sentiment": "neg"}]
     da = read_annotations(write_json(tmp_path / "min.json", records), control="sentiment")
     check_ratings(da, {(1, "1"): "pos", (1, "2"): "neg", (2, "1"): "neg", (2, "2"): NAN},
-                  "label-studio", INFERRED, ["neg", "pos"], {})
+                  "label-studio", INFERRED, None, {})
 
 
 def test_layout_sets_forces_label_sets(tmp_path):
@@ -179,8 +181,8 @@ def test_several_choices_are_an_error_naming_item_annotator_and_row(tmp_path):
 def test_layout_single_on_an_export_with_empty_annotations_reads_them_missing(tmp_path):
     path = write_json(tmp_path / "export.json", ls_tasks())
     da = read_annotations(path, layout="single")
-    check_ratings(da, LS_EXPECTED, "label-studio", "layout='single' was given",
-                  ["neg", "neu", "pos"], {"cancelled": {"3": 1}, "no choice": {"2": 1}})
+    check_ratings(da, LS_EXPECTED, "label-studio", "layout='single' was given", None,
+                  {"cancelled": {"3": 1}, "no choice": {"2": 1}})
 
 
 def test_declared_universe_checks_every_chosen_category(tmp_path):
@@ -297,8 +299,7 @@ def test_argilla_label_question_reads_ratings(tmp_path):
                        ("r2", U1): "negative", ("r2", U2): NAN, ("r2", U3): NAN,
                        ("r3", U1): "neutral", ("r3", U2): NAN, ("r3", U3): NAN},
                   "argilla", "question 'sentiment' is single-label: its responses are one "
-                  "label each, not lists (as a LabelQuestion's are)",
-                  ["negative", "neutral", "positive"],
+                  "label each, not lists (as a LabelQuestion's are)", None,
                   {"discarded": {U2: 1}, "draft": {U3: 1}, "submitted without a value": {U2: 1}})
 
 
@@ -353,7 +354,7 @@ def test_mturk_crowd_classifier_reads_ratings(tmp_path):
     check_ratings(da, {("H1", "W1"): "Positive", ("H1", "W2"): "Negative", ("H2", "W1"): NAN,
                        ("H2", "W2"): "Neutral"},
                   "mturk", "the crowd element 'sentiment' answers {\"label\": ...} "
-                  "(crowd-classifier: one category)", ["Negative", "Neutral", "Positive"],
+                  "(crowd-classifier: one category)", None,
                   {"rejected": {"W1": 1}})
 
 
@@ -379,7 +380,7 @@ def test_doccano_one_label_each_reads_ratings(tmp_path):
         archive.writestr("bob.jsonl", '{"id": 1, "text": "a", "label": ["ham"]}\n')
     da = read_annotations(path)
     check_ratings(da, {(1, "alice"): "spam", (1, "bob"): "ham", (2, "alice"): "ham",
-                       (2, "bob"): NAN}, "doccano", INFERRED, ["ham", "spam"], {})
+                       (2, "bob"): NAN}, "doccano", INFERRED, None, {})
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr("cai.jsonl", '{"id": 2, "text": "b", "label": ["ham", "spam"]}\n')
     assert read_annotations(path).dims == ("item", "annotator", "label")
@@ -398,7 +399,7 @@ def test_toloka_assignments_read_as_ratings_with_statuses_missing(tmp_path):
                     "b\tdog\tT2\tK2\tACCEPTED\n")
     da = read_annotations(path)
     check_ratings(da, {("T1", "K1"): "cat", ("T1", "K2"): "dog", ("T2", "K1"): NAN,
-                       ("T2", "K2"): "dog"}, "crowd", INFERRED, ["cat", "dog"],
+                       ("T2", "K2"): "dog"}, "crowd", INFERRED, None,
                   {"rejected": {"K1": 1}})
 
 
@@ -452,7 +453,7 @@ def test_mturk_radio_group_reads_ratings(tmp_path):
     check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative", ("H2", "W1"): NAN,
                        ("H2", "W2"): NAN, ("H3", "W1"): "positive", ("H3", "W2"): "positive"},
                   "mturk", "the form field Answer.sentiment holds one value per assignment "
-                  "(an HTML radio group or drop-down: one category)", ["negative", "positive"],
+                  "(an HTML radio group or drop-down: one category)", None,
                   {"no choice": {"W1": 1}, "rejected": {"W2": 1}})
     sets = read_annotations(path, layout="sets")
     assert sets.sel(item="H1", annotator="W2").values.tolist() == [1.0, 0.0]
@@ -470,3 +471,26 @@ def test_mturk_several_form_fields_need_control(tmp_path):
     assert ratings_of(da) == {("H1", "W1"): "positive", ("H1", "W2"): "negative"}
     with pytest.raises(AnnotationFileError, match=r"no form field Answer.topic"):
         read_annotations(path, control="topic")
+
+
+# --------------------------------------------------------------------------------------
+# review: what the report may say of the categories
+# --------------------------------------------------------------------------------------
+
+
+def test_undeclared_categories_are_not_reported_as_declared(tmp_path):
+    """A tool export read without a declared universe has no ``categories`` attr (as the
+    table reader's layout "single"): the single-label report then says none were declared,
+    not "3 declared"; a declared universe still reaches the report."""
+    from xr_agreement import single_label_report
+
+    path = write_json(tmp_path / "export.json", ls_tasks(empty=False))
+    da = read_annotations(path)
+    assert da.attrs["single_label"] == INFERRED
+    assert "categories" not in da.attrs
+    rep = single_label_report(da)
+    assert rep.facts["categories_declared"] is None
+    assert "none were declared" in str(rep) and "declared (" not in str(rep)
+    declared = read_annotations(path, labels=config(tmp_path, None))
+    assert json.loads(declared.attrs["categories"]) == ["pos", "neg", "neu"]
+    assert single_label_report(declared).facts["categories_declared"] == ["pos", "neg", "neu"]

@@ -327,8 +327,9 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
     annotator_index = {v: i for i, v in enumerate(annotators)}
     why = single_reading(annotations, layout, single, key_by_label, where)
     if why is not None:
-        return _ratings(annotations, why, labels, items, annotators, item_index,
-                        annotator_index, dropped, reader, item, annotator)
+        return _ratings(annotations, why, labels if universe is not None else None, items,
+                        annotators, item_index, annotator_index, dropped, reader, item,
+                        annotator)
     label_index = {v: i for i, v in enumerate(labels)}
     values = np.full((len(items), len(annotators), len(labels)), np.nan)
     for annotation in annotations:
@@ -396,7 +397,8 @@ def _ratings(annotations, why, categories, items, annotators, item_index, annota
              dropped, reader, item, annotator) -> xr.DataArray:
     """The ratings (item, annotator): the category chosen, text, NaN where no decision (as
     the table reader's layout "single" gives text ratings); an annotation choosing nothing
-    is no decision, counted in ``dropped`` under its ``empty_reason``."""
+    is no decision, counted in ``dropped`` under its ``empty_reason``. Attr ``categories``
+    only for a declared universe (``categories`` not None): the report calls it declared."""
     values = np.full((len(items), len(annotators)), np.nan, dtype=object)
     for annotation in annotations:
         if not annotation.chosen:
@@ -404,11 +406,10 @@ def _ratings(annotations, why, categories, items, annotators, item_index, annota
             continue
         values[item_index[annotation.item], annotator_index[annotation.annotator]] = str(
             annotation.chosen[0])
-    return xr.DataArray(
-        values, dims=(item, annotator),
-        coords={item: items, annotator: [str(a) for a in annotators]},
-        name="rating",
-        attrs={"reader": reader, "dropped": json_attr(dropped.as_dict()),
-               "categories": json_attr([str(c) for c in categories]),
-               "single_label": why},
-    )
+    attrs = {"reader": reader, "dropped": json_attr(dropped.as_dict())}
+    if categories is not None:
+        attrs["categories"] = json_attr([str(c) for c in categories])
+    attrs["single_label"] = why
+    return xr.DataArray(values, dims=(item, annotator),
+                        coords={item: items, annotator: [str(a) for a in annotators]},
+                        name="rating", attrs=attrs)

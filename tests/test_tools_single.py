@@ -494,3 +494,25 @@ def test_undeclared_categories_are_not_reported_as_declared(tmp_path):
     declared = read_annotations(path, labels=config(tmp_path, None))
     assert json.loads(declared.attrs["categories"]) == ["pos", "neg", "neu"]
     assert single_label_report(declared).facts["categories_declared"] == ["pos", "neg", "neu"]
+
+
+def test_mturk_on_columns_of_radio_buttons_are_inferred_not_called_checkboxes(tmp_path):
+    """``Answer.<value>.on`` columns are what crowd-radio-button and crowd-checkbox both
+    write (``{"<name>": {"on": true}}``, ``on`` the default value): the export does not say
+    which, so one ticked per assignment reads as ratings (inferred), several as label sets;
+    never the claim that the columns allow several."""
+    header = ["Answer.negative.on", "Answer.positive.on"]
+    path = mturk_form(tmp_path, header, [
+        ("H1", "W1", "Approved", "false", "true"), ("H1", "W2", "Approved", "true", "false"),
+        ("H2", "W1", "Approved", "false", "true"), ("H2", "W2", "Rejected", "true", "true")])
+    da = read_annotations(path)
+    check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative",
+                       ("H2", "W1"): "positive", ("H2", "W2"): NAN},
+                  "mturk", INFERRED, ["negative", "positive"], {"rejected": {"W2": 1}})
+    ticked_two = mturk_form(tmp_path, header, [
+        ("H1", "W1", "Approved", "true", "true"), ("H1", "W2", "Approved", "true", "false")],
+        name="two.csv")
+    assert read_annotations(ticked_two).dims == ("item", "annotator", "label")
+    with pytest.raises(AnnotationFileError, match=r"layout='single' was given, but annotator "
+                       r"'W1' chose several categories on item 'H1'"):
+        read_annotations(ticked_two, layout="single")

@@ -32,8 +32,12 @@ Single-label tasks: the answer's shape says which element wrote it. ``crowd-clas
 from the categories as the property's value", ``{"<name>": {"label": "..."}}``;
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-classifier.html)
 chooses one category: read as ratings (item, annotator), an empty label no decision
-(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) and
-``Answer.<label>.on`` checkbox columns allow several: label sets. A classic HTML radio group
+(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) allows several: label sets.
+``Answer.<label>.on`` columns come from ``crowd-checkbox`` and ``crowd-radio-button`` alike
+(each writes ``{"<name>": {"<value>": true|false}}``, ``value`` "on" by default;
+https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-checkbox.html,
+https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-radio-group.html):
+ratings when every assignment ticked exactly one, else label sets. A classic HTML radio group
 (``<input type="radio" name="sentiment" value="positive">``, of which "only one radio
 button in a given group can be selected at the same time",
 https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/radio) or drop-down
@@ -73,9 +77,9 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
     if answers and checkboxes:
         raise where("both Answer.taskAnswers and Answer.<label>.on columns: cannot tell which "
                     "holds the labels", column="Answer.taskAnswers")
-    dropped, annotations, parsed, shapes = Dropped(), [], [], set()
-    single = Single(False, "Answer.<label>.on checkbox columns allow several labels") \
-        if checkboxes else None
+    # Answer.<value>.on columns say nothing of how many were allowed: crowd-checkbox and
+    # crowd-radio-button both write {"<name>": {"on": true}} ("on" their default value)
+    dropped, annotations, parsed, shapes, single = Dropped(), [], [], set(), None
     for position, record in enumerate(table.to_dict("records")):
         row, line = position + 1, line_of(table, position)
         who = _worker(record, where, row, line, dropped, annotations)

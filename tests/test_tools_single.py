@@ -516,3 +516,14 @@ def test_mturk_on_columns_of_radio_buttons_are_inferred_not_called_checkboxes(tm
     with pytest.raises(AnnotationFileError, match=r"layout='single' was given, but annotator "
                        r"'W1' chose several categories on item 'H1'"):
         read_annotations(ticked_two, layout="single")
+
+
+def test_cli_layout_single_on_a_tool_export_says_no_rows(tmp_path, capsys):
+    """--layout single on a Label Studio JSON export: the report's reason names the option,
+    not "one rating per row" (a JSON export has no rows of item and annotator)."""
+    from xr_agreement.cli import main
+
+    path = write_json(tmp_path / "export.json", ls_tasks())
+    assert main(["report", str(path), "--layout", "single", "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert facts["single_label"] == "--layout single was given on the command line"

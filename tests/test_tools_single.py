@@ -527,3 +527,22 @@ def test_cli_layout_single_on_a_tool_export_says_no_rows(tmp_path, capsys):
     assert main(["report", str(path), "--layout", "single", "--format", "json"]) == 0
     facts = json.loads(capsys.readouterr().out)["facts"]
     assert facts["single_label"] == "--layout single was given on the command line"
+
+
+def test_label_sets_because_of_a_no_choice_annotation_say_so(tmp_path):
+    """Without a statement, one annotation that chose nothing (every other chose one)
+    keeps label sets: a reading note says why and how to read ratings, and the multi-label
+    report prints it; several choices somewhere need no such note."""
+    from xr_agreement import report
+
+    da = read_annotations(write_json(tmp_path / "empty.json", ls_tasks()))
+    assert da.dims == ("item", "annotator", "label")
+    notes = json.loads(da.attrs["notes"])
+    assert notes == ["every annotation chose at most one category, but 1 chose none (no "
+                     "choice: 1): read as label sets; layout='single' (--layout single) "
+                     "reads single-label ratings, an annotation with no category missing"]
+    assert "but 1 chose none" in " ".join(str(report(da)).split())
+    tasks = ls_tasks(empty=False)
+    tasks[1]["annotations"][2] = ls_annotation(3, "neu", "neg")
+    tasks[0]["annotations"][0] = ls_annotation(1)
+    assert "notes" not in read_annotations(write_json(tmp_path / "two.json", tasks)).attrs

@@ -341,14 +341,16 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
                 cell[label_index[value]] = 0.0
         for value in annotation.chosen:
             cell[label_index[value]] = 1.0
+    # JSON text: no netCDF engine writes a dict (_core.attrs)
+    attrs = {"reader": reader, "dropped": json_attr(dropped.as_dict())}
+    note = _no_choice_note(annotations, layout, single, key_by_label)
+    if note is not None:
+        attrs["notes"] = json_attr([note])
     return xr.DataArray(
         values, dims=(item, annotator, label),
         coords={item: items, annotator: [str(a) for a in annotators],
                 label: [str(v) for v in labels]},
-        name="decision",
-        # JSON text: no netCDF engine writes a dict (_core.attrs)
-        attrs={"reader": reader, "dropped": json_attr(dropped.as_dict())},
-    )
+        name="decision", attrs=attrs)
 
 
 # --------------------------------------------------------------------------------------
@@ -391,6 +393,26 @@ def single_reading(annotations: list[Annotation], layout: str, single: Single | 
                         "layout='sets' (--layout sets)", annotation.row, annotation.column,
                         annotation.line)
     return single.why if single.allows_one and layout == "auto" else GIVEN
+
+
+def _no_choice_note(annotations, layout, single, key_by_label) -> str | None:
+    """Why an export that states nothing and looks single-label (no annotation with several
+    categories) was read as label sets: some annotations chose none. None otherwise."""
+    if layout != "auto" or key_by_label or (single is not None and
+                                              single.allows_one is not None):
+        return None
+    if any(len(a.chosen) > 1 for a in annotations):
+        return None
+    reasons = {}
+    for annotation in annotations:
+        if not annotation.chosen:
+            reasons[annotation.empty_reason] = reasons.get(annotation.empty_reason, 0) + 1
+    if not reasons:
+        return None
+    return (f"every annotation chose at most one category, but {sum(reasons.values())} "
+            "chose none (" + ", ".join(f"{r}: {n}" for r, n in reasons.items()) + "): read "
+            "as label sets; layout='single' (--layout single) reads single-label ratings, "
+            "an annotation with no category missing")
 
 
 def _ratings(annotations, why, categories, items, annotators, item_index, annotator_index,

@@ -546,3 +546,17 @@ def test_label_sets_because_of_a_no_choice_annotation_say_so(tmp_path):
     tasks[1]["annotations"][2] = ls_annotation(3, "neu", "neg")
     tasks[0]["annotations"][0] = ls_annotation(1)
     assert "notes" not in read_annotations(write_json(tmp_path / "two.json", tasks)).attrs
+
+
+def test_argilla_numeric_responses_are_not_called_label_question_answers(tmp_path):
+    """Responses that are JSON numbers (an Argilla RatingQuestion's 1-10) are single values
+    read as nominal ratings; the reason says numbers and that their order is unused, not
+    "as a LabelQuestion's are"."""
+    rows = argilla_v2([[(U1, 4, "submitted"), (U2, 5, "submitted")],
+                       [(U1, 1, "submitted"), (U2, 1.0, "submitted")]])
+    da = read_annotations(write_lines(tmp_path / "records.jsonl", rows))
+    check_ratings(da, {("r1", U1): "4", ("r1", U2): "5", ("r2", U1): "1", ("r2", U2): "1"},
+                  "argilla", "question 'sentiment' answers one number per response (as a "
+                  "RatingQuestion does): read as nominal categories, their order unused "
+                  "(weights= of the kappa family, alpha's 'ordinal' or 'interval' metric "
+                  "use it)", None, {})

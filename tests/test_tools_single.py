@@ -452,8 +452,9 @@ def test_mturk_radio_group_reads_ratings(tmp_path):
     da = read_annotations(path)
     check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative", ("H2", "W1"): NAN,
                        ("H2", "W2"): NAN, ("H3", "W1"): "positive", ("H3", "W2"): "positive"},
-                  "mturk", "the form field Answer.sentiment holds one value per assignment "
-                  "(an HTML radio group or drop-down: one category)", None,
+                  "mturk", "the form field Answer.sentiment holds one value per assignment, "
+                  "read as its category (as an HTML radio group or drop-down submits one; "
+                  "the export does not show that the field was one)", None,
                   {"no choice": {"W1": 1}, "rejected": {"W2": 1}})
     sets = read_annotations(path, layout="sets")
     assert sets.sel(item="H1", annotator="W2").values.tolist() == [1.0, 0.0]

@@ -169,8 +169,10 @@ def _read_field(table, field, where, universe, item, annotator, label, layout):
         chosen = [] if blank(value) else [label_text(value, where, row, column)]
         annotations.append(Annotation(record["HITId"].strip(), who, chosen, row=row, line=line,
                                       column=column))
-    single = Single(True, f"the form field {column} holds one value per assignment (an HTML "
-                          "radio group or drop-down: one category)")
+    # the export does not show the field's kind: a text box would be read so too
+    single = Single(True, f"the form field {column} holds one value per assignment, read as "
+                          "its category (as an HTML radio group or drop-down submits one; "
+                          "the export does not show that the field was one)")
     return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
                  item=item, annotator=annotator, label=label, sep_option="",
                  duplicate_hint=" (MTurk gives a worker one assignment per HIT)",

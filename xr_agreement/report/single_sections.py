@@ -227,8 +227,8 @@ def _coefficients_section(f: _Facts):
         se = _number(ds, f"{value_name}_se")
         row = [caption, fmt(value), fmt(observed), fmt(expected), fmt(se),
                _interval(f, ds, value_name)]
-        if f.lk:
-            row.append(landis_koch(value))
+        if f.lk:  # bands of the kappa scale: percent agreement is not chance-corrected
+            row.append("-" if name == "percent" else landis_koch(value))
         rows.append(row)
         reason = _why(ds)
         if reason:
@@ -257,7 +257,8 @@ def _coefficients_section(f: _Facts):
         blocks.append(("p", "Undefined (NaN): " + "; ".join(reasons) + "."))
     if f.lk:
         blocks.append(("p", "Landis-Koch bands are shown on request only; universal "
-                       "cut-offs ignore the chance model and the prevalence."))
+                       "cut-offs ignore the chance model and the prevalence. They are bands "
+                       "of chance-corrected coefficients: percent agreement has none."))
     return ("2. Coefficients", blocks)
 
 

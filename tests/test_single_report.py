@@ -414,3 +414,11 @@ def test_landis_koch_bands_skip_percent_agreement(ratings):
     assert rows["Krippendorff's alpha (nominal)"] == landis_koch(
         report.summary()["coefficient"]["alpha"])
     assert "percent agreement has none" in " ".join(str(report).split())
+
+
+def test_headline_does_not_say_every_item_was_rated_by_everyone(rep):
+    """With missing ratings (ROWS has 9 of 48 cells missing) the headline cannot say that
+    each annotator gave each item a category; it says what a rating is."""
+    text = " ".join(str(rep).split())
+    assert "each annotator gave each item" not in text
+    assert "each rating is one category of a set of mutually exclusive categories" in text

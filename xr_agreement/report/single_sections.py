@@ -32,10 +32,11 @@ MAX_ANNOTATORS_LISTED = 30
 # the level of the functions' analytic intervals when the report is given no ci
 DEFAULT_LEVEL = 0.95
 
-SINGLE_LABEL = ("These are single-label agreement coefficients: each annotator gave each "
-                "item one category of a set of mutually exclusive categories, so the kappa "
-                "family and nominal Krippendorff's alpha apply (multi-label decisions get "
-                "the multi-label report, xr_agreement.report).")
+# true with missing ratings too (section 1 says how many there are)
+SINGLE_LABEL = ("These are single-label agreement coefficients: each rating is one category "
+                "of a set of mutually exclusive categories, so the kappa family and nominal "
+                "Krippendorff's alpha apply (multi-label decisions get the multi-label "
+                "report, xr_agreement.report).")
 
 # the coefficients' symbols in the headline and the tables
 NAMES = dict(COEFFICIENTS)

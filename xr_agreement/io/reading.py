@@ -125,7 +125,8 @@ def read_annotations(
         of annotations that were not decisions}, e.g. "cancelled", "ignored", "rejected",
         "discarded", "draft", "superseded", "unannotated task", "submitted without a
         value"; ``{}`` when nothing was dropped); some readers add ``notes`` (a list of
-        sentences the report prints, e.g. doccano's empty member files), layout "single"
+        sentences the report prints, e.g. doccano's empty member files, or label sets read
+        because some annotations chose no category), layout "single"
         with declared labels ``categories``. Structured attrs (``dropped``, ``notes``,
         ``categories``, doccano's ``empty_label_lists``) are JSON text, which every store
         (netCDF, zarr) accepts: ``json.loads(da.attrs["dropped"])`` is the dict.

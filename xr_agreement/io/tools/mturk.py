@@ -32,7 +32,8 @@ Single-label tasks: the answer's shape says which element wrote it. ``crowd-clas
 from the categories as the property's value", ``{"<name>": {"label": "..."}}``;
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-classifier.html)
 chooses one category: read as ratings (item, annotator), an empty label no decision
-(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) allows several: label sets.
+(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) allows
+several: label sets.
 ``Answer.<label>.on`` columns come from ``crowd-checkbox`` and ``crowd-radio-button`` alike
 (each writes ``{"<name>": {"<value>": true|false}}``, ``value`` "on" by default;
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-checkbox.html,

@@ -539,7 +539,7 @@ def test_label_sets_because_of_a_no_choice_annotation_say_so(tmp_path):
     da = read_annotations(write_json(tmp_path / "empty.json", ls_tasks()))
     assert da.dims == ("item", "annotator", "label")
     notes = json.loads(da.attrs["notes"])
-    assert notes == ["every annotation chose at most one category, but 1 chose none (no "
+    assert notes == ["Every annotation chose at most one category, but 1 chose none (no "
                      "choice: 1): read as label sets; layout='single' (--layout single) "
                      "reads single-label ratings, an annotation with no category missing"]
     assert "but 1 chose none" in " ".join(str(report(da)).split())

@@ -409,7 +409,7 @@ def _no_choice_note(annotations, layout, single, key_by_label) -> str | None:
             reasons[annotation.empty_reason] = reasons.get(annotation.empty_reason, 0) + 1
     if not reasons:
         return None
-    return (f"every annotation chose at most one category, but {sum(reasons.values())} "
+    return (f"Every annotation chose at most one category, but {sum(reasons.values())} "
             "chose none (" + ", ".join(f"{r}: {n}" for r, n in reasons.items()) + "): read "
             "as label sets; layout='single' (--layout single) reads single-label ratings, "
             "an annotation with no category missing")

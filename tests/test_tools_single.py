@@ -561,3 +561,16 @@ def test_argilla_numeric_responses_are_not_called_label_question_answers(tmp_pat
                   "RatingQuestion does): read as nominal categories, their order unused "
                   "(weights= of the kappa family, alpha's 'ordinal' or 'interval' metric "
                   "use it)", None, {})
+
+
+def test_mturk_task_answers_without_a_classifier_say_what_is_read(tmp_path):
+    """crowd-radio-button answers in Answer.taskAnswers ({"<name>": {"<value>": true}}) are
+    not read: the error says which answers are, instead of naming the element None."""
+    path = mturk(tmp_path, [
+        ("H1", "W1", "Approved", {"negative": {"on": False}, "positive": {"on": True}}),
+        ("H1", "W2", "Approved", {"negative": {"on": True}, "positive": {"on": False}})])
+    with pytest.raises(AnnotationFileError) as error:
+        read_annotations(path)
+    assert "None" not in str(error.value)
+    assert "no crowd-classifier answer" in str(error.value)
+    assert "crowd-radio-button" in str(error.value)

@@ -109,6 +109,11 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
             raise where(f"Answer.taskAnswers holds several elements: {names}; choose one with "
                         "control=NAME (command line: --control NAME)",
                         column="Answer.taskAnswers")
+        if not names and parsed:  # (every row rejected: the builder says so)
+            raise where("Answer.taskAnswers holds no crowd-classifier answer ({\"<name>\": "
+                        "{\"label\": ...}} or {\"labels\": [...]}); other elements "
+                        "(crowd-radio-button and crowd-checkbox, {\"<name>\": {\"<value>\": "
+                        "true}}, free text) are not read", column="Answer.taskAnswers")
         name = control or (names[0] if names else None)
         for row, line, record, found in parsed:
             if name not in found:  # crowd-form submits every element, a choice or none

@@ -38,7 +38,8 @@ several: label sets.
 (each writes ``{"<name>": {"<value>": true|false}}``, ``value`` "on" by default;
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-checkbox.html,
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-radio-group.html):
-ratings when every assignment ticked exactly one, else label sets. A classic HTML radio group
+ratings when every assignment ticked exactly one, else label sets. The same elements'
+answers inside ``Answer.taskAnswers`` are not read (an error says which answers are). A classic HTML radio group
 (``<input type="radio" name="sentiment" value="positive">``, of which "only one radio
 button in a given group can be selected at the same time",
 https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/radio) or drop-down

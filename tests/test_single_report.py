@@ -398,3 +398,27 @@ def test_many_annotators_list_the_lowest_pairs_and_the_busiest_annotators():
 def test_cli_analytic_intervals_only_for_ratings(capsys):
     code, out, err = run(["report", "--ci-method", "analytic"], capsys)
     assert code == 2 and "only single-label ratings have analytic intervals" in err
+
+
+def test_landis_koch_bands_skip_percent_agreement(ratings):
+    """Landis-Koch bands are for chance-corrected coefficients: percent agreement (0.7 here,
+    'substantial' on the kappa scale) gets none, the kappas and alpha get theirs."""
+    from xr_agreement.report import landis_koch
+
+    report = single_label_report(ratings, landis_koch=True)
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ")[-1].rstrip(" |")
+            for line in report.to_markdown().split("## 2.")[1].split("## 3.")[0].splitlines()
+            if line.startswith("| ") and "Landis-Koch" not in line}
+    assert rows["percent agreement"] == "-"
+    assert rows["Fleiss' kappa"] == landis_koch(report.summary()["coefficient"]["fleiss"])
+    assert rows["Krippendorff's alpha (nominal)"] == landis_koch(
+        report.summary()["coefficient"]["alpha"])
+    assert "percent agreement has none" in " ".join(str(report).split())
+
+
+def test_headline_does_not_say_every_item_was_rated_by_everyone(rep):
+    """With missing ratings (ROWS has 9 of 48 cells missing) the headline cannot say that
+    each annotator gave each item a category; it says what a rating is."""
+    text = " ".join(str(rep).split())
+    assert "each annotator gave each item" not in text
+    assert "each rating is one category of a set of mutually exclusive categories" in text

@@ -47,8 +47,9 @@ def check_ratings(da, expected: dict, reader: str, single_label: str, categories
     assert da.dtype == object  # text ratings, as the table reader's layout="single" gives
     assert da.attrs["reader"] == reader
     assert da.attrs["single_label"] == single_label
-    # declared categories only (labels=, or the export's own list); None: not declared
-    assert json.loads(da.attrs.get("categories", "null")) == categories
+    # None: no universe declared, no categories attr (the report would call them declared)
+    assert (json.loads(da.attrs["categories"]) if "categories" in da.attrs
+            else None) == categories
     assert json.loads(da.attrs["dropped"]) == dropped
 
 
@@ -131,7 +132,7 @@ def test_label_studio_without_config_infers_from_the_annotations(tmp_path):
     path = write_json(tmp_path / "export.json", ls_tasks(empty=False))
     da = read_annotations(path)
     expected = {**LS_EXPECTED, (2, "2"): "neu"}
-    # no universe declared: the categories used, sorted
+    # no universe declared: no categories attr
     check_ratings(da, expected, "label-studio", INFERRED, None,
                   {"cancelled": {"3": 1}})
     # the report does not call the categories used "declared"
@@ -183,8 +184,8 @@ def test_several_choices_are_an_error_naming_item_annotator_and_row(tmp_path):
 def test_layout_single_on_an_export_with_empty_annotations_reads_them_missing(tmp_path):
     path = write_json(tmp_path / "export.json", ls_tasks())
     da = read_annotations(path, layout="single")
-    check_ratings(da, LS_EXPECTED, "label-studio", "layout='single' was given",
-                  None, {"cancelled": {"3": 1}, "no choice": {"2": 1}})
+    check_ratings(da, LS_EXPECTED, "label-studio", "layout='single' was given", None,
+                  {"cancelled": {"3": 1}, "no choice": {"2": 1}})
 
 
 def test_declared_universe_checks_every_chosen_category(tmp_path):
@@ -301,8 +302,7 @@ def test_argilla_label_question_reads_ratings(tmp_path):
                        ("r2", U1): "negative", ("r2", U2): NAN, ("r2", U3): NAN,
                        ("r3", U1): "neutral", ("r3", U2): NAN, ("r3", U3): NAN},
                   "argilla", "question 'sentiment' is single-label: its responses are one "
-                  "label each, not lists (as a LabelQuestion's are)",
-                  None,
+                  "label each, not lists (as a LabelQuestion's are)", None,
                   {"discarded": {U2: 1}, "draft": {U3: 1}, "submitted without a value": {U2: 1}})
 
 
@@ -456,8 +456,9 @@ def test_mturk_radio_group_reads_ratings(tmp_path):
     da = read_annotations(path)
     check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative", ("H2", "W1"): NAN,
                        ("H2", "W2"): NAN, ("H3", "W1"): "positive", ("H3", "W2"): "positive"},
-                  "mturk", "the form field Answer.sentiment holds one value per assignment "
-                  "(an HTML radio group or drop-down: one category)", None,
+                  "mturk", "the form field Answer.sentiment holds one value per assignment, "
+                  "read as its category (as an HTML radio group or drop-down submits one; "
+                  "the export does not show that the field was one)", None,
                   {"no choice": {"W1": 1}, "rejected": {"W2": 1}})
     sets = read_annotations(path, layout="sets")
     assert sets.sel(item="H1", annotator="W2").values.tolist() == [1.0, 0.0]
@@ -475,3 +476,105 @@ def test_mturk_several_form_fields_need_control(tmp_path):
     assert ratings_of(da) == {("H1", "W1"): "positive", ("H1", "W2"): "negative"}
     with pytest.raises(AnnotationFileError, match=r"no form field Answer.topic"):
         read_annotations(path, control="topic")
+
+
+# --------------------------------------------------------------------------------------
+# review: what the report may say of the categories
+# --------------------------------------------------------------------------------------
+
+
+def test_undeclared_categories_are_not_reported_as_declared(tmp_path):
+    """A tool export read without a declared universe has no ``categories`` attr (as the
+    table reader's layout "single"): the single-label report then says none were declared,
+    not "3 declared"; a declared universe still reaches the report."""
+    from xr_agreement import single_label_report
+
+    path = write_json(tmp_path / "export.json", ls_tasks(empty=False))
+    da = read_annotations(path)
+    assert da.attrs["single_label"] == INFERRED
+    assert "categories" not in da.attrs
+    rep = single_label_report(da)
+    assert rep.facts["categories_declared"] is None
+    assert "none were declared" in str(rep) and "declared (" not in str(rep)
+    declared = read_annotations(path, labels=config(tmp_path, None))
+    assert json.loads(declared.attrs["categories"]) == ["pos", "neg", "neu"]
+    assert single_label_report(declared).facts["categories_declared"] == ["pos", "neg", "neu"]
+
+
+def test_mturk_on_columns_of_radio_buttons_are_inferred_not_called_checkboxes(tmp_path):
+    """``Answer.<value>.on`` columns are what crowd-radio-button and crowd-checkbox both
+    write (``{"<name>": {"on": true}}``, ``on`` the default value): the export does not say
+    which, so one ticked per assignment reads as ratings (inferred), several as label sets;
+    never the claim that the columns allow several."""
+    header = ["Answer.negative.on", "Answer.positive.on"]
+    path = mturk_form(tmp_path, header, [
+        ("H1", "W1", "Approved", "false", "true"), ("H1", "W2", "Approved", "true", "false"),
+        ("H2", "W1", "Approved", "false", "true"), ("H2", "W2", "Rejected", "true", "true")])
+    da = read_annotations(path)
+    check_ratings(da, {("H1", "W1"): "positive", ("H1", "W2"): "negative",
+                       ("H2", "W1"): "positive", ("H2", "W2"): NAN},
+                  "mturk", INFERRED, ["negative", "positive"], {"rejected": {"W2": 1}})
+    ticked_two = mturk_form(tmp_path, header, [
+        ("H1", "W1", "Approved", "true", "true"), ("H1", "W2", "Approved", "true", "false")],
+        name="two.csv")
+    assert read_annotations(ticked_two).dims == ("item", "annotator", "label")
+    with pytest.raises(AnnotationFileError, match=r"layout='single' was given, but annotator "
+                       r"'W1' chose several categories on item 'H1'"):
+        read_annotations(ticked_two, layout="single")
+
+
+def test_cli_layout_single_on_a_tool_export_says_no_rows(tmp_path, capsys):
+    """--layout single on a Label Studio JSON export: the report's reason names the option,
+    not "one rating per row" (a JSON export has no rows of item and annotator)."""
+    from xr_agreement.cli import main
+
+    path = write_json(tmp_path / "export.json", ls_tasks())
+    assert main(["report", str(path), "--layout", "single", "--format", "json"]) == 0
+    facts = json.loads(capsys.readouterr().out)["facts"]
+    assert facts["single_label"] == "--layout single was given on the command line"
+
+
+def test_label_sets_because_of_a_no_choice_annotation_say_so(tmp_path):
+    """Without a statement, one annotation that chose nothing (every other chose one)
+    keeps label sets: a reading note says why and how to read ratings, and the multi-label
+    report prints it; several choices somewhere need no such note."""
+    from xr_agreement import report
+
+    da = read_annotations(write_json(tmp_path / "empty.json", ls_tasks()))
+    assert da.dims == ("item", "annotator", "label")
+    notes = json.loads(da.attrs["notes"])
+    assert notes == ["Every annotation chose at most one category, but 1 chose none (no "
+                     "choice: 1): read as label sets; layout='single' (--layout single) "
+                     "reads single-label ratings, an annotation with no category missing"]
+    assert "but 1 chose none" in " ".join(str(report(da)).split())
+    tasks = ls_tasks(empty=False)
+    tasks[1]["annotations"][2] = ls_annotation(3, "neu", "neg")
+    tasks[0]["annotations"][0] = ls_annotation(1)
+    assert "notes" not in read_annotations(write_json(tmp_path / "two.json", tasks)).attrs
+
+
+def test_argilla_numeric_responses_are_not_called_label_question_answers(tmp_path):
+    """Responses that are JSON numbers (an Argilla RatingQuestion's 1-10) are single values
+    read as nominal ratings; the reason says numbers and that their order is unused, not
+    "as a LabelQuestion's are"."""
+    rows = argilla_v2([[(U1, 4, "submitted"), (U2, 5, "submitted")],
+                       [(U1, 1, "submitted"), (U2, 1.0, "submitted")]])
+    da = read_annotations(write_lines(tmp_path / "records.jsonl", rows))
+    check_ratings(da, {("r1", U1): "4", ("r1", U2): "5", ("r2", U1): "1", ("r2", U2): "1"},
+                  "argilla", "question 'sentiment' answers one number per response (as a "
+                  "RatingQuestion does): read as nominal categories, their order unused "
+                  "(weights= of the kappa family, alpha's 'ordinal' or 'interval' metric "
+                  "use it)", None, {})
+
+
+def test_mturk_task_answers_without_a_classifier_say_what_is_read(tmp_path):
+    """crowd-radio-button answers in Answer.taskAnswers ({"<name>": {"<value>": true}}) are
+    not read: the error says which answers are, instead of naming the element None."""
+    path = mturk(tmp_path, [
+        ("H1", "W1", "Approved", {"negative": {"on": False}, "positive": {"on": True}}),
+        ("H1", "W2", "Approved", {"negative": {"on": True}, "positive": {"on": False}})])
+    with pytest.raises(AnnotationFileError) as error:
+        read_annotations(path)
+    assert "None" not in str(error.value)
+    assert "no crowd-classifier answer" in str(error.value)
+    assert "crowd-radio-button" in str(error.value)

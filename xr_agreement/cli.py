@@ -303,9 +303,8 @@ def _decisions(args):
     if _is_ratings(da):
         if args.layout == "single":  # the reader's sentence speaks of layout='single'
             da = da.copy()
-            da.attrs["single_label"] = ("--layout single was given on the command line: "
-                                        "one rating (a category) per row of item and "
-                                        "annotator")
+            # (a tool's export has no rows of item and annotator: the option, nothing more)
+            da.attrs["single_label"] = "--layout single was given on the command line"
         title = f"Single-label agreement report: {os.path.basename(args.file)}"
         return da, title, None, []
     title = f"Multi-label agreement report: {os.path.basename(args.file)}"

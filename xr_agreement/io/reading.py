@@ -114,8 +114,9 @@ def read_annotations(
         Layouts "sets" and "long": 0/1 decisions (item, annotator, label), float with NaN
         where missing. Layout "single", and a single-label tool export: ratings (item,
         annotator), NaN where missing (a tool's categories are text), attr
-        ``single_label`` (one sentence: why the file was read as ratings) and, for a tool's
-        export, ``categories`` (the declared universe, else the categories used).
+        ``single_label`` (one sentence: why the file was read as ratings) and, where a universe
+        is declared, ``categories`` (the declared universe; none: the categories used
+        count).
         Text that is an integer in every row (item ids, labels) becomes int, unless two
         values would merge ("01" and "1" stay two texts). A tool's
         reader returns float decisions with the tool's ids as coordinates (item ids as the
@@ -124,7 +125,8 @@ def read_annotations(
         of annotations that were not decisions}, e.g. "cancelled", "ignored", "rejected",
         "discarded", "draft", "superseded", "unannotated task", "submitted without a
         value"; ``{}`` when nothing was dropped); some readers add ``notes`` (a list of
-        sentences the report prints, e.g. doccano's empty member files), layout "single"
+        sentences the report prints, e.g. doccano's empty member files, or label sets read
+        because some annotations chose no category), layout "single"
         with declared labels ``categories``. Structured attrs (``dropped``, ``notes``,
         ``categories``, doccano's ``empty_label_lists``) are JSON text, which every store
         (netCDF, zarr) accepts: ``json.loads(da.attrs["dropped"])`` is the dict.

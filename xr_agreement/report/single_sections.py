@@ -32,10 +32,11 @@ MAX_ANNOTATORS_LISTED = 30
 # the level of the functions' analytic intervals when the report is given no ci
 DEFAULT_LEVEL = 0.95
 
-SINGLE_LABEL = ("These are single-label agreement coefficients: each annotator gave each "
-                "item one category of a set of mutually exclusive categories, so the kappa "
-                "family and nominal Krippendorff's alpha apply (multi-label decisions get "
-                "the multi-label report, xr_agreement.report).")
+# true with missing ratings too (section 1 says how many there are)
+SINGLE_LABEL = ("These are single-label agreement coefficients: each rating is one category "
+                "of a set of mutually exclusive categories, so the kappa family and nominal "
+                "Krippendorff's alpha apply (multi-label decisions get the multi-label "
+                "report, xr_agreement.report).")
 
 # the coefficients' symbols in the headline and the tables
 NAMES = dict(COEFFICIENTS)
@@ -227,8 +228,8 @@ def _coefficients_section(f: _Facts):
         se = _number(ds, f"{value_name}_se")
         row = [caption, fmt(value), fmt(observed), fmt(expected), fmt(se),
                _interval(f, ds, value_name)]
-        if f.lk:
-            row.append(landis_koch(value))
+        if f.lk:  # bands of the kappa scale: percent agreement is not chance-corrected
+            row.append("-" if name == "percent" else landis_koch(value))
         rows.append(row)
         reason = _why(ds)
         if reason:
@@ -257,7 +258,8 @@ def _coefficients_section(f: _Facts):
         blocks.append(("p", "Undefined (NaN): " + "; ".join(reasons) + "."))
     if f.lk:
         blocks.append(("p", "Landis-Koch bands are shown on request only; universal "
-                       "cut-offs ignore the chance model and the prevalence."))
+                       "cut-offs ignore the chance model and the prevalence. They are bands "
+                       "of chance-corrected coefficients: percent agreement has none."))
     return ("2. Coefficients", blocks)
 
 

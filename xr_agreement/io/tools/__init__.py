@@ -76,8 +76,8 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
     xarray.DataArray
         Float decisions (item, annotator, label), NaN where the tool says no decision, or
         ratings (item, annotator): the category chosen, NaN where no decision, with attrs
-        ``categories`` (JSON list) and ``single_label`` (why it was read so); attrs
-        ``reader`` and ``dropped``.
+        ``single_label`` (why it was read so) and, where a universe is declared,
+        ``categories`` (JSON list); attrs ``reader`` and ``dropped``.
 
     Examples
     --------

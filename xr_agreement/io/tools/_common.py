@@ -327,10 +327,9 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
     annotator_index = {v: i for i, v in enumerate(annotators)}
     why = single_reading(annotations, layout, single, key_by_label, where)
     if why is not None:
-        # categories only where declared (labels=, or the export's own list): the
-        # single-label report tells declared categories (a never-chosen one counts) from used
-        return _ratings(annotations, why, universe, items, annotators, item_index,
-                        annotator_index, dropped, reader, item, annotator)
+        return _ratings(annotations, why, labels if universe is not None else None, items,
+                        annotators, item_index, annotator_index, dropped, reader, item,
+                        annotator)
     label_index = {v: i for i, v in enumerate(labels)}
     values = np.full((len(items), len(annotators), len(labels)), np.nan)
     for annotation in annotations:
@@ -342,14 +341,16 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
                 cell[label_index[value]] = 0.0
         for value in annotation.chosen:
             cell[label_index[value]] = 1.0
+    # JSON text: no netCDF engine writes a dict (_core.attrs)
+    attrs = {"reader": reader, "dropped": json_attr(dropped.as_dict())}
+    note = _no_choice_note(annotations, layout, single, key_by_label)
+    if note is not None:
+        attrs["notes"] = json_attr([note])
     return xr.DataArray(
         values, dims=(item, annotator, label),
         coords={item: items, annotator: [str(a) for a in annotators],
                 label: [str(v) for v in labels]},
-        name="decision",
-        # JSON text: no netCDF engine writes a dict (_core.attrs)
-        attrs={"reader": reader, "dropped": json_attr(dropped.as_dict())},
-    )
+        name="decision", attrs=attrs)
 
 
 # --------------------------------------------------------------------------------------
@@ -394,11 +395,32 @@ def single_reading(annotations: list[Annotation], layout: str, single: Single | 
     return single.why if single.allows_one and layout == "auto" else GIVEN
 
 
+def _no_choice_note(annotations, layout, single, key_by_label) -> str | None:
+    """Why an export that states nothing and looks single-label (no annotation with several
+    categories) was read as label sets: some annotations chose none. None otherwise."""
+    if layout != "auto" or key_by_label or (single is not None and
+                                              single.allows_one is not None):
+        return None
+    if any(len(a.chosen) > 1 for a in annotations):
+        return None
+    reasons = {}
+    for annotation in annotations:
+        if not annotation.chosen:
+            reasons[annotation.empty_reason] = reasons.get(annotation.empty_reason, 0) + 1
+    if not reasons:
+        return None
+    return (f"Every annotation chose at most one category, but {sum(reasons.values())} "
+            "chose none (" + ", ".join(f"{r}: {n}" for r, n in reasons.items()) + "): read "
+            "as label sets; layout='single' (--layout single) reads single-label ratings, "
+            "an annotation with no category missing")
+
+
 def _ratings(annotations, why, categories, items, annotators, item_index, annotator_index,
              dropped, reader, item, annotator) -> xr.DataArray:
     """The ratings (item, annotator): the category chosen, text, NaN where no decision (as
     the table reader's layout "single" gives text ratings); an annotation choosing nothing
-    is no decision, counted in ``dropped`` under its ``empty_reason``."""
+    is no decision, counted in ``dropped`` under its ``empty_reason``. Attr ``categories``
+    only for a declared universe (``categories`` not None): the report calls it declared."""
     values = np.full((len(items), len(annotators)), np.nan, dtype=object)
     for annotation in annotations:
         if not annotation.chosen:
@@ -410,8 +432,6 @@ def _ratings(annotations, why, categories, items, annotators, item_index, annota
     if categories is not None:
         attrs["categories"] = json_attr([str(c) for c in categories])
     attrs["single_label"] = why
-    return xr.DataArray(
-        values, dims=(item, annotator),
-        coords={item: items, annotator: [str(a) for a in annotators]},
-        name="rating", attrs=attrs,
-    )
+    return xr.DataArray(values, dims=(item, annotator),
+                        coords={item: items, annotator: [str(a) for a in annotators]},
+                        name="rating", attrs=attrs)

@@ -32,7 +32,8 @@ v1 ``LabelQuestion``) and a list of labels for a multi-label one (``MultiLabelQu
 ``multi_label_selection``) (https://docs.argilla.io/latest/reference/argilla/settings/questions,
 https://docs.argilla.io/latest/reference/argilla/records/responses). Values that are all
 single labels are read as ratings (item, annotator); any list value makes the question
-multi-label, read as label sets.
+multi-label, read as label sets. Responses that are all JSON numbers (a ``RatingQuestion``'s)
+are ratings too, whose ``single_label`` says they are read as nominal categories.
 """
 
 from __future__ import annotations
@@ -169,6 +170,11 @@ def read_argilla(path, *, universe=None, control=None, item="item", annotator="a
     if "list" in shapes:
         single = Single(False, f"question {question!r} is multi-label: its responses are "
                                "lists of labels")
+    elif shapes == {"number"}:
+        single = Single(True, f"question {question!r} answers one number per response (as "
+                              "a RatingQuestion does): read as nominal categories, their "
+                              "order unused (weights= of the kappa family, alpha's "
+                              "'ordinal' or 'interval' metric use it)")
     elif shapes:
         single = Single(True, f"question {question!r} is single-label: its responses are "
                               "one label each, not lists (as a LabelQuestion's are)")
@@ -208,7 +214,10 @@ def _add(annotations, dropped, record_id, user, status, value, where, row, colum
         dropped.add(UNANSWERED, user)
         annotations.append(Annotation(record_id, str(user), None, row=row))
         return
-    shapes.add("list" if isinstance(_listed(value, where, row, column), list) else "label")
+    listed = _listed(value, where, row, column)
+    # a JSON number is no LabelQuestion's label (text): a RatingQuestion's value
+    number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+    shapes.add("list" if isinstance(listed, list) else "number" if number else "label")
     chosen = _labels(value, where, row, column)
     annotations.append(Annotation(record_id, str(user), list(dict.fromkeys(chosen)), row=row,
                                   column=column))

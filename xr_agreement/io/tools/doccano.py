@@ -46,7 +46,7 @@ import os
 
 import numpy as np
 
-from ..._core.attrs import json_attr
+from ..._core.attrs import from_json_attr, json_attr
 from ._common import (Annotation, Dropped, Single, Where, blank, build, cell_labels, is_collection,
                       label_text, line_of, load_json_records, member_files, read_csv,
                       read_text, scalar_id)
@@ -338,6 +338,6 @@ def read_doccano(path, *, universe=None, sep=None, empty_list=None, item="item",
                single=Single(False, "spans are read as label sets (spans_as_label_sets=True)")
                if spans_as_label_sets else None)
     da.attrs["empty_label_lists"] = json_attr(dict(sorted(empty.items())))
-    if notes:
-        da.attrs["notes"] = json_attr(notes)
+    if notes:  # after the builder's own note, if any
+        da.attrs["notes"] = json_attr((from_json_attr(da.attrs.get("notes")) or []) + notes)
     return da

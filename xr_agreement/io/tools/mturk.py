@@ -32,8 +32,14 @@ Single-label tasks: the answer's shape says which element wrote it. ``crowd-clas
 from the categories as the property's value", ``{"<name>": {"label": "..."}}``;
 https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-classifier.html)
 chooses one category: read as ratings (item, annotator), an empty label no decision
-(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) and
-``Answer.<label>.on`` checkbox columns allow several: label sets. A classic HTML radio group
+(dropped "no choice"). ``crowd-classifier-multi-select`` (``{"labels": [...]}``) allows
+several: label sets.
+``Answer.<label>.on`` columns come from ``crowd-checkbox`` and ``crowd-radio-button`` alike
+(each writes ``{"<name>": {"<value>": true|false}}``, ``value`` "on" by default;
+https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-checkbox.html,
+https://docs.aws.amazon.com/sagemaker/latest/dg/sms-ui-template-crowd-radio-group.html):
+ratings when every assignment ticked exactly one, else label sets. The same elements'
+answers inside ``Answer.taskAnswers`` are not read (an error says which answers are). A classic HTML radio group
 (``<input type="radio" name="sentiment" value="positive">``, of which "only one radio
 button in a given group can be selected at the same time",
 https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/radio) or drop-down
@@ -73,9 +79,9 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
     if answers and checkboxes:
         raise where("both Answer.taskAnswers and Answer.<label>.on columns: cannot tell which "
                     "holds the labels", column="Answer.taskAnswers")
-    dropped, annotations, parsed, shapes = Dropped(), [], [], set()
-    single = Single(False, "Answer.<label>.on checkbox columns allow several labels") \
-        if checkboxes else None
+    # Answer.<value>.on columns say nothing of how many were allowed: crowd-checkbox and
+    # crowd-radio-button both write {"<name>": {"on": true}} ("on" their default value)
+    dropped, annotations, parsed, shapes, single = Dropped(), [], [], set(), None
     for position, record in enumerate(table.to_dict("records")):
         row, line = position + 1, line_of(table, position)
         who = _worker(record, where, row, line, dropped, annotations)
@@ -104,6 +110,11 @@ def read_mturk(path, *, universe=None, control=None, item="item", annotator="ann
             raise where(f"Answer.taskAnswers holds several elements: {names}; choose one with "
                         "control=NAME (command line: --control NAME)",
                         column="Answer.taskAnswers")
+        if not names and parsed:  # (every row rejected: the builder says so)
+            raise where("Answer.taskAnswers holds no crowd-classifier answer ({\"<name>\": "
+                        "{\"label\": ...}} or {\"labels\": [...]}); other elements "
+                        "(crowd-radio-button and crowd-checkbox, {\"<name>\": {\"<value>\": "
+                        "true}}, free text) are not read", column="Answer.taskAnswers")
         name = control or (names[0] if names else None)
         for row, line, record, found in parsed:
             if name not in found:  # crowd-form submits every element, a choice or none
@@ -165,8 +176,10 @@ def _read_field(table, field, where, universe, item, annotator, label, layout):
         chosen = [] if blank(value) else [label_text(value, where, row, column)]
         annotations.append(Annotation(record["HITId"].strip(), who, chosen, row=row, line=line,
                                       column=column))
-    single = Single(True, f"the form field {column} holds one value per assignment (an HTML "
-                          "radio group or drop-down: one category)")
+    # the export does not show the field's kind: a text box would be read so too
+    single = Single(True, f"the form field {column} holds one value per assignment, read as "
+                          "its category (as an HTML radio group or drop-down submits one; "
+                          "the export does not show that the field was one)")
     return build(annotations, reader="mturk", dropped=dropped, where=where, universe=universe,
                  item=item, annotator=annotator, label=label, sep_option="",
                  duplicate_hint=" (MTurk gives a worker one assignment per HIT)",

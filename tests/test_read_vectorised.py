@@ -30,6 +30,7 @@ def _per_row(monkeypatch):
         raise vectorised.Fallback
 
     monkeypatch.setattr(files, "sets_decisions", fallback)
+    monkeypatch.setattr(files, "single_ratings", fallback)
     monkeypatch.setattr(files, "quote_free_table", lambda *args: None)
     monkeypatch.setattr(files, "json_lines", lambda *args: None)
 
@@ -380,3 +381,48 @@ def test_label_lists_of_several_arrow_arrays(monkeypatch, piece_rows):
     rows[-1] = ("doc-39", "ann-2", None)  # a missing cell in the last array
     with pytest.raises(vectorised.Fallback):
         vectorised.sets_decisions(table([100, 20]), columns, None, ";")
+
+
+@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
+@pytest.mark.parametrize("seed", range(10))
+def test_random_single_files_read_alike(tmp_path, monkeypatch, seed, arrow):
+    """Ratings (layout "single"): text or integer text, spaces around, blank cells, absent
+    rows; and the cases the per-row code refuses (a duplicated row, a rating outside the
+    declared categories, integer texts that would merge)."""
+    if not arrow:
+        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+    rng = random.Random(seed)
+    categories = [["1", "2", "3"], ["pos", "neg", "neu", "日本"], ["01", "1", "2"]][seed % 3]
+    rows = [(rng.choice([f"doc-{i}", f" doc-{i}"]) if seed % 2 else str(i), annotator,
+             rng.choice([f" {c}" if rng.random() < 0.3 else c for c in categories] + ["", " "]))
+            for i in range(rng.randint(1, 10)) for annotator in ("ann", "bob", "cy")
+            if rng.random() < 0.85]
+    if seed % 4 == 1:  # a duplicated row, or a rating outside the categories
+        rows.append(rng.choice([rows[0], ("x", "ann", "zzz")]))
+    path = tmp_path / "ratings.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL if seed % 3 == 2 else
+                            csv.QUOTE_MINIMAL)
+        writer.writerow(["item", "annotator", "rating"])
+        writer.writerows(rows)
+    _both(monkeypatch, path, layout="single")
+    _both(monkeypatch, path, layout="single", labels=categories)
+
+
+def test_ordinary_ratings_take_the_whole_column_path(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the per-row code was called")
+
+    monkeypatch.setattr(files, "_single", refuse)
+    path = tmp_path / "ratings.csv"
+    path.write_text("item,annotator,rating\ns1,ann,pos\ns1,bob, neg\ns2,ann,\ns3,bob,pos\n",
+                    "utf-8")
+    da = xr_agreement.read_annotations(path, layout="single", labels=["pos", "neg", "neu"])
+    assert da.values.tolist()[0] == ["pos", "neg"]
+    assert pd.isna(da.sel(item="s2", annotator="ann").item())
+    assert json.loads(da.attrs["categories"]) == ["pos", "neg", "neu"]
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("item,annotator,rating\n1,a,3\n1,b,4\n2,a,\n", "utf-8")
+    ratings = xr_agreement.read_annotations(numbers, layout="single")
+    assert ratings.dtype == float and ratings.values.tolist()[0] == [3.0, 4.0]
+

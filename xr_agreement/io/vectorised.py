@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from .._core.threads import _pool_map
-from .cells import ids_as_coordinate, invisible, joined_labels, label_spelling
+from .cells import blank, ids_as_coordinate, invisible, joined_labels, label_spelling
 
 
 class Fallback(Exception):
@@ -550,3 +550,52 @@ def long_decisions(table: pd.DataFrame, columns: tuple, universe, true_words, fa
     values = np.full(len(seen), np.nan)
     values[cells] = word_values[codes]
     return values.reshape(shape), items, annotators, universe
+
+
+def _rating_codes(series: pd.Series) -> tuple[np.ndarray, list]:
+    """Each row's code (-1 for an empty cell) and the distinct values of a rating column
+    of text (Fallback otherwise)."""
+    array = _arrow_array(series)
+    if array is not None:
+        import pyarrow.compute as compute
+
+        encoded = compute.dictionary_encode(array)
+        codes = compute.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+        return codes.astype(np.int64, copy=False), encoded.dictionary.to_pylist()
+    codes, distinct = pd.factorize(series, use_na_sentinel=True)
+    distinct = distinct.tolist()
+    if pd.api.types.infer_dtype(distinct, skipna=False) not in ("string", "empty"):
+        raise Fallback
+    return codes.astype(np.int64, copy=False), distinct
+
+
+def single_ratings(table: pd.DataFrame, columns: tuple[str, str, str], categories):
+    """``(values, items, annotators, categories)`` of a "single" table (one rating per
+    row), as the per-row reader builds them (files._single): a rating stripped, a blank one
+    missing, text that is an integer in every row int (:func:`label_spelling`, which
+    spells the declared ``categories`` too, returned); ``values`` float
+    with NaN when every rating is a number, else object with NaN. Items and annotators
+    as in :func:`sets_decisions`. Fallback: a duplicated (item, annotator) row, a rating
+    outside the declared ``categories``."""
+    item_col, annotator_col, rating_col = columns
+    items, annotators, pairs, (codes, distinct) = _pairs(
+        table, item_col, annotator_col, functools.partial(_rating_codes, table[rating_col]))
+    n_cells = len(items) * len(annotators)
+    if len(pairs) and np.bincount(pairs, minlength=n_cells).max() > 1:
+        raise Fallback  # a duplicated (item, annotator) row
+    ratings = [None if blank(v) else v.strip() for v in distinct]
+    used = list(dict.fromkeys(v for v in ratings if v is not None))
+    spelling = label_spelling(list(dict.fromkeys(used + list(categories or []))))
+    if spelling is not None:
+        ratings = [None if v is None else spelling[v] for v in ratings]
+        categories = None if categories is None else [spelling[v] for v in categories]
+    if categories is not None and not {v for v in ratings if v is not None} <= set(categories):
+        raise Fallback  # a rating outside the declared categories
+    given = codes >= 0
+    given[given] = np.array([v is not None for v in ratings], dtype=bool)[codes[given]]
+    numeric = all(isinstance(v, (int, float)) for v in ratings if v is not None)
+    kind = float if numeric else object
+    # missing: NaN in either dtype, as xarray makes of the per-row code's None
+    values = np.full(n_cells, np.nan, dtype=kind)
+    values[pairs[given]] = np.array(ratings, dtype=kind)[codes[given]]
+    return values.reshape(len(items), len(annotators)), items, annotators, categories

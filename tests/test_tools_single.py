@@ -578,3 +578,22 @@ def test_mturk_task_answers_without_a_classifier_say_what_is_read(tmp_path):
     assert "None" not in str(error.value)
     assert "no crowd-classifier answer" in str(error.value)
     assert "crowd-radio-button" in str(error.value)
+
+
+def test_category_names_of_a_labels_file_are_kept(tmp_path):
+    """A labels file's names (label<TAB>name) are the label_name coordinate of label sets;
+    ratings have no label dim, so the names go beside the categories, in their order."""
+    names = tmp_path / "labels.txt"
+    names.write_text("pos\tPositive\nneg\nneu\tNeutral\n", "utf-8")
+    path = write_json(tmp_path / "export.json", ls_tasks(empty=False))
+    da = read_annotations(path, labels=names)
+    assert da.dims == ("item", "annotator")
+    assert json.loads(da.attrs["categories"]) == ["pos", "neg", "neu"]
+    assert json.loads(da.attrs["category_names"]) == ["Positive", "neg", "Neutral"]
+    sets = read_annotations(path, labels=names, layout="sets")
+    assert sets["label_name"].values.tolist() == ["Positive", "neg", "Neutral"]
+    table = tmp_path / "ratings.csv"
+    table.write_text("item,annotator,rating\n1,a,pos\n1,b,neu\n", "utf-8")
+    ratings = read_annotations(table, layout="single", labels=names)
+    assert json.loads(ratings.attrs["categories"]) == ["pos", "neg", "neu"]
+    assert json.loads(ratings.attrs["category_names"]) == ["Positive", "neg", "Neutral"]

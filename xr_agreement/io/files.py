@@ -548,6 +548,8 @@ def read_table_annotations(
         except (Fallback, AnnotationFileError, TypeError, ValueError, OverflowError):
             ids = _ids(table, [item_col, annotator_col], locate)
             da = _single(table, ids, rating_col, universe, locate, item, annotator)
+        if names is not None:  # each declared category's name, in their order
+            da.attrs["category_names"] = [n or str(v) for n, v in zip(names, universe)]
         da.attrs.update(reader="table", dropped={})
         return da
     da = None

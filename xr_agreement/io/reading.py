@@ -116,7 +116,8 @@ def read_annotations(
         annotator), NaN where missing (a tool's categories are text), attr
         ``single_label`` (one sentence: why the file was read as ratings) and, where a universe
         is declared, ``categories`` (the declared universe; none: the categories used
-        count).
+        count) and, when a labels file names them, ``category_names`` (in the same order;
+        label sets get the ``label_name`` coordinate instead).
         Text that is an integer in every row (item ids, labels) becomes int, unless two
         values would merge ("01" and "1" stay two texts). A tool's
         reader returns float decisions with the tool's ids as coordinates (item ids as the
@@ -128,7 +129,7 @@ def read_annotations(
         sentences the report prints, e.g. doccano's empty member files, or label sets read
         because some annotations chose no category), layout "single"
         with declared labels ``categories``. Structured attrs (``dropped``, ``notes``,
-        ``categories``, doccano's ``empty_label_lists``) are JSON text, which every store
+        ``categories``, ``category_names``, doccano's ``empty_label_lists``) are JSON text, which every store
         (netCDF, zarr) accepts: ``json.loads(da.attrs["dropped"])`` is the dict.
 
     Raises

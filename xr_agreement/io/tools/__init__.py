@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from ..._core.attrs import json_attr
 from ..files import AnnotationFileError, read_label_universe
 from .argilla import read_argilla
 from .detect import detect_tool
@@ -139,9 +140,11 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
         if tool == "crowd":
             keywords["labels_column"] = labels_column
     da = READERS[tool](path, **keywords)
-    if names is not None and label in da.dims:  # ratings: the names stay in the labels file
+    if names is not None and label in da.dims:
         da = da.assign_coords(label_name=(label, [n or v for n, v in zip(
             names, universe)]))
+    elif names is not None:  # ratings: each declared category's name, in their order
+        da.attrs["category_names"] = json_attr([n or v for n, v in zip(names, universe)])
     return da
 
 

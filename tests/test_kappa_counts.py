@@ -407,3 +407,22 @@ def test_dask_gold_item_with_many_categories():
     with raise_if_dask_computes():
         lazy = xr_agreement.fleiss(da.chunk({"item": 30}), categories=list(range(q)))
     _assert_same(lazy.compute(), xr_agreement.fleiss(da, categories=list(range(q))))
+
+
+def test_conger_on_a_thousand_annotators_counts_item_by_item():
+    """(q + 1) ** n overflowed a float from about 1,000 annotators (a crowd design), and
+    conger raised OverflowError; counted item by item, its observed agreement is Fleiss'
+    (both Gwet's P_o) and the coefficient is defined."""
+    assert not kappa_counts.by_rating_vectors(3, 1100, 10**9)
+    assert not kappa_counts.by_rating_vectors(3, 10**5, 10**9)
+    rng = np.random.default_rng(4)
+    n_items, n = 40, 1100
+    values = np.full((n_items, n), None, dtype=object)
+    for i in range(n_items):
+        values[i, rng.choice(n, 3, replace=False)] = rng.choice(["a", "b", "c"], 3)
+    da = xr.DataArray(values, dims=("item", "annotator"))
+    result = xr_agreement.conger(da)
+    # the same Gwet formula counted item by item by fleiss-style sums: P_o is Fleiss'
+    assert float(result.observed) == pytest.approx(float(xr_agreement.fleiss(da).observed),
+                                                   abs=1e-12)
+    assert np.isfinite(float(result.coefficient))

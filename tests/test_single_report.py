@@ -422,3 +422,34 @@ def test_headline_does_not_say_every_item_was_rated_by_everyone(rep):
     text = " ".join(str(rep).split())
     assert "each annotator gave each item" not in text
     assert "each rating is one category of a set of mutually exclusive categories" in text
+
+
+def test_crowd_designs_skip_cohens_pairs_and_say_so():
+    """Above MAX_PAIR_ANNOTATORS annotators the n^2 pair tables are not computed: the
+    report says so where Cohen's numbers would be, every other coefficient is the
+    function's own, and the JSON round trip keeps the absence."""
+    from xr_agreement.report.single_sections import MAX_PAIR_ANNOTATORS
+
+    rng = np.random.default_rng(5)
+    n_items, n = 150, MAX_PAIR_ANNOTATORS + 1
+    values = np.full((n_items, n), None, dtype=object)
+    for i in range(n_items):  # three workers an item, as crowd designs have
+        values[i, rng.choice(n, 3, replace=False)] = rng.choice(["cat", "dog", "bird"], 3)
+    ratings = xr.DataArray(values, dims=("item", "annotator"),
+                           coords={"item": [f"t{i}" for i in range(n_items)],
+                                   "annotator": [f"w{a}" for a in range(n)]})
+    rep = single_label_report(ratings)
+    assert "cohen" not in rep.results
+    assert rep.summary()["coefficient"]["cohen"] is None
+    assert rep.summary()["coefficient"]["conger"] == float(xr_agreement.conger(ratings)
+                                                           .coefficient)
+    text = str(rep)
+    assert re.search(rf"Cohen's kappa per pair is not computed for {n} annotators \(above "
+                     rf"{MAX_PAIR_ANNOTATORS}\): {n * (n - 1) // 2} pairs", " ".join(
+                         text.split()))
+    row = next(line for line in text.splitlines() if line.startswith("Cohen's kappa, mean"))
+    assert row.split()[-5:] == ["-"] * 5
+    back = SingleLabelReport.from_json(rep.to_json())
+    assert str(back) == text
+    # at the limit the pairs are there
+    assert "cohen" in single_label_report(ratings.isel(annotator=slice(0, n - 1))).results

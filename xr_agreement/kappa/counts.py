@@ -107,7 +107,7 @@ def by_rating_vectors(q: int, n: int, n_items: int) -> bool:
     :func:`.kernels.pattern_histogram`): few enough ids, at most a quarter of the
     items (the vectors' finishing costs a few numpy steps per call and a step per vector:
     at 50 items it took longer than the pass over the items it saves)."""
-    ids = float(q + 1) ** n
+    ids = (q + 1) ** n  # a Python int: as a float it overflowed from ~1,000 annotators
     return ids <= _kernels.PATTERN_LIMIT and 4 * ids <= n_items
 
 

@@ -22,7 +22,7 @@ from .._core.attrs import from_json_attr
 from .._core.validate import check_dataarray
 from .render import (_dataset_from_dict, _interval_settings, _json_safe, _plain,
                      _render_html, _RenderedReport)
-from .single_sections import COEFFICIENTS, DEFAULT_LEVEL, document
+from .single_sections import COEFFICIENTS, DEFAULT_LEVEL, document, MAX_PAIR_ANNOTATORS
 
 SINGLE_JSON_FORMAT = "xr-agreement-single-label-report/1"
 
@@ -86,7 +86,8 @@ def single_label_report(
     SingleLabelReport
         ``.results`` (``{name: Dataset}`` of ``fleiss``, ``conger``, ``cohen``, ``gwet``,
         ``brennan_prediger``, ``percent`` and ``alpha``, each the public function's result
-        on the ratings), ``.facts`` (the data: sizes, categories declared and used,
+        on the ratings; no ``cohen`` above 200 annotators, whose annotator x annotator pair
+        tables grow as their square: the report says so), ``.facts`` (the data: sizes, categories declared and used,
         ratings per category and annotator, what a reader noted) and ``.settings``; renders
         with ``str()``, ``.to_markdown()``, ``.to_html()``, ``.to_json()``.
 
@@ -175,6 +176,8 @@ def _computed(ratings, keywords) -> dict:
 
     results = {}
     for name, _ in COEFFICIENTS:
+        if name == "cohen" and ratings.sizes[keywords["annotator"]] > MAX_PAIR_ANNOTATORS:
+            continue  # n^2 pair tables: section 5 says so
         if name == "alpha":
             result = xa.alpha(ratings, "nominal", label=None, **keywords)
         else:
@@ -232,8 +235,8 @@ class SingleLabelReport(_RenderedReport):
     ----------
     results : dict
         ``{name: Dataset}``: the results of :func:`xr_agreement.fleiss`, ``conger``,
-        ``cohen``, ``gwet``, ``brennan_prediger``, ``percent`` and
-        ``alpha(..., metric="nominal")`` on the ratings.
+        ``cohen`` (not above 200 annotators), ``gwet``, ``brennan_prediger``, ``percent``
+        and ``alpha(..., metric="nominal")`` on the ratings.
     facts : dict
         Facts of the ratings (sizes, categories declared and used, ratings per annotator
         and category, items with fewer than two ratings, what a reader dropped or noted).
@@ -271,7 +274,12 @@ class SingleLabelReport(_RenderedReport):
         """The headline values: each coefficient with its bounds (None where the result
         has none), and the sizes."""
         out = {"coefficient": {}, "lower": {}, "upper": {}}
-        for name, ds in self.results.items():
+        for name, _ in COEFFICIENTS:
+            ds = self.results.get(name)
+            if ds is None:  # Cohen's pairs above MAX_PAIR_ANNOTATORS annotators
+                for part in out.values():
+                    part[name] = None
+                continue
             value = "alpha" if name == "alpha" else "coefficient"
             out["coefficient"][name] = float(ds[value])
             for bound in ("lower", "upper"):

@@ -29,6 +29,10 @@ SHOWN_CONFUSIONS = 5
 # table the annotators with the most ratings (the JSON keeps every pair and annotator)
 MAX_PAIRS_LISTED = 45
 MAX_ANNOTATORS_LISTED = 30
+# above this many annotators Cohen's kappa per pair is not computed: its annotator x
+# annotator tables grow as n^2 (at 1,000 crowd workers 1.2 GB and a 400 MB JSON report, at
+# 5,000 out of memory), and Conger's kappa is Cohen's chance model over all annotators
+MAX_PAIR_ANNOTATORS = 200
 # the level of the functions' analytic intervals when the report is given no ci
 DEFAULT_LEVEL = 0.95
 
@@ -195,7 +199,7 @@ def _data_section(f: _Facts):
         handling = [(who, f.r[name].attrs.get("missing_data", "").rstrip("."))
                     for who, name in (("the kappa family", "fleiss"),
                                       ("Cohen's kappa per pair", "cohen"),
-                                      ("alpha", "alpha"))]
+                                      ("alpha", "alpha")) if name in f.r]
         blocks.append(("p", "A missing rating is no rating, not a category. Handling by "
                        + "; by ".join(f"{who}: {how}" for who, how in handling if how)
                        + "."))
@@ -220,6 +224,9 @@ def _coefficients_section(f: _Facts):
         header.append("Landis-Koch (opt-in)")
     rows, reasons = [], []
     for name, caption in COEFFICIENTS:
+        if name not in f.r:  # Cohen's pairs above MAX_PAIR_ANNOTATORS: section 5 says why
+            rows.append([caption] + ["-"] * (len(header) - 1))
+            continue
         ds = f.r[name]
         value_name = _value_name(name)
         value = float(ds[value_name])
@@ -235,13 +242,14 @@ def _coefficients_section(f: _Facts):
         if reason:
             reasons.append(f"{caption}: {reason}")
     alpha = f.r["alpha"]
-    cohen = f.r["cohen"]
+    cohen = f.r.get("cohen")
     blocks = [
         ("table", header, rows,
          "P_o: observed agreement, P_e: chance agreement of each coefficient's model; "
          "se: standard error. Cohen's row is the mean of the pairs' kappas (Light's kappa, "
-         f"{int(cohen.n_pairs)} pairs; each pair's kappa, standard error and interval in "
-         "section 5)."),
+         + (f"{int(cohen.n_pairs)} pairs; each pair's kappa, standard error and interval in "
+            "section 5)." if cohen is not None else "not computed for this many annotators: "
+            "section 5).")),
         ("p", f"Krippendorff's alpha = 1 - D_o / D_e with observed disagreement D_o = "
          f"{fmt(float(alpha.observed_disagreement))} and expected disagreement D_e = "
          f"{fmt(float(alpha.expected_disagreement))}, over "
@@ -359,6 +367,15 @@ def _confusion_section(f: _Facts):
 
 
 def _annotators_section(f: _Facts):
+    if "cohen" not in f.r:
+        n = int(f.u["n_annotators"])
+        return ("5. Annotator pairs and annotators", [
+            ("p", f"Cohen's kappa per pair is not computed for {n} annotators (above "
+             f"{MAX_PAIR_ANNOTATORS}): {n * (n - 1) // 2} pairs, whose annotator x annotator "
+             "tables grow as the square of the annotators. Conger's kappa (section 2) takes "
+             "each annotator's own category shares as chance, as Cohen's does, over all "
+             "annotators at once; xr_agreement.cohen gives every pair on request."),
+        ] + _marginals(f))
     cohen, fmt = f.r["cohen"], f.fmt
     annotators = [_plain(v) for v in cohen.annotator_1.values]
     with_se = "pair_coefficient_se" in cohen

@@ -432,6 +432,8 @@ def _ratings(annotations, why, categories, items, annotators, item_index, annota
     if categories is not None:
         attrs["categories"] = json_attr([str(c) for c in categories])
     attrs["single_label"] = why
-    return xr.DataArray(values, dims=(item, annotator),
-                        coords={item: items, annotator: [str(a) for a in annotators]},
+    # fastpath: the object array as it is (text and NaN only): xarray's scan of an object
+    # array converts it through pandas, 13.6 of 19.3 s for 20,000 tasks x 5,000 workers
+    data = xr.Variable((item, annotator), values, fastpath=True)
+    return xr.DataArray(data, coords={item: items, annotator: [str(a) for a in annotators]},
                         name="rating", attrs=attrs)

@@ -93,3 +93,13 @@ def kernel_input(values) -> np.ndarray:
     if not values.dtype.isnative:
         return values.astype(values.dtype.newbyteorder("="))
     return values
+
+
+def object_variable(dims, values: np.ndarray):
+    """A Variable of a numpy array taken as it is: ratings a reader built (object text and
+    NaN) or a block of the input's values. xarray scans an object array for dates by
+    converting it through pandas: 9.7-13.6 s at 10^8 cells (20,000 tasks x 5,000 crowd
+    workers), for values that are never dates here."""
+    import xarray as xr
+
+    return xr.Variable(dims, values, fastpath=True)

@@ -25,7 +25,7 @@ import os
 import numpy as np
 import xarray as xr
 
-from .._core.arrays import _plain, kernel_input
+from .._core.arrays import _plain, kernel_input, object_variable
 from .._core.categorical import (declared_categories, encode_ratings, EXACT_INTEGERS,
                                  integral_ratings, Ratings)
 from .._core.threads import _in_threads, item_runs
@@ -130,7 +130,7 @@ def _plan(da, metric, name, multi_label, label, categories, ci, population_size,
 
 def _block_array(block, coords) -> xr.DataArray:
     """A block as a DataArray with its slice of every coordinate (for error messages)."""
-    return xr.DataArray(block, dims=[d for d, _ in coords], coords=dict(coords))
+    return xr.DataArray(object_variable([d for d, _ in coords], block), coords=dict(coords))
 
 
 def _empty_values(block, plan: _Plan):

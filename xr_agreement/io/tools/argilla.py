@@ -45,7 +45,7 @@ import pandas as pd
 from ..files import AnnotationFileError
 from ..cells import LabelTexts
 from ._common import (Annotation, Dropped, ScalarIds, Single, Where, blank, build,
-                      load_json_records, parse_list_text, read_csv, scalar_id)
+                      load_json_records, parse_list_text, read_csv, read_text, scalar_id)
 
 STATUSES = ("submitted", "discarded", "draft")
 UNANSWERED = "submitted without a value"
@@ -63,12 +63,14 @@ def _records(path) -> tuple[list[tuple[int, dict]], Where]:
         table = read_csv(path, sep="\t" if name.endswith(".tsv") else ",")
         return ([(i + 1, r) for i, r in enumerate(table.to_dict("records"))],
                 Where(path, lines=table.attrs["lines"]))
-    records, kind = load_json_records(path)
+    records, kind = load_json_records(path, read_text(path))
     return records, Where(path, kind="line" if kind == "lines" else "row")
 
 
 def _listed(value, where, row, column):
     """A list cell: a list, an array (parquet) or its JSON / Python text (CSV)."""
+    if type(value) is list:  # JSON's, the common case: as it is
+        return value
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, str) and value.strip()[:1] in "[{":
@@ -196,7 +198,8 @@ def _is_v1(value) -> bool:
 def _add(annotations, dropped, record_id, user, status, value, where, row, column,
          user_column, shapes, memo=None):
     # memo: (LabelTexts, ScalarIds) of the reading, each label and id checked once per
-    # distinct value: cells.invisible and blank were called 2.8 million times (~21%)
+    # distinct value: cells.invisible and blank were called 2.8 million times (~21%;
+    # 1.44 -> 1.03 s for 10^5 responses)
     texts, ids = (LabelTexts(), ScalarIds()) if memo is None else memo
     record_id = ids(record_id, where, row, "id")
     if not (type(user) is str and user in ids) and blank(user):
@@ -211,7 +214,7 @@ def _add(annotations, dropped, record_id, user, status, value, where, row, colum
         return
     if isinstance(value, dict) and "value" in value:
         value = value["value"]  # v1 responses may nest {"value": ...}
-    if blank(value):
+    if type(value) is not list and blank(value):  # a list is never blank
         # Argilla requires a value only for required questions: a submitted response may
         # leave another question unanswered, which is no decision on it (an empty list is
         # the answer "none of these")

@@ -125,8 +125,8 @@ def _array_head(text: str) -> list[tuple[int, dict]] | None:
     """The first PEEK_ROWS records of a JSON array, each as (position, record), parsed one
     element at a time, or None when they are not PEEK_ROWS objects that parse (a short,
     damaged or odd array: detection then parses it whole, as before). A tool found here is
-    the reader's to parse and check: the whole of a 243 MB Label Studio export was parsed
-    twice, by detection and by its reader (12.8 s of 27.7 s)."""
+    the reader's to parse and check: the whole of a Label Studio export was parsed twice,
+    by detection and by its reader (34 MB: the head in 0.03 s, the whole in 1.0-1.7 s)."""
     decode = json.JSONDecoder(parse_constant=_refuse_constant).raw_decode
     start = text.find("[") + 1
     records = []

@@ -58,7 +58,7 @@ def read_prodigy(path, *, universe=None, item="item", annotator="annotator", lab
     annotations, dropped, kinds, options, answered = [], Dropped(), {}, {}, {}
     styles = {}  # choice_style -> first line saying it
     # each label and id checked once per distinct value (cells.LabelTexts, ScalarIds): the
-    # per-option check was ~40% of the reading
+    # per-option check was ~40% of the reading (3.9 -> 2.5 s at 10^5 lines)
     texts, ids = LabelTexts(), ScalarIds()
     for line, task in records:
         if kind == "array":

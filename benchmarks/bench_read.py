@@ -25,7 +25,9 @@ Rows and targets (ratios of medians; PASS/MISS judged on the unrounded ratio):
    JSONL (``label.responses`` lists), multi-choice as each tool writes it, the labels
    restricted to the corpus' first 10 (Prodigy repeats every option on every line); each
    read by ``read_annotations`` (the tool detected) beside the plain parse of the same file
-   (``json.load``; ``json.loads`` per line) [<= 3x].
+   (``json.load``; ``json.loads`` per line, the garbage collector on as by default)
+   [<= 3x] (before: Label Studio 5.3x, Prodigy 3.6x, Argilla 4.6x; after: 1.3x, 1.4x,
+   1.9x).
 
 ``--tools``: only the rows of 4; ``--no-tools``: without them.
 

@@ -10,6 +10,7 @@ import os
 
 from ..._core.attrs import json_attr
 from ..files import AnnotationFileError, read_label_universe
+from ._common import gc_paused
 from .argilla import read_argilla
 from .detect import detect_tool
 from .doccano import read_doccano
@@ -139,7 +140,8 @@ def read_tool(path, tool: str, *, labels=None, control=None, sep=None, item_colu
         keywords.update(item_column=item_column, annotator_column=annotator_column)
         if tool == "crowd":
             keywords["labels_column"] = labels_column
-    da = READERS[tool](path, **keywords)
+    with gc_paused():  # a reader keeps every record it parsed: see _common.gc_paused
+        da = READERS[tool](path, **keywords)
     if names is not None and label in da.dims:
         da = da.assign_coords(label_name=(label, [n or v for n, v in zip(
             names, universe)]))

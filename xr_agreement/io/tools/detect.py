@@ -20,6 +20,7 @@ import zlib
 
 from ..files import (ANNOTATOR_COLUMNS, ITEM_COLUMNS, LABEL_COLUMNS, LABELS_COLUMNS,
                      VALUE_COLUMNS, AnnotationFileError)
+from ..cells import _Constant, _refuse_constant
 from ._common import is_collection, json_lines, load_json_records, read_text
 from .archive import archive_members
 from .label_studio import CONLL_PEEK, CONLL_REFUSAL, is_conll
@@ -120,6 +121,34 @@ def _whole_lines(text: str) -> list[tuple[int, dict]]:
     return records
 
 
+def _array_head(text: str) -> list[tuple[int, dict]] | None:
+    """The first PEEK_ROWS records of a JSON array, each as (position, record), parsed one
+    element at a time, or None when they are not PEEK_ROWS objects that parse (a short,
+    damaged or odd array: detection then parses it whole, as before). A tool found here is
+    the reader's to parse and check: the whole of a Label Studio export was parsed twice,
+    by detection and by its reader (34 MB: the head in 0.03 s, the whole in 1.0-1.7 s)."""
+    decode = json.JSONDecoder(parse_constant=_refuse_constant).raw_decode
+    start = text.find("[") + 1
+    records = []
+    try:
+        for position in range(1, PEEK_ROWS + 1):
+            while text[start:start + 1].isspace():
+                start += 1
+            if position > 1:
+                if text[start:start + 1] != ",":
+                    return None
+                start += 1
+                while text[start:start + 1].isspace():
+                    start += 1
+            record, start = decode(text, start)
+            if not isinstance(record, dict):
+                return None
+            records.append((position, record))
+    except (ValueError, RecursionError, _Constant):  # NaN, or nesting too deep
+        return None
+    return records
+
+
 def _json_head(path) -> str:
     """The text detection needs: a JSON array whole (it parses only whole), of JSON lines
     only the first PEEK_ROWS lines (a large file is read once, by its reader)."""
@@ -190,6 +219,10 @@ def detect_tool(path) -> str:
         name = name.removesuffix(suffix)
     if name.endswith((".json", ".jsonl", ".ndjson")) and name == os.fspath(path).lower():
         text = _json_head(path)
+        head = _array_head(text) if text.lstrip().startswith("[") else None
+        found = _json_tools(head) if head is not None else set()
+        if len(found) == 1:  # the file is parsed whole, and checked, by that tool's reader
+            return found.pop()
         try:
             records, kind = load_json_records(path, text)
         except AnnotationFileError:

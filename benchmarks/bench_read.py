@@ -16,7 +16,8 @@ The three readings are checked to give the same DataArray.
 Rows and targets (ratios of medians; PASS/MISS judged on the unrounded ratio):
 
 1. the sets CSV: ours / ``pandas.read_csv`` [<= 5x] (before: about 16 s, 100-300x);
-2. the long CSV and the JSON lines: ours / pandas, for information;
+2. the long CSV, the JSON lines and a ratings CSV (layout "single": one category per row,
+   the first label each annotation chose): ours / pandas, for information;
 3. the report end to end, and ``--per-row``: the per-row reader once (what the whole-column
    path replaced; about 15-30 s here);
 4. the annotation-tool readers (issue 31, part 3): the same items and annotators written as
@@ -65,10 +66,11 @@ def build(folder: str, n_items: int, n_annotators=5, n_labels=50, seed=0) -> dic
     chosen[rng.random((n_items, n_annotators)) < 0.05] = False
     chosen[~chosen.any(axis=(1, 2)), 0, 0] = True  # every item in the long file too
     paths = {name: os.path.join(folder, name) for name in
-             ("votes.csv", "long.csv", "votes.jsonl", "labels.txt")}
+             ("votes.csv", "long.csv", "votes.jsonl", "ratings.csv", "labels.txt")}
     with open(paths["labels.txt"], "w") as handle:
         handle.write("\n".join(labels) + "\n")
     sets, long, records = ["item,annotator,labels"], ["item,annotator,label"], []
+    ratings = ["item,annotator,rating"]
     for i in range(n_items):
         item = f"doc-{i:07d}"
         for a in range(n_annotators):
@@ -76,7 +78,10 @@ def build(folder: str, n_items: int, n_annotators=5, n_labels=50, seed=0) -> dic
             sets.append(f"{item},ann-{a},{';'.join(cell)}")
             long.extend(f"{item},ann-{a},{label}" for label in cell)
             records.append(json.dumps({"item": item, "annotator": f"ann-{a}", "labels": cell}))
-    for name, lines in (("votes.csv", sets), ("long.csv", long), ("votes.jsonl", records)):
+            if cell:  # single-label ratings: the first label chosen, none a missing rating
+                ratings.append(f"{item},ann-{a},{cell[0]}")
+    for name, lines in (("votes.csv", sets), ("long.csv", long), ("votes.jsonl", records),
+                        ("ratings.csv", ratings)):
         with open(paths[name], "w") as handle:
             handle.write("\n".join(lines) + "\n")
     return paths
@@ -199,7 +204,9 @@ def main():
                  ("2. long CSV", paths["long.csv"], lambda p: pd.read_csv(p),
                   {"layout": "long"}, None),
                  ("2. JSON lines", paths["votes.jsonl"],
-                  lambda p: pd.read_json(p, lines=True), {}, None)]
+                  lambda p: pd.read_json(p, lines=True), {}, None),
+                 ("2. ratings CSV (layout single)", paths["ratings.csv"],
+                  lambda p: pd.read_csv(p), {"layout": "single"}, None)]
         results = []
         for name, path, theirs, options, target in cases:
             def ours(path=path, options=options):
@@ -207,7 +214,8 @@ def main():
 
             times = side_by_side({"pandas": lambda path=path, theirs=theirs: theirs(path),
                                   "ours": ours}, args.repeats)
-            results.append(ours())
+            if options.get("layout") != "single":  # the same decisions in three layouts
+                results.append(ours())
             print(f"{name}: pandas {seconds(times['pandas'])}, ours {seconds(times['ours'])}")
             row("ours / pandas", times["ours"] / times["pandas"], target, not args.quick)
         for other in results[1:]:

@@ -438,13 +438,19 @@ def _is_span_export(path) -> bool:
 def _read_spans(args):
     from .io import read_spans
 
-    given = [f"--{name.replace('_', '-')}" for name, default in _NOT_FOR_SPANS.items()
-             if getattr(args, name, default) != default]
-    if given:
-        raise ValueError(f"{os.path.basename(args.file)} is read as spans: "
-                         f"{', '.join(given)} only apply to label-set annotations")
+    _refuse_options(args, _NOT_FOR_SPANS, "is read as spans:",
+                    "only apply to label-set annotations")
     return read_spans(args.file, tool=args.tool, control=args.control, labels=args.labels,
                       empty_list=args.empty_list)
+
+
+def _refuse_options(args, defaults: dict, what: str, why: str) -> None:
+    """Options given (not at their ``defaults``) that this kind of file has no use for:
+    refused, named, rather than ignored."""
+    given = [f"--{name.replace('_', '-')}" for name, default in defaults.items()
+             if getattr(args, name, default) != default]
+    if given:
+        raise ValueError(f"{os.path.basename(args.file)} {what} {', '.join(given)} {why}")
 
 
 def _classification_tools() -> list[str]:
@@ -475,12 +481,8 @@ _NOT_FOR_RATINGS = {"baseline": "F", "sensitivity": None, "labels_fixed": None,
 def _run_single_report(args, ratings, title) -> str:
     from .report import single_label_report
 
-    given = [f"--{name.replace('_', '-')}" for name, default in _NOT_FOR_RATINGS.items()
-             if getattr(args, name, default) != default]
-    if given:
-        raise ValueError(f"{os.path.basename(args.file)} holds single-label ratings (one "
-                         f"category per item and annotator): {', '.join(given)} only apply "
-                         "to the multi-label report")
+    _refuse_options(args, _NOT_FOR_RATINGS, "holds single-label ratings (one category per "
+                    "item and annotator):", "only apply to the multi-label report")
     method = args.ci_method or "analytic"
     if args.seed is not None and method == "analytic":
         raise ValueError("--seed applies to a bootstrap: single-label intervals are analytic "

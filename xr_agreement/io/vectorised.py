@@ -584,18 +584,16 @@ def single_ratings(table: pd.DataFrame, columns: tuple[str, str, str], categorie
     if len(pairs) and np.bincount(pairs, minlength=n_cells).max() > 1:
         raise Fallback  # a duplicated (item, annotator) row
     ratings = [None if blank(v) else v.strip() for v in distinct]
-    used = list(dict.fromkeys(v for v in ratings if v is not None))
-    spelling = label_spelling(list(dict.fromkeys(used + list(categories or []))))
-    if spelling is not None:
-        ratings = [None if v is None else spelling[v] for v in ratings]
-        categories = None if categories is None else [spelling[v] for v in categories]
-    if categories is not None and not {v for v in ratings if v is not None} <= set(categories):
-        raise Fallback  # a rating outside the declared categories
+    # spelled and checked against the declared categories as labels are (its last position
+    # stands for a blank part of a label list: not used here)
+    position, universe = _label_index(ratings, categories, None)
+    rating_of = [universe[j] if j >= 0 else None for j in position[:-1]]
     given = codes >= 0
-    given[given] = np.array([v is not None for v in ratings], dtype=bool)[codes[given]]
-    numeric = all(isinstance(v, (int, float)) for v in ratings if v is not None)
+    given[given] = position[codes[given]] >= 0
+    numeric = all(isinstance(v, (int, float)) for v in rating_of if v is not None)
     kind = float if numeric else object
     # missing: NaN in either dtype, as xarray makes of the per-row code's None
     values = np.full(n_cells, np.nan, dtype=kind)
-    values[pairs[given]] = np.array(ratings, dtype=kind)[codes[given]]
-    return values.reshape(len(items), len(annotators)), items, annotators, categories
+    values[pairs[given]] = np.array(rating_of, dtype=kind)[codes[given]]
+    return (values.reshape(len(items), len(annotators)), items, annotators,
+            None if categories is None else universe)

@@ -66,6 +66,14 @@ def _both(monkeypatch, path, **options):
 LABELS = ["a", "b", "c d", "é", "日本", "x-1", "10", "2"]
 
 
+@pytest.fixture(params=["arrow", "object"])
+def text_dtype(request, monkeypatch):
+    """Each test twice: text in Arrow strings (pyarrow installed) and as Python objects."""
+    if request.param == "object":
+        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+    return request.param
+
+
 def _random_sets(rng: random.Random, numbers: bool):
     """(item, annotator, cell) rows: string or integer ids with spaces around some, blank
     cells, separators with spaces, missing (item, annotator) pairs."""
@@ -89,11 +97,8 @@ def _write_csv(path, rows, quoting, sep=","):
         writer.writerows(rows)
 
 
-@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
 @pytest.mark.parametrize("seed", range(12))
-def test_random_sets_files_read_alike(tmp_path, monkeypatch, seed, arrow):
-    if not arrow:
-        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+def test_random_sets_files_read_alike(tmp_path, monkeypatch, seed, text_dtype):
     rng = random.Random(seed)
     numbers = seed % 3 == 0
     rows = _random_sets(rng, numbers)
@@ -214,11 +219,8 @@ def test_ordinary_files_take_the_whole_column_path(tmp_path, monkeypatch):
     assert xr_agreement.read_annotations(path).sel(item=1).values.tolist() == [[1]]
 
 
-@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
 @pytest.mark.parametrize("seed", range(8))
-def test_random_long_files_read_alike(tmp_path, monkeypatch, seed, arrow):
-    if not arrow:
-        monkeypatch.setattr(files, "arrow_strings", lambda: None)
+def test_random_long_files_read_alike(tmp_path, monkeypatch, seed, text_dtype):
     rng = random.Random(seed)
     labels = ["1", "2", "03"] if seed % 3 == 0 else LABELS
     words = ["1", "0", " yes", "False", "true "]
@@ -383,14 +385,11 @@ def test_label_lists_of_several_arrow_arrays(monkeypatch, piece_rows):
         vectorised.sets_decisions(table([100, 20]), columns, None, ";")
 
 
-@pytest.mark.parametrize("arrow", [True, False], ids=["arrow", "object"])
 @pytest.mark.parametrize("seed", range(10))
-def test_random_single_files_read_alike(tmp_path, monkeypatch, seed, arrow):
+def test_random_single_files_read_alike(tmp_path, monkeypatch, seed, text_dtype):
     """Ratings (layout "single"): text or integer text, spaces around, blank cells, absent
     rows; and the cases the per-row code refuses (a duplicated row, a rating outside the
     declared categories, integer texts that would merge)."""
-    if not arrow:
-        monkeypatch.setattr(files, "arrow_strings", lambda: None)
     rng = random.Random(seed)
     categories = [["1", "2", "3"], ["pos", "neg", "neu", "日本"], ["01", "1", "2"]][seed % 3]
     rows = [(rng.choice([f"doc-{i}", f" doc-{i}"]) if seed % 2 else str(i), annotator,

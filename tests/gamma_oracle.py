@@ -3,8 +3,9 @@
 Plain Python over tiny continua (<= ~8 units for plain enumeration; the memoised search
 copes with ~15). No numba, no solver. Written from the definitions; where the paper and
 pygamma-agreement (the reference implementation, 0.5.9) could be read two ways, the choice
-below is pygamma's, settled by running pygamma as a black box on one- and two-unit continua
-(probes in the report of the gamma-oracle branch; values in tests/data/gamma).
+below is pygamma's, settled by running pygamma as a black box on tiny continua (the
+``probe_*`` continua of tests/data/gamma/pygamma_values.json; its implementation was not the
+source, except the sampler's code, read because its docstring leaves the details open).
 
 Sources:
 

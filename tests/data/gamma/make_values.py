@@ -108,6 +108,16 @@ def continua():
     for name in ("example_figure10", "example_figure19", "annotation_dalton"):
         yield name, from_records(PYGAMMA_FILES[name]), dict(alpha=1.0, beta=1.0,
                                                              empty_cost=1.0)
+    # the probes that settled the readings of the definitions (see tests/gamma_oracle.py):
+    # empty-empty couples cost Delta; the default categorical part keeps Delta 1
+    yield "probe_empty_pairs", [["a", 0, 10, "x"], ["b", 2, 10, "x"], ["c", 100, 110, "x"],
+                                ["d", 200, 210, "x"]], dict(alpha=1.0, beta=1.0,
+                                                            empty_cost=1.0)
+    yield "probe_default_categorical", [["a", 0, 10, "x"], ["b", 0, 10, "y"]], dict(
+        alpha=1.0, beta=1.0, empty_cost=2.0, categorical_empty_cost=1.0)
+    yield "probe_mean_units", [["a", 0, 10, "x"], ["a", 20, 30, "x"], ["a", 40, 50, "x"],
+                               ["b", 2, 10, "x"], ["b", 20, 30, "x"]], dict(
+        alpha=1.0, beta=1.0, empty_cost=1.0)
     rng = random.Random(20261203)
     for k, (n_annotators, n_units, settings) in enumerate([
             (2, 6, dict(alpha=1.0, beta=1.0, empty_cost=1.0)),
@@ -170,7 +180,11 @@ def main():
               file=sys.stderr)
     meta = {"pygamma_agreement": pa.__version__ if hasattr(pa, "__version__") else "0.5.9",
             "numpy": np.__version__, "continua": out}
-    (HERE / "pygamma_values.json").write_text(json.dumps(meta, indent=1) + "\n")
+    # one line per continuum: the file stays small and diffs by continuum
+    lines = [json.dumps(c, separators=(",", ":")) for c in out]
+    head = json.dumps({k: v for k, v in meta.items() if k != "continua"})[:-1]
+    text = head + ', "continua": [\n' + ",\n".join(lines) + "\n]}\n"
+    (HERE / "pygamma_values.json").write_text(text)
 
 
 if __name__ == "__main__":

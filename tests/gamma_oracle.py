@@ -5,7 +5,8 @@ copes with ~15). No numba, no solver. Written from the definitions; where the pa
 pygamma-agreement (the reference implementation, 0.5.9) could be read two ways, the choice
 below is pygamma's, settled by running pygamma as a black box on tiny continua (the
 ``probe_*`` continua of tests/data/gamma/pygamma_values.json; its implementation was not the
-source, except the sampler's code, read because its docstring leaves the details open).
+source, except the sampler's code, read because its docstring leaves the details open,
+and the constructor of ``CombinedCategoricalDissimilarity``, for the Delta of its parts).
 
 Sources:
 
@@ -21,7 +22,8 @@ Sources:
   alignment disorder 0.43478875578596043 with Delta_empty 0.5, alpha 3, a category matrix).
 
 Definitions (``n`` annotators; ``Delta`` = ``empty_cost``; units ``(annotator, start, end,
-category)`` with ``end > start``):
+category)`` with ``end > start``; pygamma refuses zero-length units and keeps one copy of an
+annotator's duplicated unit, its units being a set, while the oracle takes units as given):
 
 - positional:  d_pos(u, v) = ((|s_u - s_v| + |e_u - e_v|) / ((e_u - s_u) + (e_v - s_v)))**2
   * Delta  (pygamma docs; pygamma's values carry the factor Delta: Delta = 0.5 halves them).

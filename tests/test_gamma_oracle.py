@@ -93,6 +93,16 @@ def test_empty_pairs_cost_delta_too():
         (1 / 81 + 5) / 6 + 2, abs=1e-15)
 
 
+def test_pair_threshold_three_annotators():
+    # a [0,10) x, b [0,10) y, beta 3.9: together (3.9 + 1 + 1)/3 = 1.9667 < 2 lone units;
+    # c far away alone: 1. At beta 4.1 together would cost 2.0333 > 2: apart, 3 in all.
+    units = units_of([("a", 0, 10, "x"), ("b", 0, 10, "y"), ("c", 100, 110, "x")])
+    value, partition = best_alignment(units, "abc", Dissimilarity(beta=3.9))
+    assert value == pytest.approx(5.9 / 3 + 1, abs=1e-15) and len(partition) == 2
+    value, partition = best_alignment(units, "abc", Dissimilarity(beta=4.1))
+    assert value == pytest.approx(3.0, abs=1e-15) and len(partition) == 3
+
+
 # --------------------------------------------------------------------------------------
 # properties
 # --------------------------------------------------------------------------------------
@@ -154,6 +164,58 @@ def test_search_equals_enumeration(seed):
         value, abs=1e-12)
     # never worse than every unit alone: n * Delta
     assert value <= n_annotators * d.empty_cost + 1e-12
+
+
+def pair_threshold(n_annotators, empty_cost):
+    """Units further apart never need to share a unitary alignment. Splitting a unitary
+    alignment into parts on annotator sets of sizes a and b (r empty slots, P = C(n, 2)
+    pairs) changes its cost by (P * Delta + a * b * Delta - sum of the a * b cross
+    dissimilarities) / P, which is <= 0 when every cross dissimilarity is at least
+    (1 + P / (a * b)) * Delta, so for all a, b >= 1 when at least (1 + P) * Delta."""
+    return (1 + math.comb(n_annotators, 2)) * empty_cost
+
+
+def split_by_components(seed, limit_of):
+    """(number of components, their best disorders combined, the global best disorder) on a
+    random continuum, components of the graph of unit pairs (of different annotators)
+    with a dissimilarity below ``limit_of(n_annotators, empty_cost)``."""
+    rng = random.Random(100 + seed)
+    n_annotators = 2 + seed % 3
+    units, annotators = random_continuum(rng, n_annotators, 8)
+    units = [Unit(u.annotator, u.start * 3, u.end * 3, u.category) for u in units]
+    d = Dissimilarity(alpha=1.0, beta=rng.choice([0.5, 1.0, 3.0]),
+                      empty_cost=rng.choice([0.25, 0.5, 1.0]))
+    limit = limit_of(n_annotators, d.empty_cost)
+    parent = list(range(len(units)))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(units)), 2):
+        if units[i].annotator != units[j].annotator and d(units[i], units[j]) < limit:
+            parent[root(i)] = root(j)
+    groups = {}
+    for i, u in enumerate(units):
+        groups.setdefault(root(i), []).append(u)
+    # a component's disorder is over its own units per annotator: weigh back by its size
+    total = sum(best_alignment(g, annotators, d)[0] * len(g) for g in groups.values())
+    return len(groups), total / len(units), best_alignment(units, annotators, d)[0]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_components_solve_separately(seed):
+    # seeds 0, 3, 4, 6, 7, 8, 9 split into 2 to 8 components
+    _, split, whole = split_by_components(seed, pair_threshold)
+    assert split == pytest.approx(whole, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [5, 8])
+def test_components_need_the_full_threshold(seed):
+    # 4 annotators: cutting pairs at 2 Delta (the two-annotator threshold) loses the best
+    n_components, split, whole = split_by_components(seed, lambda n, delta: 2 * delta)
+    assert n_components > 1 and split > whole + 0.05
 
 
 def test_invariances():

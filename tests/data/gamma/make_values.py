@@ -118,6 +118,11 @@ def continua():
     yield "probe_mean_units", [["a", 0, 10, "x"], ["a", 20, 30, "x"], ["a", 40, 50, "x"],
                                ["b", 2, 10, "x"], ["b", 20, 30, "x"]], dict(
         alpha=1.0, beta=1.0, empty_cost=1.0)
+    # two units 3.9 Delta apart are still aligned with 3 annotators (apart: 2 Delta; together
+    # (3.9 + 2) Delta / 3 < 2 Delta): the pair threshold is (1 + C(n, 2)) Delta
+    yield "probe_pair_threshold", [["a", 0, 10, "x"], ["b", 0, 10, "y"],
+                                   ["c", 100, 110, "x"]], dict(alpha=1.0, beta=3.9,
+                                                               empty_cost=1.0)
     rng = random.Random(20261203)
     for k, (n_annotators, n_units, settings) in enumerate([
             (2, 6, dict(alpha=1.0, beta=1.0, empty_cost=1.0)),

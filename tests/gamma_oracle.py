@@ -13,7 +13,9 @@ Sources:
 - Mathet, Widlöcher & Métivier, "The unified and holistic method gamma for inter-annotator
   agreement measure and alignment", Computational Linguistics 41(3): 437-479, 2015
   (units, unitary alignments, alignments, disorders, Delta_empty, expected disorder by
-  sampling, gamma = 1 - observed / expected).
+  sampling, gamma = 1 - observed / expected). Only its abstract was reachable here; its
+  definitions are taken as pygamma's docs restate them ("a rehash of" the paper), and the
+  few points marked "paper, not re-read" are from memory of it, each checked on pygamma.
 - pygamma-agreement docs, ``docs/source/principles.rst`` (dissimilarity formulas, disorder
   of a unitary alignment as the average over its unit couples, gamma), its
   ``StatisticalContinuumSampler`` docstring and sampling description (normal laws for the
@@ -37,15 +39,16 @@ annotator's duplicated unit, its units being a set, while the oracle takes units
 - combined:    d(u, v) = alpha * d_pos(u, v) + beta * d_cat(u, v); d(u, empty) = Delta and
   d(empty, empty) = Delta (pygamma: 4 annotators, one unit pair plus two lone units gives
   2.8354 = (p + 5) / 6 + 2, i.e. the empty-empty couples cost Delta too). So a unit alone in
-  its unitary alignment costs exactly Delta whatever n, which is what the paper's pruning
-  rule (section 5.1.1: a unitary alignment is worth keeping only if it costs less than its
-  units left alone) relies on.
+  its unitary alignment costs exactly Delta whatever n, which fits the paper's pruning of
+  unitary alignments by their disorder (section 5.1.1, cited by pygamma's docs: one is worth
+  keeping only if it costs less than its units left alone; paper, not re-read).
 - unitary alignment a (at most one unit per annotator, the others empty):
   delta(a) = (1 / C(n, 2)) * sum over the C(n, 2) annotator pairs {i, j} of d(a_i, a_j).
 - alignment A (a partition of all units into unitary alignments):
   delta(A) = sum of delta(a) over a in A, divided by the mean number of units per annotator
-  x = (number of units) / n  (paper; pygamma: two annotators, 3 + 2 units, gives
-  (p + 1) / 2.5).
+  x = (number of units) / n  (paper, not re-read; pygamma's docs say "mean of its
+  unitary alignments' disorders", but pygamma: two annotators, 3 + 2 units, gives
+  (p + 1) / 2.5, three unitary alignments over 2.5, so x it is).
 - observed disorder: min over all alignments of delta(A).
 - expected disorder: mean of the observed disorders of continua sampled as pygamma's
   ``StatisticalContinuumSampler`` samples them (``sample_continuum`` below); gamma =

@@ -150,6 +150,9 @@ def _outputs():
             [("d", "a", 0, 4, "x"), ("d", "b", 1, 4, "x"), ("d", "a", 6, 9, "y"),
              ("d", "b", 6, 8, "y")], lengths={"d": 12}).agreement.unitizing_alpha(
                  "krippendorff2016"),
+        "gamma": lambda: spans.agreement.gamma(n_samples=5, seed=0),
+        "gamma alignment": lambda: spans.agreement.gamma(n_samples=5, seed=0,
+                                                         return_alignment=True),
         "mla": lambda: ml.agreement.mla(),
         "mla all baselines": lambda: ml.agreement.mla(baseline="all"),
         "mla percentile": lambda: ml.agreement.mla(ci=0.9, **BOOT),

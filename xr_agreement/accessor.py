@@ -305,6 +305,17 @@ class SpanTableAccessor:
     def unitizing_alpha(self, method="krippendorff2004") -> xr.Dataset:
         return _spans.unitizing_alpha(_span_table(self._obj), method)
 
+    @_documented(_spans, "span table")
+    def gamma(
+        self, positional_weight=1.0, categorical_weight=1.0, empty_cost=1.0, n_samples=None,
+        precision=None, seed=None, *, categorical_dissimilarity=None, return_alignment=False,
+    ) -> xr.Dataset:
+        return _spans.gamma(
+            _span_table(self._obj), positional_weight, categorical_weight, empty_cost,
+            n_samples, precision, seed, categorical_dissimilarity=categorical_dissimilarity,
+            return_alignment=return_alignment,
+        )
+
     @_documented(_spans, "span table", "span_disagreements")
     def disagreements(self, *, top=None):
         return _spans.span_disagreements(_span_table(self._obj), top=top)

@@ -28,6 +28,15 @@ import xarray as xr
 
 COLUMNS = ("document", "annotator", "start", "end", "label")
 ID_DIMS = {"document": "document_id", "annotator": "annotator_id", "label": "label_id"}
+# what the measures that take the documents every annotator annotated (unitizing alpha,
+# gamma) count of them: long_name, symbol, description
+CONTINUUM_COUNTS = {
+    "n_documents": ("documents in the continuum", "",
+                    "documents that every annotator annotated: the continuum"),
+    "n_documents_left_out": ("documents left out", "",
+                             "documents that some annotator did not annotate"),
+    "n_units": ("units", "", "units of all labels and annotators in the continuum"),
+}
 REQUIRED = ("start", "end", "length", "annotated", *COLUMNS, *ID_DIMS.values())
 
 

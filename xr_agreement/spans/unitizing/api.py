@@ -29,7 +29,7 @@ import numpy as np
 import xarray as xr
 
 from ..._core.dataset import dataset, variable
-from ..table import span_arrays
+from ..table import CONTINUUM_COUNTS, span_arrays
 from . import kernels
 
 METHODS = ("krippendorff2004", "krippendorff2016")
@@ -120,11 +120,7 @@ VARIABLES_2016 = {
 }
 
 COUNTS = {
-    "n_documents": ("documents in the continuum", "",
-                    "documents that every annotator annotated: the continuum"),
-    "n_documents_left_out": ("documents left out", "",
-                             "documents that some annotator did not annotate"),
-    "n_units": ("units", "", "units of all labels and annotators in the continuum"),
+    **CONTINUUM_COUNTS,
     "continuum_length": ("length of the continuum", "L",
                          "sum of the lengths of the documents in the continuum, in the "
                          "offsets' unit (characters, tokens, seconds)"),

@@ -224,6 +224,29 @@ def test_rendered_f1_and_unitizing_are_the_functions_values(table, rep):
                             "label_expected_disagreement")]
 
 
+def test_gamma_is_the_functions_value(table, rep):
+    # the report's gamma samples with seed 0 unless given one: the same report every time
+    xr.testing.assert_identical(rep.gamma, xr_agreement.gamma(table, seed=0))
+    markdown = rep.to_markdown()
+    header, rows = table_with(markdown, "", "value")
+    assert rows[0] == ["gamma", _three(rep.gamma.gamma)]
+    assert rows[1] == ["observed disorder (best alignment)", _three(rep.gamma.observed_disorder)]
+    assert "; gamma = " + _three(rep.gamma.gamma) + "." in " ".join(markdown.split())
+    assert "how much less disorder" in markdown
+    seeded = span_report(table, seed=4)
+    xr.testing.assert_identical(seeded.gamma, xr_agreement.gamma(table, seed=4))
+    assert json.loads(rep.to_json())["summary"]["gamma"] == float(rep.gamma.gamma)
+
+
+def test_a_saved_report_without_gamma_still_reads(rep):
+    data = json.loads(rep.to_json())
+    del data["gamma"]
+    back = SpanReport.from_json(json.dumps(data))
+    assert back.gamma is None
+    assert "Not computed (a report saved before gamma was part of it)" in " ".join(
+        str(back).split())
+
+
 def _three(value):
     value = float(value)
     return "NaN" if np.isnan(value) else f"{value:.3f}"
@@ -252,7 +275,7 @@ def test_first_sentence_says_span_agreement(rep):
 def test_every_format_renders(rep):
     text, markdown, page = str(rep), rep.to_markdown(), rep.to_html()
     for title in ("Units", "Positions: multi-label agreement", "F1 between annotators",
-                  "unitizing alpha", "Disagreements", "Uncertainty"):
+                  "unitizing alpha", "Spans as units: gamma", "Disagreements", "Uncertainty"):
         assert title in text and title in markdown and title in page
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert rep._repr_html_().startswith("<style>")
@@ -270,6 +293,7 @@ def test_json_round_trip(rep):
     assert json.loads(back.to_json())["summary"] == json.loads(rep.to_json())["summary"]
     xr.testing.assert_allclose(back.mla, rep.mla)
     xr.testing.assert_allclose(back.f1["overlap"], rep.f1["overlap"])
+    xr.testing.assert_allclose(back.gamma, rep.gamma)
     pd.testing.assert_frame_equal(back.disagreements, rep.disagreements, check_dtype=False)
 
 

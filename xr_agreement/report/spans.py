@@ -4,7 +4,8 @@ one call, rendered as text, markdown, HTML and JSON like the other reports.
 :func:`span_report` runs the span family on a span table (:func:`xr_agreement.from_spans`
 or ``read_spans``): position-level MLA (:func:`xr_agreement.span_mla`), span F1 with exact
 and overlap matching (:func:`xr_agreement.span_f1`), Krippendorff's unitizing alpha
-(:func:`xr_agreement.unitizing_alpha`) and the most disputed regions
+(:func:`xr_agreement.unitizing_alpha`), gamma (:func:`xr_agreement.gamma`) and the most
+disputed regions
 (:func:`xr_agreement.span_disagreements`), and states the units they were computed on and
 how documents an annotator did not annotate were treated (missing, never "marked nothing").
 """
@@ -32,6 +33,7 @@ SHOWN_DOCUMENTS = 10
 # characters of a region's text shown in the table (the JSON keeps the whole text)
 TEXT_WIDTH = 60
 MATCHES = ("exact", "overlap")
+GAMMA_SEED = 0
 
 SPAN_AGREEMENT = ("These numbers are span agreement: agreement on which positions carry "
                   "which label and on the spans as units, not agreement on classifying "
@@ -41,7 +43,7 @@ UNANNOTATED = ("A document an annotator did not annotate is missing for that ann
                "annotated without marking a span is a decision: 0 at every position). "
                "Positions: compared among the annotators who annotated the document; span "
                "F1: a pair counts only the documents both annotators annotated; unitizing "
-               "alpha: {unitizing}; disagreements: such an annotator takes no part (shown "
+               "alpha: {unitizing}; gamma: {gamma}; disagreements: such an annotator takes no part (shown "
                "as 'not annotated').")
 
 
@@ -59,7 +61,7 @@ def span_report(
     notes: Sequence[str] = (),
 ) -> SpanReport:
     """The agreement report of a span table: units, position-level MLA, span F1, unitizing
-    alpha and the most disputed regions.
+    alpha, gamma and the most disputed regions.
 
     Parameters
     ----------
@@ -80,7 +82,8 @@ def span_report(
     n_resamples : int, optional
         Bootstrap resamples (default: span_mla's, 1000); only with ``ci``.
     seed : int or numpy.random.Generator, optional
-        Seed of the document bootstrap (used with ``ci``).
+        Seed of the document bootstrap (used with ``ci``) and of gamma's sampled continua
+        (its expected disorder; default 0, so that the report is the same every time).
     digits : int, default 3
         Decimals in the text, markdown and HTML renderings (JSON keeps full precision).
     title : str, optional
@@ -93,7 +96,8 @@ def span_report(
         ``.mla`` (the :func:`xr_agreement.span_mla` Dataset, a ``baseline`` dim with the
         primary first), ``.f1`` (``{"exact": ..., "overlap": ...}``, the
         :func:`xr_agreement.span_f1` Datasets), ``.unitizing`` (the
-        :func:`xr_agreement.unitizing_alpha` Dataset), ``.disagreements`` (the first
+        :func:`xr_agreement.unitizing_alpha` Dataset), ``.gamma`` (the
+        :func:`xr_agreement.gamma` Dataset), ``.disagreements`` (the first
         regions of :func:`xr_agreement.span_disagreements`), ``.units`` (facts of the
         table) and ``.settings``; renders with ``str()``, ``.to_markdown()``,
         ``.to_html()``, ``.to_json()``.
@@ -122,7 +126,7 @@ def span_report(
     >>> float(rep.f1["exact"].f1)
     0.5
     """
-    from ..spans import (span_arrays, span_disagreements, span_f1, span_mla,
+    from ..spans import (gamma, span_arrays, span_disagreements, span_f1, span_mla,
                          unitizing_alpha)
 
     arrays = span_arrays(table)  # refuses what is not a span table
@@ -138,6 +142,13 @@ def span_report(
         # the 2004 coefficient is undefined on this table (an annotator's overlapping units
         # of one label, real offsets): said in its section, the other views still stand
         unitizing, unitizing_reason = None, " ".join(str(error).split())
+    # gamma's sampled continua: the report's seed, or 0 so that a report reads the same
+    # every time it is made (a Generator: a stream of its own, after the bootstrap's)
+    if isinstance(seed, np.random.Generator):
+        gamma_seed = np.random.default_rng(seed.integers(2**63))
+    else:
+        gamma_seed = GAMMA_SEED if seed is None else seed
+    alignment = gamma(table, seed=gamma_seed)
     disagreements = span_disagreements(table, top=TOP_REGIONS)
     settings = {
         "baseline": baselines[0],
@@ -150,7 +161,7 @@ def span_report(
         "unitizing_not_computed": unitizing_reason,
     }
     return SpanReport(mla, f1, unitizing, pd.DataFrame(disagreements).reset_index(drop=True),
-                      _units(table, arrays), settings)
+                      _units(table, arrays), settings, alignment)
 
 
 def _units(table: xr.Dataset, arrays) -> dict:
@@ -234,6 +245,9 @@ class SpanReport(_RenderedReport):
     unitizing : xarray.Dataset or None
         :func:`xr_agreement.unitizing_alpha` (Krippendorff 2004, per label); None where it
         is undefined on the table (``settings["unitizing_not_computed"]`` says why).
+    gamma : xarray.Dataset or None
+        :func:`xr_agreement.gamma` with its default parameters (None in a report saved
+        before gamma was part of it).
     disagreements : pandas.DataFrame
         The most disputed regions of :func:`xr_agreement.span_disagreements`.
     units : dict
@@ -247,8 +261,9 @@ class SpanReport(_RenderedReport):
     _kind = "xr-agreement span report"
 
     def __init__(self, mla: xr.Dataset, f1: dict, unitizing: xr.Dataset,
-                 disagreements: pd.DataFrame, units: dict, settings: dict):
-        self.mla, self.f1, self.unitizing = mla, f1, unitizing
+                 disagreements: pd.DataFrame, units: dict, settings: dict,
+                 gamma: xr.Dataset | None = None):
+        self.mla, self.f1, self.unitizing, self.gamma = mla, f1, unitizing, gamma
         self.disagreements, self.units, self.settings = disagreements, units, settings
 
     def to_html(self) -> str:
@@ -271,13 +286,14 @@ class SpanReport(_RenderedReport):
             "f1": {match: ds.to_dict(data="list") for match, ds in self.f1.items()},
             "unitizing": None if self.unitizing is None else self.unitizing.to_dict(
                 data="list"),
+            "gamma": None if self.gamma is None else self.gamma.to_dict(data="list"),
             "disagreements": {"columns": [str(c) for c in self.disagreements.columns],
                               "rows": self.disagreements.to_numpy(dtype=object).tolist()},
         })
 
     def summary(self) -> dict:
         """The headline values: MLA per baseline, A_o, span F1 (micro, macro) per match,
-        unitizing alpha and the sizes."""
+        unitizing alpha, gamma and the sizes."""
         mla = self.mla
         return {
             "agreement": {str(b): float(mla.agreement.sel(baseline=b))
@@ -286,6 +302,7 @@ class SpanReport(_RenderedReport):
             "f1": {match: float(ds.f1) for match, ds in self.f1.items()},
             "macro_f1": {match: float(ds.macro_f1) for match, ds in self.f1.items()},
             "unitizing_alpha": None if self.unitizing is None else float(self.unitizing.alpha),
+            "gamma": None if self.gamma is None else float(self.gamma.gamma),
             **{name: self.units[name] for name in ("n_documents", "n_annotators", "n_labels",
                                                     "n_spans")},
             "n_positions": int(mla.attrs["n_positions"]),
@@ -300,12 +317,13 @@ class SpanReport(_RenderedReport):
                    {match: _dataset_from_dict(ds) for match, ds in data["f1"].items()},
                    None if data["unitizing"] is None else _dataset_from_dict(data["unitizing"]),
                    pd.DataFrame(regions["rows"], columns=regions["columns"]),
-                   data["units"], data["settings"])
+                   data["units"], data["settings"],
+                   None if data.get("gamma") is None else _dataset_from_dict(data["gamma"]))
 
     def _document(self) -> list:
         facts = _Facts(self)
         return [_headline(facts), _units_section(facts), _positions_section(facts),
-                _f1_section(facts), _unitizing_section(facts),
+                _f1_section(facts), _unitizing_section(facts), _gamma_section(facts),
                 _disagreements_section(facts), _uncertainty_section(facts)]
 
 
@@ -365,7 +383,9 @@ def _headline(f: _Facts):
         f"{_with_why(fmt, float(rep.f1['overlap'].f1), _why(rep.f1['overlap']))} "
         f"(micro); unitizing alpha = "
         + ("not computed" if rep.unitizing is None else
-           _with_why(fmt, float(rep.unitizing.alpha), _why(rep.unitizing))) + ". "
+           _with_why(fmt, float(rep.unitizing.alpha), _why(rep.unitizing)))
+        + ("" if rep.gamma is None else
+           "; gamma = " + _with_why(fmt, float(rep.gamma.gamma), _why(rep.gamma))) + ". "
         f"{_count(u['n_documents'], 'document')} "
         f"({_count(f.mla.attrs['n_positions'], 'position')}), "
         f"{_count(u['n_annotators'], 'annotator')}, {_count(u['n_labels'], 'label')}, "
@@ -414,9 +434,11 @@ def _units_section(f: _Facts):
             "the same annotator and label: at the positions such a stretch counts once; "
             "span F1 and unitizing alpha see every span.")
     unitizing = f.rep.unitizing
-    missing = [UNANNOTATED.format(unitizing="not computed" if unitizing is None else
-                                  unitizing.attrs.get("missing_data", "see its section")
-                                  .rstrip("."))]
+    missing = [UNANNOTATED.format(
+        unitizing="not computed" if unitizing is None else
+        unitizing.attrs.get("missing_data", "see its section").rstrip("."),
+        gamma="not computed" if f.rep.gamma is None else
+        f.rep.gamma.attrs.get("missing_data", "see its section").rstrip("."))]
     if u["not_annotated"]:
         missing.append("Not annotated: " + "; ".join(
             f"annotator {who} did not annotate {len(docs)} of {u['n_documents']} documents "
@@ -561,6 +583,42 @@ def _unitizing_section(f: _Facts):
     ])
 
 
+GAMMA_QUESTION = (
+    "Gamma (Mathet, Widlöcher & Métivier 2015) aligns every annotator's units at once, "
+    "positions and labels together, and answers: how much less disorder is there in the "
+    "best alignment of the annotators' units than in units placed at random with the same "
+    "statistics? 1 is the same units everywhere, 0 what chance gives, below 0 worse.")
+
+
+def _gamma_section(f: _Facts):
+    ds, fmt = f.rep.gamma, f.fmt
+    title = "5. Spans as units: gamma"
+    if ds is None:
+        return (title, [("p", "Not computed (a report saved before gamma was part of it).")])
+    attrs = ds.attrs
+    rows = [
+        ["gamma", _with_why(fmt, float(ds.gamma), _why(ds))],
+        ["observed disorder (best alignment)", fmt(float(ds.observed_disorder))],
+        ["expected disorder (sampled continua)",
+         f"{fmt(float(ds.expected_disorder))} (standard error "
+         f"{fmt(float(ds.expected_disorder_se))}, {int(ds.n_samples)} continua)"],
+        ["unitary alignments", f"{int(ds.n_unitary_alignments)} for {int(ds.n_units)} units"],
+    ]
+    return (title, [
+        ("p", GAMMA_QUESTION + " Dissimilarity: positional_weight "
+         f"{fmt(attrs['positional_weight'])}, categorical_weight "
+         f"{fmt(attrs['categorical_weight'])} (labels 0/1), empty_cost "
+         f"{fmt(attrs['empty_cost'])} (the cost of a unit nobody else marked). The best "
+         "alignment is exact; the expected disorder is sampled"
+         + (f" (seed={attrs['seed']})" if attrs.get("seed") else "")
+         + f". Missing data: {attrs.get('missing_data', '').rstrip('.')}; here "
+         f"{int(ds.n_documents_left_out)} document(s) left out, {int(ds.n_documents)} "
+         "aligned. The alignment itself, for adjudication: "
+         "table.agreement.gamma(return_alignment=True)."),
+        ("table", ["", "value"], rows, None),
+    ])
+
+
 def _cell(value, fmt) -> str:
     if isinstance(value, (list, tuple, np.ndarray)):
         return ", ".join(map(str, value))
@@ -575,10 +633,10 @@ def _cell(value, fmt) -> str:
 def _disagreements_section(f: _Facts):
     regions = f.rep.disagreements
     if regions.empty:
-        return ("5. Disagreements", [("p", "No disputed region: the annotators marked the "
+        return ("6. Disagreements", [("p", "No disputed region: the annotators marked the "
                                       "same spans wherever two of them annotated.")])
     rows = [[_cell(v, f.fmt) for v in row] for row in regions.to_numpy(dtype=object).tolist()]
-    return ("5. Disagreements", [
+    return ("6. Disagreements", [
         ("p", f"The {len(regions)} most disputed regions, most disputed first (the full "
          "list: table.agreement.disagreements(), command line: xr-agreement disagreements "
          "FILE)."),
@@ -601,4 +659,4 @@ def _uncertainty_section(f: _Facts):
         text = ("No confidence intervals were computed (pass ci=0.95, command line --ci "
                 "0.95): they resample documents, as positions inside a document are not "
                 "independent.")
-    return ("6. Uncertainty", [("p", text)])
+    return ("7. Uncertainty", [("p", text)])

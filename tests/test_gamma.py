@@ -294,3 +294,27 @@ def test_kernels_interpreted_and_compiled_agree():
     two = gamma_kernels.best_alignment.dispatcher(first, members, cost, 1.0, 4096)
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
+
+
+def test_docs_page_prints_what_it_shows():
+    import contextlib
+    import io
+    import re
+
+    page = (Path(__file__).parent.parent / "docs" / "gamma.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(python|text)\n(.*?)```", page, re.S)
+    namespace, checked = {}, 0
+    for (kind, code), following in zip(blocks, blocks[1:] + [("", "")]):
+        if kind != "python":
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(code, namespace)
+        if following[0] == "text":
+            assert printed.getvalue().splitlines() == following[1].splitlines()
+            checked += 1
+    assert checked == 2
+    # the paper's example: pygamma-agreement's best-alignment disorder, to its float32
+    (case,) = [c for c in RECORDED if c["name"] == "AlexPaulSuzan"]
+    assert float(namespace["result"].observed_disorder) == pytest.approx(
+        case["best_alignment_disorder"], rel=FLOAT32)

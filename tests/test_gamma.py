@@ -318,3 +318,31 @@ def test_docs_page_prints_what_it_shows():
     (case,) = [c for c in RECORDED if c["name"] == "AlexPaulSuzan"]
     assert float(namespace["result"].observed_disorder) == pytest.approx(
         case["best_alignment_disorder"], rel=FLOAT32)
+
+
+def test_large_offsets_keep_their_differences():
+    # offsets near 2**62: through float64 as they are, a 1-long span would have length 0
+    base = 2**62
+    units = [("doc-1", "ann-1", base, base + 4, "X"), ("doc-1", "ann-2", base + 1, base + 4, "X"),
+             ("doc-1", "ann-1", base + 10, base + 11, "Y")]
+    table = xr_agreement.from_spans(units, lengths={"doc-1": base + 20})
+    small = xr_agreement.from_spans([(d, a, s - base, e - base, c) for d, a, s, e, c in units],
+                                    lengths={"doc-1": 20})
+    assert float(xr_agreement.gamma(table, n_samples=3, seed=0).observed_disorder) == \
+        float(xr_agreement.gamma(small, n_samples=3, seed=0).observed_disorder)
+    wide = xr_agreement.from_spans([("doc-1", "ann-1", 0, 4, "X"),
+                                    ("doc-1", "ann-2", base, base + 1, "X")])
+    with pytest.raises(ValueError, match=r"annotator 'ann-2'.*too short for float64"):
+        xr_agreement.gamma(wide, n_samples=3, seed=0)
+
+
+def test_sampled_continua_come_in_batches(monkeypatch):
+    rng = random.Random(11)
+    units, annotators = random_units(rng, 3, 12)
+    table = table_of(units, annotators)
+    whole = xr_agreement.gamma(table, n_samples=40, seed=3)
+    monkeypatch.setattr(gamma_api, "SAMPLE_BATCH_UNITS", 20)  # about one continuum a batch
+    batched = xr_agreement.gamma(table, n_samples=40, seed=3)
+    assert int(batched.n_samples) == 40
+    # the same draws in the same order: the same disorders
+    np.testing.assert_allclose(batched.sampled_disorder, whole.sampled_disorder, rtol=1e-12)

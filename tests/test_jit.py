@@ -49,6 +49,14 @@ def _label_sets(seed=2):
     return _decisions(seed, missing=0).copy(data=values)
 
 
+def _spans(seed=3):
+    rng = np.random.default_rng(seed)
+    records = [(f"doc-{d}", f"ann-{a}", int(s), int(s + rng.integers(1, 9)),
+                f"label-{rng.integers(3)}")
+               for d in range(4) for a in range(3) for s in np.unique(rng.integers(0, 60, 8))]
+    return xr_agreement.from_spans(records, lengths={f"doc-{d}": 80 for d in range(4)})
+
+
 CASES = {
     "mla, float with NaN, all baselines": lambda: xr_agreement.mla(_decisions(), baseline="all"),
     "mla, complete uint8": lambda: xr_agreement.mla(_decisions(missing=0, dtype=np.uint8),
@@ -77,6 +85,8 @@ CASES = {
     "am": lambda: xr_agreement.am(_decisions(missing=0)),
     "boot_f1": lambda: xr_agreement.boot_f1(_decisions(missing=0), n_chance_runs=None),
     "fleiss": lambda: xr_agreement.fleiss(_ratings()),
+    "gamma, alignment and sampled continua": lambda: xr_agreement.gamma(
+        _spans(), n_samples=12, seed=7, return_alignment=True),
     # dtypes numba has no kernels for, converted before any kernel is called
     "mla, float16": lambda: xr_agreement.mla(_decisions(dtype=np.float16)),
     "mla, big-endian float": lambda: xr_agreement.mla(_decisions(dtype=">f8")),

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..._core.arrays import _plain
 from ..._core.dataset import dataset, variable
 from ..table import CONTINUUM_COUNTS, span_arrays
 from . import kernels, sampler
@@ -53,6 +54,8 @@ FIRST_SAMPLES = 30
 DEFAULT_PRECISION = 0.02
 # the normal quantile of the 95% interval the precision is stated for
 CONFIDENCE_Z = 1.96
+# units of sampled continua solved in one call (memory, not speed: calls cost little)
+SAMPLE_BATCH_UNITS = 1_000_000
 # a step of the dynamic programme with more states than this goes to the MILP instead
 MAX_STATES = 4096
 
@@ -195,8 +198,8 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
         else np.zeros(0, np.int64)
     order = rows[np.lexsort((arrays.annotator[rows], arrays.end[rows], arrays.start[rows],
                              arrays.document[rows]))]
-    units = _Units(arrays.document[order], arrays.annotator[order], arrays.start[order],
-                   arrays.end[order], arrays.label[order])
+    units = _Units(arrays.document[order], arrays.annotator[order],
+                   *_local_offsets(arrays, order), arrays.label[order])
     choice, unit_cost, members = _align(units, settings)
     n_units = order.size
     observed = unit_cost.sum() / (n_units / n_annotators) if n_units else np.nan
@@ -208,7 +211,7 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
         reason = "no annotator marked a unit in the documents every annotator annotated"
     sampled = np.zeros(0)
     if not reason and observed > 0:
-        sampled = _sampled_disorders(arrays, entered, units, settings, n_samples, precision,
+        sampled = _sampled_disorders(arrays, entered, order, settings, n_samples, precision,
                                      rng)
         expected = sampled.mean()
         if not expected > 0:
@@ -331,26 +334,57 @@ def _unitary_alignments(choice, members):
     return alignment_id, sizes, starts
 
 
-def _sampled_disorders(arrays, entered, units: _Units, settings, n_samples, precision, rng):
+def _sampled_disorders(arrays, entered, order, settings, n_samples, precision, rng):
     """Best-alignment disorders of sampled continua (first ``n_samples``, or 30 and as
     many more as ``precision`` asks)."""
     n_annotators, n_labels = settings[0], arrays.label_ids.size
     # the documents that entered, end to end: the continuum the sampler learns from
     lengths = np.where(entered, arrays.lengths, 0).astype(np.float64)
-    shift = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
-    params = sampler.parameters(units.annotator, units.start + shift[units.document],
-                                units.end + shift[units.document], units.label,
-                                n_annotators, n_labels)
+    shift = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])[arrays.document[order]]
+    start, end = arrays.start[order], arrays.end[order]
+    params = sampler.parameters(arrays.annotator[order], start + shift, end + shift,
+                                end - start, arrays.label[order], n_annotators, n_labels)
     first = n_samples if n_samples is not None else FIRST_SAMPLES
-    disorders = _sample_batch(params, settings, first, rng)
+    disorders = _sample_batches(params, settings, first, rng)
     if n_samples is None:
         target = DEFAULT_PRECISION if precision is None else precision
         variation = disorders.std() / disorders.mean() if disorders.mean() > 0 else 0.0
         needed = int(math.ceil((variation * CONFIDENCE_Z / target) ** 2))
         if needed > first:
             disorders = np.concatenate([disorders,
-                                        _sample_batch(params, settings, needed - first, rng)])
+                                        _sample_batches(params, settings, needed - first, rng)])
     return disorders
+
+
+def _sample_batches(params, settings, n_continua: int, rng) -> np.ndarray:
+    """Sampled continua solved a batch at a time (a batch holds about
+    :data:`SAMPLE_BATCH_UNITS` units: memory stays bounded whatever ``n_samples``)."""
+    per_continuum = max(1.0, settings[0] * (params.count[0] + params.count[1]))
+    size = max(1, int(SAMPLE_BATCH_UNITS // per_continuum))
+    return np.concatenate([_sample_batch(params, settings, min(size, n_continua - done), rng)
+                           for done in range(0, n_continua, size)])
+
+
+def _local_offsets(arrays, order):
+    """start and end as float64, integer offsets first made relative to each document's
+    first start (exact in int64), so that large offsets keep their differences; a span
+    float64 cannot tell from zero length is refused."""
+    start, end = arrays.start[order], arrays.end[order]
+    if start.dtype.kind in "iu" and start.size:
+        lowest = np.full(arrays.document_ids.size, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(lowest, arrays.document[order], start)
+        start = start - lowest[arrays.document[order]]
+        end = end - lowest[arrays.document[order]]
+    start, end = start.astype(np.float64), end.astype(np.float64)
+    flat = np.flatnonzero(~(end > start))
+    if flat.size:
+        row = order[flat[0]]
+        raise ValueError(
+            f"document {_plain(arrays.document_ids[arrays.document[row]])!r}, annotator "
+            f"{_plain(arrays.annotator_ids[arrays.annotator[row]])!r}: the span "
+            f"[{_plain(arrays.start[row])!r}, {_plain(arrays.end[row])!r}) is too short for float64 to tell "
+            f"its start from its end at these offsets; give offsets relative to the document")
+    return start, end
 
 
 def _sample_batch(params, settings, n_continua: int, rng) -> np.ndarray:

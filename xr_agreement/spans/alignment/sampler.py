@@ -18,7 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-# a sampled unit shorter than this is drawn again (pygamma's segments are no shorter)
+# a sampled unit shorter than this is drawn again (pygamma's segments are no shorter); on
+# a continuum whose own units are shorter, half the shortest (so the redraws end)
 MIN_DURATION = 1e-6
 
 
@@ -27,12 +28,13 @@ class SamplerParameters(NamedTuple):
     gap: tuple[float, float]
     duration: tuple[float, float]
     label_weights: np.ndarray  # over the table's labels; 0 for a label no unit has
+    min_duration: float
 
 
-def parameters(annotator, start, end, label, n_annotators: int,
+def parameters(annotator, start, end, durations, label, n_annotators: int,
                n_labels: int) -> SamplerParameters:
     """The sampler's laws from the units of one continuum (offsets already laid end to
-    end)."""
+    end; ``durations`` given apart, exact where the offsets are too large for float64)."""
     order = np.lexsort((end, start, annotator))
     annotator, start, end = annotator[order], start[order], end[order]
     counts = np.bincount(annotator, minlength=n_annotators)
@@ -41,11 +43,12 @@ def parameters(annotator, start, end, label, n_annotators: int,
     firsts = np.flatnonzero(np.r_[True, ~same]) if annotator.size else np.zeros(0, np.int64)
     first_starts = start[firsts]
     gaps = np.concatenate([[0.0], gaps, first_starts[first_starts > 0]]).astype(np.float64)
-    durations = (end - start).astype(np.float64)
+    durations = np.asarray(durations, dtype=np.float64)
     weights = np.bincount(label, minlength=n_labels) / max(label.size, 1)
     return SamplerParameters(
         (float(counts.mean()), float(counts.std())), (float(gaps.mean()), float(gaps.std())),
-        (float(durations.mean()), float(durations.std())), weights)
+        (float(durations.mean()), float(durations.std())), weights,
+        min(MIN_DURATION, float(durations.min()) / 2) if durations.size else MIN_DURATION)
 
 
 def sample(params: SamplerParameters, n_annotators: int, n_continua: int,
@@ -63,10 +66,10 @@ def sample(params: SamplerParameters, n_annotators: int, n_continua: int,
                 continue
             gaps = rng.normal(*params.gap, size=n)
             durations = np.abs(rng.normal(*params.duration, size=n))
-            short = durations < MIN_DURATION
+            short = durations < params.min_duration
             while short.any():
                 durations[short] = np.abs(rng.normal(*params.duration, size=int(short.sum())))
-                short = durations < MIN_DURATION
+                short = durations < params.min_duration
             ends_here = np.cumsum(gaps + durations)
             starts.append(ends_here - durations)
             ends.append(ends_here)

@@ -284,12 +284,15 @@ def test_kernels_interpreted_and_compiled_agree():
     block_end = np.full(n, n, dtype=np.int64)
     longest = np.full(n, (end - start).max())
     matrix = 1.0 - np.eye(3)
-    args = (annotator, start, end, label, block_end, 3, 1.0, 1.0, 1.0, matrix, longest)
+    args = (annotator, start, end, label, block_end, 3, 1.0, 1.0, 1.0, matrix, longest,
+            10**7, 10**8)
     interpreted = gamma_kernels.candidates.py_func(*args)
     compiled = gamma_kernels.candidates.dispatcher(*args)
     for a, b in zip(interpreted, compiled):
         np.testing.assert_array_equal(a, b)
-    first, members, cost, _ = compiled
+    first, members, cost, _, stopped_at = compiled
+    assert stopped_at == -1
+    members = members.reshape(-1, 3)
     one = gamma_kernels.best_alignment.py_func(first, members, cost, 1.0, 4096)
     two = gamma_kernels.best_alignment.dispatcher(first, members, cost, 1.0, 4096)
     for a, b in zip(one, two):
@@ -346,3 +349,14 @@ def test_sampled_continua_come_in_batches(monkeypatch):
     assert int(batched.n_samples) == 40
     # the same draws in the same order: the same disorders
     np.testing.assert_allclose(batched.sampled_disorder, whole.sampled_disorder, rtol=1e-12)
+
+
+def test_a_crowded_region_is_refused_not_enumerated_forever():
+    # every annotator marks 300 nearly identical spans of one stretch: the candidate sets
+    # would number 300**2 per unit
+    records = [("doc-1", f"ann-{a}", i % 11, 40 + i // 11, f"label-{i % 4}")
+               for a in range(3) for i in range(300)]
+    table = xr_agreement.from_spans(records)
+    with pytest.raises(ValueError, match=r"in document 'doc-1', around offsets .* units "
+                                         r"overlap that one unit"):
+        xr_agreement.gamma(table, n_samples=2, seed=0)

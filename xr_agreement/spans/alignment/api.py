@@ -54,6 +54,10 @@ FIRST_SAMPLES = 30
 DEFAULT_PRECISION = 0.02
 # the normal quantile of the 95% interval the precision is stated for
 CONFIDENCE_Z = 1.96
+# beyond these, candidate enumeration stops with an error (memory: a candidate row is 8 bytes
+# per annotator; about 0.1 s per million sets tried)
+MAX_CANDIDATES = 5_000_000
+MAX_TRIED = 50_000_000
 # units of sampled continua solved in one call (memory, not speed: calls cost little)
 SAMPLE_BATCH_UNITS = 1_000_000
 # a step of the dynamic programme with more states than this goes to the MILP instead
@@ -199,7 +203,7 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
     order = rows[np.lexsort((arrays.annotator[rows], arrays.end[rows], arrays.start[rows],
                              arrays.document[rows]))]
     units = _Units(arrays.document[order], arrays.annotator[order],
-                   *_local_offsets(arrays, order), arrays.label[order])
+                   *_local_offsets(arrays, order), arrays.label[order], arrays.document_ids)
     choice, unit_cost, members = _align(units, settings)
     n_units = order.size
     observed = unit_cost.sum() / (n_units / n_annotators) if n_units else np.nan
@@ -271,8 +275,9 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
 class _Units:
     """Units sorted by (block, start, end, annotator): what the kernels read."""
 
-    def __init__(self, block, annotator, start, end, label):
+    def __init__(self, block, annotator, start, end, label, document_ids=None):
         self.document = block
+        self.document_ids = document_ids  # None for sampled continua
         self.annotator = np.ascontiguousarray(annotator, dtype=np.int64)
         self.start = np.ascontiguousarray(start, dtype=np.float64)
         self.end = np.ascontiguousarray(end, dtype=np.float64)
@@ -292,9 +297,13 @@ def _align(units: _Units, settings):
     the cost each unit carries (its candidate's disorder at its first unit, empty_cost
     alone, 0 for the others)."""
     n_annotators, positional_weight, categorical_weight, empty_cost, categorical = settings
-    first, members, cost, widest = kernels.candidates(
+    first, members, cost, widest, stopped_at = kernels.candidates(
         units.annotator, units.start, units.end, units.label, units.block_end, n_annotators,
-        positional_weight, categorical_weight, empty_cost, categorical, units.max_length)
+        positional_weight, categorical_weight, empty_cost, categorical, units.max_length,
+        MAX_CANDIDATES, MAX_TRIED)
+    if stopped_at >= 0:
+        raise ValueError(_crowded(units, stopped_at, settings))
+    members = members.reshape(-1, n_annotators)
     ok = False
     if widest <= kernels.MAX_SPAN:
         ok, _, choice = kernels.best_alignment(first, members, cost, empty_cost, MAX_STATES)
@@ -306,6 +315,22 @@ def _align(units: _Units, settings):
     unit_cost[aligned] = cost[choice[aligned]]
     _check_partition(choice, members)
     return choice, unit_cost, members
+
+
+def _crowded(units: _Units, row: int, settings) -> str:
+    """Where the enumeration of candidates stopped, said for the user."""
+    start, end = units.start[row], units.end[row]
+    block = slice(units.block_start[units.block_start <= row][-1], units.block_end[row])
+    near = int(((units.start[block] < end) & (units.end[block] > start)).sum())
+    where = ("document " + repr(_plain(units.document_ids[units.document[row]]))
+             if units.document_ids is not None else "a sampled continuum")
+    return (f"gamma: in {where}, around offsets {start:g}-{end:g} ({near} units overlap that "
+            f"one unit), so many units of every annotator lie within reach of one another "
+            f"that the exact alignment would try more than {MAX_TRIED:,} sets of units or "
+            f"keep more than {MAX_CANDIDATES:,}. Gamma compares units that annotators place "
+            f"one by one; for long stretches covered many times over (nested or repeated "
+            f"spans of one annotator), split the labels into separate tables, or merge the "
+            f"repeated spans")
 
 
 def _check_partition(choice, members) -> None:

@@ -56,12 +56,6 @@ def _grow(values, size):
     return out
 
 
-@njit(cache=True)
-def _grow_rows(values, size):
-    """``values`` with at least twice as many rows, the new ones -1."""
-    out = np.full((max(2 * values.shape[0], size), values.shape[1]), -1, dtype=values.dtype)
-    out[:values.shape[0]] = values
-    return out
 
 
 def _candidates_work(annotator, start, *rest):
@@ -71,15 +65,20 @@ def _candidates_work(annotator, start, *rest):
 
 @njit(cache=True, work=_candidates_work)
 def candidates(annotator, start, end, category, block_end, n_annotators, positional_weight,
-               categorical_weight, empty_cost, categorical, max_length):
+               categorical_weight, empty_cost, categorical, max_length, max_candidates,
+               max_tried):
     """The unitary alignments of two or more units that may be in a best alignment.
 
-    Returns ``(first, members, cost, widest)``: the candidates of unit ``i`` (those whose
+    Returns ``(first, members, cost, widest, stopped_at)``: the candidates of unit ``i`` (those whose
     first unit is ``i``) are rows ``first[i]`` to ``first[i + 1]`` of ``members`` (one column
-    per annotator: the unit's row, or -1 for an empty slot) and ``cost`` (the unitary
+    per annotator, flat: the unit's row, or -1 for an empty slot) and ``cost`` (the unitary
     disorder: the mean dissimilarity over the ``C(n, 2)`` slot pairs, an empty slot costing
     ``empty_cost`` against anything); ``widest`` is the largest distance in rows from a
     candidate's first unit to its last. ``max_length[i]`` is the longest unit of ``i``'s block.
+    ``stopped_at`` is -1, or the unit at which more than ``max_candidates`` candidates were
+    kept or more than ``max_tried`` sets of units tried (a region where so many units of
+    every annotator lie within reach of one another that the enumeration would not end in
+    reasonable time and memory); the rest is then not meaningful.
     """
     n_units = start.size
     n = n_annotators
@@ -87,8 +86,9 @@ def candidates(annotator, start, end, category, block_end, n_annotators, positio
     pair_limit = (n - 1 + pairs) * empty_cost
     reach = np.sqrt(pair_limit / (positional_weight * empty_cost))
     first = np.zeros(n_units + 1, dtype=np.int64)
-    members = np.full((max(16, 2 * n_units), n), -1, dtype=np.int64)
-    cost = np.empty(members.shape[0], dtype=np.float64)
+    # members flat, n slots a row (-1: empty), reshaped by the caller
+    cost = np.empty(max(16, 2 * n_units), dtype=np.float64)
+    members = np.full(cost.size * n, -1, dtype=np.int64)
     count = 0
     widest = 0
     partner = np.empty(16, dtype=np.int64)
@@ -97,6 +97,7 @@ def candidates(annotator, start, end, category, block_end, n_annotators, positio
     resume = np.empty(n + 1, dtype=np.int64)
     used = np.zeros(n, dtype=np.bool_)
     unit = np.empty(n, dtype=np.int64)
+    tried = 0
     for i in range(n_units):
         first[i] = count
         # partners: later units of other annotators within the reach and the pair limit
@@ -151,6 +152,9 @@ def candidates(annotator, start, end, category, block_end, n_annotators, positio
             used[annotator[partner[p]]] = True
             depth += 1
             resume[depth] = p + 1
+            tried += 1
+            if tried > max_tried or count > max_candidates:
+                return first, members[:count * n], cost[:count], widest, i
             # the set {i} + chosen[:depth]: keep it if no member is better left alone
             size = depth + 1
             unit[0] = i
@@ -181,16 +185,17 @@ def candidates(annotator, start, end, category, block_end, n_annotators, positio
             empty = n - size
             disorder = (total / 2.0 + (size * empty + empty * (empty - 1) / 2.0)
                         * empty_cost) / pairs
-            if count == members.shape[0]:
-                members = _grow_rows(members, count + 1)
+            if count == cost.size:
                 cost = _grow(cost, count + 1)
+                members = _grow(members, cost.size * n)
+                members[count * n:] = -1
             for q in range(size):
-                members[count, annotator[unit[q]]] = unit[q]
+                members[count * n + annotator[unit[q]]] = unit[q]
                 widest = max(widest, unit[q] - i)
             cost[count] = disorder
             count += 1
     first[n_units] = count
-    return first, members[:count], cost[:count], widest
+    return first, members[:count * n], cost[:count], widest, -1
 
 
 def _best_work(first, members, cost, *rest):

@@ -94,8 +94,6 @@ VARIABLES = {
         "empty_cost"),
     "n_aligned_units": ("units in the unitary alignment", "",
                                "units it holds, one per annotator at most; 1 for a lone unit"),
-    "unitary_alignment_document": ("document of the unitary alignment", "",
-                                   "the document its units are in"),
 }
 
 
@@ -143,7 +141,7 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
         Add the best alignment: the coordinate ``unitary_alignment_of`` over ``span`` (the
         table's spans, with their ``document``, ``annotator``, ``label``, ``start`` and
         ``end``) and, over ``unitary_alignment``, ``unitary_disorder``,
-        ``n_aligned_units`` and ``unitary_alignment_document``.
+        ``n_aligned_units`` and the coordinate ``unitary_alignment_document``.
 
     Returns
     -------
@@ -249,26 +247,29 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
         values.update({
             "unitary_disorder": (("unitary_alignment",), disorder.astype(np.float64)),
             "n_aligned_units": (("unitary_alignment",), sizes),
-            "unitary_alignment_document": (
-                ("unitary_alignment",), arrays.document_ids[units.document[first_units]]),
         })
         coords["unitary_alignment"] = np.arange(sizes.size)
+        alignment_documents = arrays.document_ids[units.document[first_units]]
     result = _result(values, coords, table if return_alignment else None)
-    if return_alignment:  # an id, read like the span's own coordinates
-        result = result.assign_coords(unitary_alignment_of=variable("span", of_span, {
-            "long_name": "unitary alignment of the span",
-            "description": "the unitary_alignment holding the span in the best alignment; "
-                           "-1 for a span of a document left out"}))
+    if return_alignment:  # ids and text, read like the span's own coordinates
+        result = result.assign_coords(
+            unitary_alignment_of=variable("span", of_span, {
+                "long_name": "unitary alignment of the span",
+                "description": "the unitary_alignment holding the span in the best "
+                               "alignment; -1 for a span of a document left out"}),
+            unitary_alignment_document=variable("unitary_alignment", alignment_documents, {
+                "long_name": "document of the unitary alignment",
+                "description": "the document its units are in"}))
     result.attrs.update({
         "reference": REFERENCE, "missing_data": MISSING_DATA,
         "positional_weight": positional_weight, "categorical_weight": categorical_weight,
         "empty_cost": empty_cost,
         "categorical_dissimilarity": "0/1" if categorical_dissimilarity is None else "matrix",
-        "precision": (np.nan if n_samples is not None else
-                      DEFAULT_PRECISION if precision is None else float(precision)),
         "seed": "" if seed is None or isinstance(seed, np.random.Generator) else str(seed),
         "n_annotators": int(n_annotators), "n_labels": int(n_labels),
     })
+    if n_samples is None:  # the number of sampled continua followed from it
+        result.attrs["precision"] = DEFAULT_PRECISION if precision is None else float(precision)
     return result
 
 

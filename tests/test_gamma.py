@@ -13,6 +13,7 @@ import pytest
 import xarray as xr
 
 import xr_agreement
+from doc_pages import run_page
 from gamma_oracle import (Dissimilarity, Unit, alignment_disorder, best_alignment,
                           best_alignment_enumerated, unitary_disorder)
 from gamma_oracle import gamma as oracle_gamma
@@ -300,22 +301,7 @@ def test_kernels_interpreted_and_compiled_agree():
 
 
 def test_docs_page_prints_what_it_shows():
-    import contextlib
-    import io
-    import re
-
-    page = (Path(__file__).parent.parent / "docs" / "gamma.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```(python|text)\n(.*?)```", page, re.S)
-    namespace, checked = {}, 0
-    for (kind, code), following in zip(blocks, blocks[1:] + [("", "")]):
-        if kind != "python":
-            continue
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            exec(code, namespace)
-        if following[0] == "text":
-            assert printed.getvalue().splitlines() == following[1].splitlines()
-            checked += 1
+    namespace, checked = run_page("gamma.md")
     assert checked == 2
     # the paper's example: pygamma-agreement's best-alignment disorder, to its float32
     (case,) = [c for c in RECORDED if c["name"] == "AlexPaulSuzan"]

@@ -5,7 +5,6 @@ from the input (labels, ids, document text) is escaped in every format."""
 
 import copy
 import json
-import re
 from fractions import Fraction
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 import xarray as xr
 
 import xr_agreement
+from doc_pages import run_page
 from xr_agreement.report import SpanReport, span_report
 
 # three annotators with string ids; nested (PER in ORG), overlapping and touching spans;
@@ -446,24 +446,7 @@ def test_errors(table):
 
 
 def test_docs_worked_example_prints_what_the_page_shows():
-    import contextlib
-    import io
-    import os
-
-    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "spans.md")
-    with open(page, encoding="utf-8") as stream:
-        blocks = re.findall(r"```(python|text)\n(.*?)```", stream.read(), re.S)
-    namespace, checked = {}, 0
-    for (kind, code), following in zip(blocks, blocks[1:] + [("", "")]):
-        if kind != "python":
-            continue
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            exec(code, namespace)
-        if following[0] == "text":
-            shown = [line.rstrip() for line in following[1].splitlines()]
-            assert [line.rstrip() for line in printed.getvalue().splitlines()] == shown
-            checked += 1
+    _, checked = run_page("spans.md")
     assert checked == 5
 
 

@@ -17,6 +17,7 @@ from doc_pages import run_page
 from gamma_oracle import (Dissimilarity, Unit, alignment_disorder, best_alignment,
                           best_alignment_enumerated, unitary_disorder)
 from gamma_oracle import gamma as oracle_gamma
+from xr_agreement.spans import span_arrays
 from xr_agreement.spans.alignment import api as gamma_api
 from xr_agreement.spans.alignment import kernels as gamma_kernels
 
@@ -317,8 +318,15 @@ def test_large_offsets_keep_their_differences():
     table = xr_agreement.from_spans(units, lengths={"doc-1": base + 20})
     small = xr_agreement.from_spans([(d, a, s - base, e - base, c) for d, a, s, e, c in units],
                                     lengths={"doc-1": 20})
-    assert float(xr_agreement.gamma(table, n_samples=3, seed=0).observed_disorder) == \
-        float(xr_agreement.gamma(small, n_samples=3, seed=0).observed_disorder)
+    # the observed side reads them relative to the document's first start, exactly
+    big_arrays, small_arrays = span_arrays(table), span_arrays(small)
+    order = np.arange(3)
+    for big, little in zip(gamma_api._local_offsets(big_arrays, order),
+                           gamma_api._local_offsets(small_arrays, order)):
+        np.testing.assert_array_equal(big, little)
+    # the sampler cannot: the first start, 2**62, is one of its gaps
+    with pytest.raises(ValueError, match="float64 cannot hold units"):
+        xr_agreement.gamma(table, n_samples=3, seed=0)
     wide = xr_agreement.from_spans([("doc-1", "ann-1", 0, 4, "X"),
                                     ("doc-1", "ann-2", base, base + 1, "X")])
     with pytest.raises(ValueError, match=r"annotator 'ann-2'.*too short for float64"):
@@ -346,3 +354,31 @@ def test_a_crowded_region_is_refused_not_enumerated_forever():
     with pytest.raises(ValueError, match=r"in document 'doc-1', around offsets .* units "
                                          r"overlap that one unit"):
         xr_agreement.gamma(table, n_samples=2, seed=0)
+
+
+def test_a_milp_past_its_time_limit_is_refused(monkeypatch):
+    from xr_agreement.spans.alignment import milp
+
+    rng = random.Random(5)
+    units, annotators = random_units(rng, 3, 30, width=20)
+    monkeypatch.setattr(gamma_api, "MAX_STATES", 0)  # to the MILP
+    monkeypatch.setattr(milp, "TIME_LIMIT", 0.0)
+    with pytest.raises(ValueError, match=r"was not found within 0 s"):
+        xr_agreement.gamma(table_of(units, annotators), n_samples=2, seed=0)
+
+
+def test_a_crowded_block_is_not_run_interpreted():
+    from xr_agreement._core.jit import INTERPRETED_MAX_WORK
+
+    # 240 units in one document: every pair could be a partner, so the estimate of the
+    # enumeration's steps must say "compile" (interpreted, a crowded block takes minutes)
+    n = 240
+    block_end = np.full(n, n, dtype=np.int64)
+    work = gamma_kernels._candidates_work(np.zeros(n, np.int64), np.zeros(n), np.ones(n),
+                                          np.zeros(n, np.int64), block_end, 3)
+    assert work > INTERPRETED_MAX_WORK
+    # 40 documents of 20 units: small blocks stay interpreted
+    block_end = np.repeat(np.arange(20, 801, 20), 20)
+    assert gamma_kernels._candidates_work(np.zeros(800, np.int64), np.zeros(800),
+                                          np.ones(800), np.zeros(800, np.int64),
+                                          block_end, 3) <= INTERPRETED_MAX_WORK

@@ -243,7 +243,7 @@ def test_a_saved_report_without_gamma_still_reads(rep):
     del data["gamma"]
     back = SpanReport.from_json(json.dumps(data))
     assert back.gamma is None
-    assert "Not computed (a report saved before gamma was part of it)" in " ".join(
+    assert "Not computed: a report saved before gamma was part of it." in " ".join(
         str(back).split())
 
 

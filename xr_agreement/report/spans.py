@@ -148,7 +148,12 @@ def span_report(
         gamma_seed = np.random.default_rng(seed.integers(2**63))
     else:
         gamma_seed = GAMMA_SEED if seed is None else seed
-    alignment = gamma(table, seed=gamma_seed)
+    try:
+        alignment, gamma_reason = gamma(table, seed=gamma_seed), ""
+    except ValueError as error:
+        # gamma refuses a table it cannot align in bounded time and memory (a crowded
+        # region): said in its section, the other views still stand
+        alignment, gamma_reason = None, " ".join(str(error).split())
     disagreements = span_disagreements(table, top=TOP_REGIONS)
     settings = {
         "baseline": baselines[0],
@@ -159,6 +164,7 @@ def span_report(
         "title": title,
         "notes": [notes] if isinstance(notes, str) else [str(n) for n in notes],
         "unitizing_not_computed": unitizing_reason,
+        "gamma_not_computed": gamma_reason,
     }
     return SpanReport(mla, f1, unitizing, pd.DataFrame(disagreements).reset_index(drop=True),
                       _units(table, arrays), settings, alignment)
@@ -246,8 +252,9 @@ class SpanReport(_RenderedReport):
         :func:`xr_agreement.unitizing_alpha` (Krippendorff 2004, per label); None where it
         is undefined on the table (``settings["unitizing_not_computed"]`` says why).
     gamma : xarray.Dataset or None
-        :func:`xr_agreement.gamma` with its default parameters (None in a report saved
-        before gamma was part of it).
+        :func:`xr_agreement.gamma` with its default parameters; None where gamma refused the
+        table (``settings["gamma_not_computed"]`` says why) and in a report saved before
+        gamma was part of it.
     disagreements : pandas.DataFrame
         The most disputed regions of :func:`xr_agreement.span_disagreements`.
     units : dict
@@ -384,7 +391,8 @@ def _headline(f: _Facts):
         f"(micro); unitizing alpha = "
         + ("not computed" if rep.unitizing is None else
            _with_why(fmt, float(rep.unitizing.alpha), _why(rep.unitizing)))
-        + ("" if rep.gamma is None else
+        + ("; gamma = not computed" if rep.gamma is None and f.s.get("gamma_not_computed")
+           else "" if rep.gamma is None else
            "; gamma = " + _with_why(fmt, float(rep.gamma.gamma), _why(rep.gamma))) + ". "
         f"{_count(u['n_documents'], 'document')} "
         f"({_count(f.mla.attrs['n_positions'], 'position')}), "
@@ -594,7 +602,8 @@ def _gamma_section(f: _Facts):
     ds, fmt = f.rep.gamma, f.fmt
     title = "5. Spans as units: gamma"
     if ds is None:
-        return (title, [("p", "Not computed (a report saved before gamma was part of it).")])
+        reason = f.s.get("gamma_not_computed") or "a report saved before gamma was part of it"
+        return (title, [("p", f"Not computed: {reason.rstrip('.')}.")])
     attrs = ds.attrs
     rows = [
         ["gamma", _with_why(fmt, float(ds.gamma), _why(ds))],

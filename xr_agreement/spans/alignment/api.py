@@ -15,9 +15,9 @@ data's statistics (:mod:`.sampler`); gamma is 1 - observed / expected.
 **Documents.** Units are aligned only with units of their own document. A document that
 some annotator did not annotate is left out (``n_documents_left_out``), as unitizing alpha
 leaves it out: "never saw it" is not "marked nothing". The sampler's statistics are those
-of the documents that entered, laid end to end in the table's order (the gaps of each
-annotator run on across documents), so on one document everything is as in
-pygamma-agreement.
+of the documents that entered, the gaps taken within each document (:mod:`.sampler`), so
+on one document everything is as in pygamma-agreement, and nothing depends on the order of
+the documents.
 
 **Speed.** See :mod:`.kernels`: the candidate unitary alignments are enumerated within a
 reach that the cost of leaving units alone bounds, and the best alignment is a dynamic
@@ -128,9 +128,11 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
         Continua to sample for the expected disorder. Default: as many as ``precision``
         needs.
     precision : float, optional
-        Without ``n_samples``: after 30 sampled continua, draw as many more as make the 95%
-        interval of the expected disorder at most ``precision`` times its value (the paper,
-        section 5.3; pygamma-agreement's ``precision_level``). Default 0.02.
+        Without ``n_samples``: after 30 sampled continua, draw as many more as make the
+        half-width of the 95% interval of the expected disorder at most ``precision`` times
+        its value, ``ceil((cv * 1.96 / precision)**2)`` continua in all, the coefficient of
+        variation ``cv`` estimated on the first 30 (the paper, section 5.3;
+        pygamma-agreement's ``precision_level``). Default 0.02.
     seed : int or numpy.random.Generator, optional
         The sampler's seed: the same seed gives the same result.
     categorical_dissimilarity : DataArray, DataFrame or 2-D array, optional
@@ -157,7 +159,10 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
     ValueError
         Fewer than two annotators; a weight or cost that is not a finite number in range;
         both ``n_samples`` and ``precision``; a ``categorical_dissimilarity`` of the wrong
-        shape, labels, sign or symmetry.
+        shape, labels, sign or symmetry; a region so crowded (many long units of every
+        annotator overlapping one another) that the exact alignment would not finish in
+        bounded time and memory, named by document and offsets; offsets too large for
+        float64 to hold a unit's length.
 
     Examples
     --------
@@ -204,7 +209,8 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
                    *_local_offsets(arrays, order), arrays.label[order], arrays.document_ids)
     choice, unit_cost, members = _align(units, settings)
     n_units = order.size
-    observed = unit_cost.sum() / (n_units / n_annotators) if n_units else np.nan
+    # fsum: the same total whatever the order of the documents
+    observed = math.fsum(unit_cost) / (n_units / n_annotators) if n_units else np.nan
 
     reason = ""
     if not entered.any():
@@ -213,8 +219,7 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
         reason = "no annotator marked a unit in the documents every annotator annotated"
     sampled = np.zeros(0)
     if not reason and observed > 0:
-        sampled = _sampled_disorders(arrays, entered, order, settings, n_samples, precision,
-                                     rng)
+        sampled = _sampled_disorders(arrays, order, settings, n_samples, precision, rng)
         expected = sampled.mean()
         if not expected > 0:
             reason = "expected disorder is 0: the sampled continua have no disorder"
@@ -360,16 +365,13 @@ def _unitary_alignments(choice, members):
     return alignment_id, sizes, starts
 
 
-def _sampled_disorders(arrays, entered, order, settings, n_samples, precision, rng):
+def _sampled_disorders(arrays, order, settings, n_samples, precision, rng):
     """Best-alignment disorders of sampled continua (first ``n_samples``, or 30 and as
     many more as ``precision`` asks)."""
     n_annotators, n_labels = settings[0], arrays.label_ids.size
-    # the documents that entered, end to end: the continuum the sampler learns from
-    lengths = np.where(entered, arrays.lengths, 0).astype(np.float64)
-    shift = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])[arrays.document[order]]
-    start, end = arrays.start[order], arrays.end[order]
-    params = sampler.parameters(arrays.annotator[order], start + shift, end + shift,
-                                end - start, arrays.label[order], n_annotators, n_labels)
+    params = sampler.parameters(arrays.document[order], arrays.annotator[order],
+                                arrays.start[order], arrays.end[order], arrays.label[order],
+                                n_annotators, n_labels)
     first = n_samples if n_samples is not None else FIRST_SAMPLES
     disorders = _sample_batches(params, settings, first, rng)
     if n_samples is None:

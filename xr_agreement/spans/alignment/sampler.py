@@ -5,7 +5,10 @@ From the observed continuum it takes, over all annotators, the mean and (populat
 standard deviation of the number of units per annotator, of the gaps (a 0, the distance
 from each unit's start to the end of the same annotator's previous unit, which is negative
 where they overlap, and each annotator's first start when above 0) and of the durations,
-and the frequency of each label. A sampled continuum gives each annotator in turn
+and the frequency of each label. On a table of several documents, the units per annotator
+are counted over all of them, and the gaps are taken within each document (each starting
+at 0, the stretch after an annotator's last unit uncounted, as pygamma leaves it
+uncounted on its one continuum), so the laws do not depend on the documents' order. A sampled continuum gives each annotator in turn
 ``|int(N(count))|`` units (at least one for the first annotator if nothing was drawn before
 it), laid one after the other from 0: each starts a gap ``N(gap)`` after the end of the
 previous one and lasts ``|N(duration)|`` (drawn again while shorter than
@@ -31,19 +34,20 @@ class SamplerParameters(NamedTuple):
     min_duration: float
 
 
-def parameters(annotator, start, end, durations, label, n_annotators: int,
+def parameters(document, annotator, start, end, label, n_annotators: int,
                n_labels: int) -> SamplerParameters:
-    """The sampler's laws from the units of one continuum (offsets already laid end to
-    end; ``durations`` given apart, exact where the offsets are too large for float64)."""
-    order = np.lexsort((end, start, annotator))
-    annotator, start, end = annotator[order], start[order], end[order]
+    """The sampler's laws from the units of the documents that entered (offsets as the
+    table has them: differences of integer offsets are taken exactly)."""
+    order = np.lexsort((end, start, document, annotator))
+    document, annotator = document[order], annotator[order]
+    start, end = start[order], end[order]
     counts = np.bincount(annotator, minlength=n_annotators)
-    same = annotator[1:] == annotator[:-1]
-    gaps = (start[1:] - end[:-1])[same]
+    same = (annotator[1:] == annotator[:-1]) & (document[1:] == document[:-1])
+    gaps = (start[1:] - end[:-1])[same].astype(np.float64)
     firsts = np.flatnonzero(np.r_[True, ~same]) if annotator.size else np.zeros(0, np.int64)
     first_starts = start[firsts]
-    gaps = np.concatenate([[0.0], gaps, first_starts[first_starts > 0]]).astype(np.float64)
-    durations = np.asarray(durations, dtype=np.float64)
+    gaps = np.concatenate([[0.0], gaps, first_starts[first_starts > 0].astype(np.float64)])
+    durations = (end - start).astype(np.float64)
     weights = np.bincount(label, minlength=n_labels) / max(label.size, 1)
     return SamplerParameters(
         (float(counts.mean()), float(counts.std())), (float(gaps.mean()), float(gaps.std())),
@@ -71,7 +75,15 @@ def sample(params: SamplerParameters, n_annotators: int, n_continua: int,
                 durations[short] = np.abs(rng.normal(*params.duration, size=int(short.sum())))
                 short = durations < params.min_duration
             ends_here = np.cumsum(gaps + durations)
-            starts.append(ends_here - durations)
+            starts_here = ends_here - durations
+            if not (ends_here > starts_here).all():
+                raise ValueError(
+                    f"gamma's sampled continua reach offsets (about {np.abs(ends_here).max():g}"
+                    f") where float64 cannot hold units {params.duration[0]:g} long: the "
+                    f"gaps are huge beside the units (an annotator's first start above 0 "
+                    f"counts as a gap, as in pygamma-agreement). Give offsets from the "
+                    f"start of each document's text, not from far before it")
+            starts.append(starts_here)
             ends.append(ends_here)
             labels.append(rng.choice(params.label_weights.size, size=n,
                                      p=params.label_weights))

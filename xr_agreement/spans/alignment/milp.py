@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 SCALE = 1e6
-TIME_LIMIT = 120.0
+TIME_LIMIT = 60.0
 
 
 def best_alignment_milp(first: np.ndarray, members: np.ndarray, cost: np.ndarray,

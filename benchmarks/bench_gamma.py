@@ -41,6 +41,9 @@ Measured here (2 shared cores; pygamma-agreement 0.5.9 with GLPK, import 11-14 s
     500                    440 s        11.5 s        64-71 ms     13-29 ms    162-180x
     5,000                    -         176 s       514-542 ms     64-86 ms    325-343x
 
+and, with the same pygamma results (``--load-peer``) on an idle machine, ours 32.8 ms at 500
+(351x) and 334 ms at 5,000 (528x); from_spans 8.5 and 42 ms.
+
 gamma 0.7588 (pygamma exact 0.7590, fast 0.7591) at 500, 0.7685 (fast 0.7689) at 5,000;
 the observed disorders equal to 1e-7 (pygamma's float32).
 

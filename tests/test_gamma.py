@@ -129,8 +129,42 @@ def test_a_long_unit_reaching_far_goes_to_the_milp(monkeypatch):
         min(alone, paired / (len(units) / 2)), abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_documents_are_aligned_apart(seed):
+def test_only_the_document_that_needs_it_goes_to_the_milp(monkeypatch):
+    # one document where a paragraph overlaps 80 words; the others NER-like
+    rng = random.Random(21)
+    annotators = ["ann-1", "ann-2"]
+    per_document = {"doc-long": [Unit("ann-1", 0, 400, "X")] + [
+        Unit("ann-2", 5 * i, 5 * i + 3, "X") for i in range(80)]}
+    for k in range(3):
+        units, _ = random_units(rng, 2, 8)
+        per_document[f"doc-{k}"] = [Unit(f"ann-{1 + int(u.annotator[-1])}", u.start, u.end,
+                                         u.category) for u in units]
+    records = [(doc, u.annotator, u.start, u.end, u.category)
+               for doc, units in per_document.items() for u in units]
+    table = xr_agreement.from_spans(records, lengths={doc: 500 for doc in per_document},
+                                    annotated=[(d, a) for d in per_document for a in annotators])
+    sizes = []
+    solve = gamma_api.best_alignment_milp
+    monkeypatch.setattr(gamma_api, "best_alignment_milp",
+                        lambda first, *a: sizes.append(first.size - 1) or solve(first, *a))
+    d = Dissimilarity()
+    result = xr_agreement.gamma(table, n_samples=2, seed=0)
+    assert sizes[0] == 81  # the long document's units, not the corpus'
+    n_units = sum(map(len, per_document.values()))
+    total = sum(best_alignment(units, annotators, d)[0] * len(units) / 2
+                for doc, units in per_document.items() if doc != "doc-long")
+    long_units = per_document["doc-long"]
+    alone = len(long_units) * d.empty_cost
+    paired = min(d(long_units[0], u) + (len(long_units) - 2) * d.empty_cost
+                 for u in long_units[1:])
+    total += min(alone, paired)
+    assert float(result.observed_disorder) == pytest.approx(total / (n_units / 2), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed, max_states", [(s, m) for s in range(6) for m in (4096, 0, 2)])
+def test_documents_are_aligned_apart(seed, max_states, monkeypatch):
+    # max_states 0 or 2: the dynamic programme gives every block, or the crowded ones, back
+    # to the MILP, going back to the block's start and on
     rng = random.Random(3000 + seed)
     annotators = ["ann-1", "ann-2", "ann-3"]
     d = settings(rng)
@@ -151,6 +185,7 @@ def test_documents_are_aligned_apart(seed):
     total = sum(best_alignment(units, annotators, d)[0] * len(units) / 3
                 for units in per_document)
     n_units = sum(map(len, per_document))
+    monkeypatch.setattr(gamma_api, "MAX_STATES", max_states)
     result = ours(table, d)
     assert float(result.observed_disorder) == pytest.approx(total / (n_units / 3), abs=1e-12)
     assert int(result.n_documents) == 3 and int(result.n_documents_left_out) == 1
@@ -295,8 +330,11 @@ def test_kernels_interpreted_and_compiled_agree():
     first, members, cost, _, stopped_at = compiled
     assert stopped_at == -1
     members = members.reshape(-1, 3)
-    one = gamma_kernels.best_alignment.py_func(first, members, cost, 1.0, 4096)
-    two = gamma_kernels.best_alignment.dispatcher(first, members, cost, 1.0, 4096)
+    skip, block_first = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64)
+    one = gamma_kernels.best_alignment.py_func(first, members, cost, 1.0, 4096, skip,
+                                               block_first, block_end)
+    two = gamma_kernels.best_alignment.dispatcher(first, members, cost, 1.0, 4096, skip,
+                                                  block_first, block_end)
     for a, b in zip(one, two):
         np.testing.assert_array_equal(a, b)
 

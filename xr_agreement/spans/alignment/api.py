@@ -310,17 +310,40 @@ def _align(units: _Units, settings):
     if stopped_at >= 0:
         raise ValueError(_crowded(units, stopped_at, settings))
     members = members.reshape(-1, n_annotators)
-    ok = False
-    if widest <= kernels.MAX_SPAN:
-        ok, _, choice = kernels.best_alignment(first, members, cost, empty_cost, MAX_STATES)
-    if not ok:
-        choice = best_alignment_milp(first, members, cost, empty_cost)
+    choice = _best_alignment(units, first, members, cost, widest, empty_cost)
     unit_cost = np.zeros(choice.size)
     unit_cost[choice == -1] = empty_cost
     aligned = choice >= 0
     unit_cost[aligned] = cost[choice[aligned]]
     _check_partition(choice, members)
     return choice, unit_cost, members
+
+
+def _best_alignment(units: _Units, first, members, cost, widest, empty_cost) -> np.ndarray:
+    """``choice`` per unit: the dynamic programme, and the MILP for each block it declines
+    (a candidate reaching too far, a step with too many states), that block alone."""
+    block_of = np.repeat(np.arange(units.block_start.size), np.diff(
+        np.r_[units.block_start, first.size - 1]))
+    declined = set()
+    if widest > kernels.MAX_SPAN:
+        rows = np.repeat(np.arange(first.size - 1), np.diff(first))
+        too_far = members.max(axis=1) - rows > kernels.MAX_SPAN
+        declined.update(block_of[rows[too_far]].tolist())
+    block_first = units.block_start[block_of]
+    skipped, choice = kernels.best_alignment(first, members, cost, empty_cost, MAX_STATES,
+                                             np.isin(block_of, list(declined)), block_first,
+                                             units.block_end)
+    declined.update(np.unique(block_of[skipped]).tolist())
+    for block in sorted(declined):
+        lo = units.block_start[block]
+        hi = units.block_end[lo]
+        rows = slice(first[lo], first[hi])
+        local = members[rows] - lo
+        local[members[rows] < 0] = -1
+        block_choice = best_alignment_milp(first[lo:hi + 1] - first[lo], local, cost[rows],
+                                           empty_cost)
+        choice[lo:hi] = np.where(block_choice >= 0, block_choice + first[lo], block_choice)
+    return choice
 
 
 def _crowded(units: _Units, row: int, settings) -> str:

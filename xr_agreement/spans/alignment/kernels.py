@@ -22,9 +22,9 @@ aligned by one of its own candidates, whose other units must all still be free; 
 after deciding unit ``i`` is the set of later units already taken, a bit mask relative to
 ``i`` (a candidate reaches at most :data:`MAX_SPAN` rows ahead). :func:`best_alignment`
 keeps, per step, the cheapest cost of each reachable mask (NER-like data and sampled continua
-keep a handful); it is exact, as the search over all partitions it replaces. Where a
-candidate reaches further, or a step holds more than ``max_states`` masks, it says so and the
-caller solves that input as a set-partitioning MILP instead (:mod:`.milp`).
+keep a handful); it is exact, as the search over all partitions it replaces. A block where a
+candidate reaches further, or a step holds more than ``max_states`` masks, is skipped and
+solved by the caller as a set-partitioning MILP instead (:mod:`.milp`), that block alone.
 """
 
 from __future__ import annotations
@@ -204,15 +204,18 @@ def _best_work(first, members, cost, *rest):
 
 
 @njit(cache=True, work=_best_work)
-def best_alignment(first, members, cost, empty_cost, max_states):
-    """The minimum total unitary disorder over all alignments of the units ``0 .. n - 1``.
+def best_alignment(first, members, cost, empty_cost, max_states, skip, block_first,
+                   block_end):
+    """The minimum total unitary disorder over all alignments of the units ``0 .. n - 1``,
+    but those of the blocks it skips (left to the MILP).
 
-    Returns ``(ok, step_cost, choice)``: ``step_cost[i]`` is the cheapest cost of aligning
-    the units before ``i`` in a state where no later unit is taken (exact at block starts,
-    where only that state exists); ``choice[i]`` the candidate row that aligned unit ``i``
-    first, -1 for a unit left alone, -2 for one aligned by an earlier unit's candidate.
-    ``ok`` is False when a step held more than ``max_states`` masks (nothing else is then
-    meaningful).
+    ``skip`` (bool per unit, whole blocks) says which to skip from the start; a block where
+    a step holds more than ``max_states`` masks is skipped too: the walk goes back to the
+    block's first unit (where one state is left) and passes over it. ``block_first[i]`` and
+    ``block_end[i]`` bound unit ``i``'s block. Returns ``(skipped, choice)``: the units
+    skipped in the end, and ``choice[i]``: the candidate row that aligned unit ``i`` first,
+    -1 for a unit left alone, -2 for one aligned by an earlier unit's candidate, -3 for a
+    unit skipped.
     """
     n_units = first.size - 1
     # every state of every step, for the way back: mask, cost, parent state, choice
@@ -222,20 +225,18 @@ def best_alignment(first, members, cost, empty_cost, max_states):
     parent = np.full(capacity, -1, dtype=np.int64)
     made_by = np.full(capacity, -2, dtype=np.int64)
     step = np.zeros(n_units + 2, dtype=np.int64)
-    step_cost = np.zeros(n_units + 1, dtype=np.float64)
     choice = np.full(n_units, -2, dtype=np.int64)
     step[0], step[1] = 0, 1  # step 0: one state, nothing taken
     new_mask = np.empty(16, dtype=np.int64)
     new_total = np.empty(16, dtype=np.float64)
     new_parent = np.empty(16, dtype=np.int64)
     new_by = np.empty(16, dtype=np.int64)
-    for i in range(n_units):
+    skip = skip.copy()
+    i = 0
+    while i < n_units:
         made = 0
-        cheapest_free = np.inf
         for s in range(step[i], step[i + 1]):
-            if mask[s] == 0:
-                cheapest_free = min(cheapest_free, total[s])
-            if mask[s] & 1:  # unit i already taken
+            if skip[i] or mask[s] & 1:  # unit i skipped or already taken
                 options = 1
             else:
                 options = 1 + first[i + 1] - first[i]
@@ -244,9 +245,9 @@ def best_alignment(first, members, cost, empty_cost, max_states):
                 new_total = _grow(new_total, made + options)
                 new_parent = _grow(new_parent, made + options)
                 new_by = _grow(new_by, made + options)
-            if mask[s] & 1:
+            if skip[i] or mask[s] & 1:
                 new_mask[made], new_total[made] = mask[s] >> 1, total[s]
-                new_parent[made], new_by[made] = s, -2
+                new_parent[made], new_by[made] = s, -3 if skip[i] else -2
                 made += 1
                 continue
             new_mask[made], new_total[made] = mask[s] >> 1, total[s] + empty_cost
@@ -262,7 +263,6 @@ def best_alignment(first, members, cost, empty_cost, max_states):
                 new_mask[made], new_total[made] = (mask[s] | bits) >> 1, total[s] + cost[c]
                 new_parent[made], new_by[made] = s, c
                 made += 1
-        step_cost[i] = cheapest_free
         # one state per mask: the cheapest (the first of equals, in a stable order)
         order = np.argsort(new_mask[:made], kind="mergesort")
         kept = 0
@@ -285,14 +285,15 @@ def best_alignment(first, members, cost, empty_cost, max_states):
             parent[base + kept] = new_parent[o]
             made_by[base + kept] = new_by[o]
             kept += 1
-        if kept > max_states:
-            return False, step_cost, choice
+        if kept > max_states and not skip[i]:
+            skip[block_first[i]:block_end[i]] = True
+            i = block_first[i]  # its states are the block start's one state, still there
+            continue
         step[i + 2] = base + kept
+        i += 1
     # the last step holds one state, nothing taken
-    last = step[n_units]
-    step_cost[n_units] = total[last]
-    s = last
+    s = step[n_units]
     for i in range(n_units - 1, -1, -1):
         choice[i] = made_by[s]
         s = parent[s]
-    return True, step_cost, choice
+    return skip, choice

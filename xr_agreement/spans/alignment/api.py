@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -188,17 +189,17 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
     >>> aligned.unitary_disorder.round(4).values.tolist()
     [0.0, 0.6749]
     """
-    weights = _parameters(positional_weight, categorical_weight, empty_cost, n_samples,
-                          precision)
-    positional_weight, categorical_weight, empty_cost = weights
+    positional_weight, categorical_weight, empty_cost = _parameters(
+        positional_weight, categorical_weight, empty_cost, n_samples, precision)
     arrays = span_arrays(table)
     n_annotators, n_labels = arrays.annotator_ids.size, arrays.label_ids.size
     if n_annotators < 2:
         raise ValueError(f"gamma compares annotators: the table has {n_annotators} "
                          f"(annotator_id: {arrays.annotator_ids.tolist()})")
     categorical = _categorical(categorical_dissimilarity, arrays.label_ids)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    settings = (n_annotators, positional_weight, categorical_weight, empty_cost, categorical)
+    rng = np.random.default_rng(seed)  # a Generator given is used as it is
+    settings = _Settings(n_annotators, positional_weight, categorical_weight, empty_cost,
+                         categorical)
 
     entered = arrays.annotated.all(axis=1)
     rows = np.flatnonzero(entered[arrays.document]) if arrays.document.size \
@@ -278,6 +279,16 @@ def gamma(table: xr.Dataset, positional_weight: float = 1.0, categorical_weight:
     return result
 
 
+class _Settings(NamedTuple):
+    """What every alignment of one call shares: the annotators and the dissimilarity."""
+
+    n_annotators: int
+    positional_weight: float
+    categorical_weight: float
+    empty_cost: float
+    categorical: np.ndarray  # label x label distances
+
+
 class _Units:
     """Units sorted by (block, start, end, annotator): what the kernels read."""
 
@@ -308,7 +319,7 @@ def _align(units: _Units, settings):
         positional_weight, categorical_weight, empty_cost, categorical, units.max_length,
         MAX_CANDIDATES, MAX_TRIED)
     if stopped_at >= 0:
-        raise ValueError(_crowded(units, stopped_at, settings))
+        raise ValueError(_crowded(units, stopped_at))
     members = members.reshape(-1, n_annotators)
     choice = _best_alignment(units, first, members, cost, widest, empty_cost)
     unit_cost = np.zeros(choice.size)
@@ -346,7 +357,7 @@ def _best_alignment(units: _Units, first, members, cost, widest, empty_cost) -> 
     return choice
 
 
-def _crowded(units: _Units, row: int, settings) -> str:
+def _crowded(units: _Units, row: int) -> str:
     """Where the enumeration of candidates stopped, said for the user."""
     start, end = units.start[row], units.end[row]
     block = slice(units.block_start[units.block_start <= row][-1], units.block_end[row])
@@ -391,10 +402,9 @@ def _unitary_alignments(choice, members):
 def _sampled_disorders(arrays, order, settings, n_samples, precision, rng):
     """Best-alignment disorders of sampled continua (first ``n_samples``, or 30 and as
     many more as ``precision`` asks)."""
-    n_annotators, n_labels = settings[0], arrays.label_ids.size
     params = sampler.parameters(arrays.document[order], arrays.annotator[order],
                                 arrays.start[order], arrays.end[order], arrays.label[order],
-                                n_annotators, n_labels)
+                                settings.n_annotators, arrays.label_ids.size)
     first = n_samples if n_samples is not None else FIRST_SAMPLES
     disorders = _sample_batches(params, settings, first, rng)
     if n_samples is None:
@@ -410,7 +420,7 @@ def _sampled_disorders(arrays, order, settings, n_samples, precision, rng):
 def _sample_batches(params, settings, n_continua: int, rng) -> np.ndarray:
     """Sampled continua solved a batch at a time (a batch holds about
     :data:`SAMPLE_BATCH_UNITS` units: memory stays bounded whatever ``n_samples``)."""
-    per_continuum = max(1.0, settings[0] * (params.count[0] + params.count[1]))
+    per_continuum = max(1.0, settings.n_annotators * (params.count[0] + params.count[1]))
     size = max(1, int(SAMPLE_BATCH_UNITS // per_continuum))
     return np.concatenate([_sample_batch(params, settings, min(size, n_continua - done), rng)
                            for done in range(0, n_continua, size)])
@@ -439,13 +449,14 @@ def _local_offsets(arrays, order):
 
 
 def _sample_batch(params, settings, n_continua: int, rng) -> np.ndarray:
-    block, annotator, start, end, label = sampler.sample(params, settings[0], n_continua, rng)
+    block, annotator, start, end, label = sampler.sample(params, settings.n_annotators,
+                                                         n_continua, rng)
     order = np.lexsort((annotator, end, start, block))
     units = _Units(block[order], annotator[order], start[order], end[order], label[order])
     _, unit_cost, _ = _align(units, settings)
     totals = np.bincount(units.document, weights=unit_cost, minlength=n_continua)
     sizes = np.bincount(units.document, minlength=n_continua)
-    return totals / (sizes / settings[0])
+    return totals / (sizes / settings.n_annotators)
 
 
 def _parameters(positional_weight, categorical_weight, empty_cost, n_samples, precision):
